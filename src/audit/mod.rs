@@ -1,0 +1,99 @@
+//! Running an audit: every server concurrently (bounded), each under its own timeout, each
+//! ending as a report row whatever happens to it. Async, no printing: progress goes to an
+//! [`AuditObserver`] the binary implements.
+
+mod observer;
+mod server;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+pub use observer::{AuditObserver, NoProgress, Phase};
+pub use server::audit_server;
+
+use crate::config::{EntryError, ServerSpec};
+use crate::report::{ConfigIssue, Report, ServerReport, SCHEMA_VERSION};
+use crate::tokens::TokenizerSet;
+use crate::upstream::SessionOptions;
+
+/// Settings of one audit run.
+#[derive(Debug, Clone)]
+pub struct AuditOptions {
+    pub tokenizers: TokenizerSet,
+    /// Bound on each server's whole audit (connect, lists, probes).
+    pub timeout: Duration,
+    /// Servers audited at once.
+    pub concurrency: usize,
+    /// Also call read-only tools that need no arguments.
+    pub auto_probe: bool,
+    pub session: SessionOptions,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        AuditOptions {
+            tokenizers: TokenizerSet::default(),
+            timeout: Duration::from_secs(60),
+            concurrency: 8,
+            auto_probe: false,
+            session: SessionOptions::default(),
+        }
+    }
+}
+
+/// Audit every server; rows come back in the order the specs were given.
+pub async fn run_audit(
+    specs: Vec<ServerSpec>,
+    opts: &AuditOptions,
+    observer: Arc<dyn AuditObserver>,
+) -> Vec<ServerReport> {
+    let permits = Arc::new(Semaphore::new(opts.concurrency.max(1)));
+    let mut set = JoinSet::new();
+    for (index, spec) in specs.into_iter().enumerate() {
+        let (permits, opts, observer) = (permits.clone(), opts.clone(), observer.clone());
+        set.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            (index, audit_server(&spec, &opts, observer.as_ref()).await)
+        });
+    }
+    let mut rows = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        if let Ok(row) = joined {
+            rows.push(row);
+        }
+    }
+    rows.sort_by_key(|(i, _)| *i);
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Wrap server rows into a report.
+pub fn build_report(
+    servers: Vec<ServerReport>,
+    tokenizers: &TokenizerSet,
+    config_errors: &[EntryError],
+) -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        generated_at: now_rfc3339(),
+        tokenizers: tokenizers.names(),
+        servers,
+        config_errors: config_errors
+            .iter()
+            .map(|e| ConfigIssue {
+                file: e.file.clone(),
+                key: e.key.clone(),
+                message: e.message.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}

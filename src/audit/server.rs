@@ -1,0 +1,267 @@
+//! The audit of one server: connect, measure the lists, run the probes, all under one timeout.
+//! Whatever was measured before a failure stays in the row.
+
+use std::collections::BTreeMap;
+
+use super::{AuditObserver, AuditOptions, Phase};
+use crate::config::{Probe, Redactor, ServerSpec};
+use crate::measure::{measure_initialize, measure_list, measure_result, measure_tools_pages};
+use crate::report::{ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolsList};
+use crate::upstream::{Session, UpstreamError};
+
+/// Pages followed at most, against a server whose cursor never ends.
+const MAX_PAGES: usize = 1000;
+
+/// Audit one server; never fails: a failure is the row's `status` and `error`.
+pub async fn audit_server(
+    spec: &ServerSpec,
+    opts: &AuditOptions,
+    observer: &dyn AuditObserver,
+) -> ServerReport {
+    let mut report = empty_report(spec);
+    let timeout = spec
+        .timeout_secs
+        .map(std::time::Duration::from_secs)
+        .unwrap_or(opts.timeout);
+    let outcome = tokio::time::timeout(timeout, run(spec, opts, observer, &mut report)).await;
+    let error = match outcome {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e),
+        Err(_) => Some(format!("timed out after {}s", timeout.as_secs_f64())),
+    };
+    if let Some(e) = error {
+        report.status = Status::Error;
+        report.error = Some(e);
+    }
+    redact(&mut report, spec);
+    observer.finished(&report);
+    report
+}
+
+fn empty_report(spec: &ServerSpec) -> ServerReport {
+    ServerReport {
+        name: spec.name.clone(),
+        transport: spec.transport.kind().to_string(),
+        target: spec.transport.to_string(),
+        source: spec.origin.to_string(),
+        status: Status::Ok,
+        error: None,
+        warnings: Vec::new(),
+        protocol_version: None,
+        server_info: None,
+        instructions_tokens: 0,
+        initialize_ms: None,
+        tools_list: ToolsList::default(),
+        tools: Vec::new(),
+        prompts: None,
+        resources: None,
+        probes: Vec::new(),
+        by_tokenizer: BTreeMap::new(),
+    }
+}
+
+async fn run(
+    spec: &ServerSpec,
+    opts: &AuditOptions,
+    observer: &dyn AuditObserver,
+    report: &mut ServerReport,
+) -> Result<(), String> {
+    let set = &opts.tokenizers;
+    observer.phase(&spec.name, Phase::Connecting);
+    let mut session = Session::connect(spec, &opts.session)
+        .await
+        .map_err(|e| e.to_string())?;
+    let result = async {
+        report.initialize_ms = Some(session.init_latency_ms);
+        let init = measure_initialize(session.initialize_response().result_text(), set)
+            .map_err(|e| e.to_string())?;
+        report.protocol_version = init.protocol_version.clone();
+        report.server_info = init.server_info.clone();
+        report.instructions_tokens = init.instructions_tokens.primary;
+
+        observer.phase(&spec.name, Phase::Listing);
+        let (pages, latency_ms) = list_all(&mut session, "tools/list")
+            .await
+            .map_err(|e| e.to_string())?;
+        let texts: Vec<&str> = pages.iter().map(String::as_str).collect();
+        let tools = measure_tools_pages(&texts, set).map_err(|e| e.to_string())?;
+        report.tools_list = tools.list.clone();
+        report.tools_list.latency_ms = latency_ms;
+        report.tools = tools.tools.clone();
+        report.by_tokenizer = tools
+            .wire
+            .others
+            .keys()
+            .map(|name| {
+                let totals = ServerTotals {
+                    instructions_tokens: init.instructions_tokens.others[name],
+                    tools_wire_tokens: tools.wire.others[name],
+                    tools_model_tokens: tools.model.others[name],
+                };
+                (name.clone(), totals)
+            })
+            .collect();
+        if init.has_prompts {
+            report.prompts = optional_list(
+                &mut session,
+                "prompts/list",
+                "prompts",
+                opts,
+                &mut report.warnings,
+            )
+            .await;
+        }
+        if init.has_resources {
+            report.resources = optional_list(
+                &mut session,
+                "resources/list",
+                "resources",
+                opts,
+                &mut report.warnings,
+            )
+            .await;
+        }
+        let probes = plan_probes(spec, report, opts.auto_probe);
+        for (done, probe) in probes.iter().enumerate() {
+            observer.phase(
+                &spec.name,
+                Phase::Probing {
+                    done,
+                    total: probes.len(),
+                },
+            );
+            let row = run_probe(&mut session, probe, opts).await;
+            report.probes.push(row);
+        }
+        Ok(())
+    }
+    .await;
+    report.warnings.extend(session.warnings());
+    session.close().await;
+    result
+}
+
+/// Follow `nextCursor` through every page; returns each page's raw result and the total latency.
+async fn list_all(
+    session: &mut Session,
+    method: &str,
+) -> Result<(Vec<String>, f64), UpstreamError> {
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
+    let mut latency = 0.0;
+    loop {
+        let (raw, ms) = session.list_page(method, cursor.clone()).await?;
+        latency += ms;
+        let text = raw.result_text().to_string();
+        let next = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v.get("nextCursor")
+                    .and_then(|c| c.as_str())
+                    .map(String::from)
+            });
+        pages.push(text);
+        match next {
+            Some(c) if pages.len() < MAX_PAGES && seen.insert(c.clone()) => cursor = Some(c),
+            Some(c) => {
+                return Err(UpstreamError::Request {
+                    method: method.into(),
+                    message: format!(
+                        "the server repeats cursor `{c}` (or sent over {MAX_PAGES} pages)"
+                    ),
+                })
+            }
+            None => return Ok((pages, latency)),
+        }
+    }
+}
+
+async fn optional_list(
+    session: &mut Session,
+    method: &str,
+    key: &str,
+    opts: &AuditOptions,
+    warnings: &mut Vec<String>,
+) -> Option<crate::report::ListCost> {
+    let measured = match list_all(session, method).await {
+        Ok((pages, _)) => {
+            let texts: Vec<&str> = pages.iter().map(String::as_str).collect();
+            measure_list(&texts, key, &opts.tokenizers).map_err(|e| e.to_string())
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    measured.map_err(|e| warnings.push(e)).ok()
+}
+
+/// The probe file's probes, then (with auto-probe) every read-only tool that needs no arguments.
+fn plan_probes(spec: &ServerSpec, report: &ServerReport, auto: bool) -> Vec<Probe> {
+    let mut probes = spec.probes.clone();
+    if auto {
+        for tool in report
+            .tools
+            .iter()
+            .filter(|t| t.read_only && t.required_args == 0)
+        {
+            if !probes.iter().any(|p| p.tool == tool.name) {
+                probes.push(Probe {
+                    tool: tool.name.clone(),
+                    arguments: Default::default(),
+                });
+            }
+        }
+    }
+    probes
+}
+
+async fn run_probe(session: &mut Session, probe: &Probe, opts: &AuditOptions) -> ProbeResult {
+    let mut row = ProbeResult {
+        tool: probe.tool.clone(),
+        arguments: serde_json::Value::Object(probe.arguments.clone()),
+        status: ProbeStatus::Ok,
+        error: None,
+        latency_ms: 0.0,
+        raw: None,
+    };
+    let outcome = match session.call_tool(probe).await {
+        Ok(o) => o,
+        Err(e) => {
+            (row.status, row.error) = (ProbeStatus::Error, Some(e.to_string()));
+            return row;
+        }
+    };
+    row.latency_ms = outcome.latency_ms;
+    let set = opts.tokenizers.clone();
+    let response = outcome.response;
+    // counting a large result is CPU work: keep it off the async workers
+    let measured =
+        tokio::task::spawn_blocking(move || measure_result(response.result_text(), &set)).await;
+    match measured {
+        Ok(Ok(raw)) => {
+            if raw.is_error {
+                row.status = ProbeStatus::ToolError;
+            }
+            row.raw = Some(raw);
+        }
+        Ok(Err(e)) => (row.status, row.error) = (ProbeStatus::Error, Some(e.to_string())),
+        Err(e) => {
+            (row.status, row.error) = (ProbeStatus::Error, Some(format!("measuring failed: {e}")))
+        }
+    }
+    row
+}
+
+/// Remove every secret of the spec from the row's free text.
+fn redact(report: &mut ServerReport, spec: &ServerSpec) {
+    let mut r = Redactor::default();
+    r.add(spec.transport.secrets());
+    report.error = report.error.as_deref().map(|e| r.redact(e));
+    for w in &mut report.warnings {
+        *w = r.redact(w);
+    }
+    for p in &mut report.probes {
+        p.error = p.error.as_deref().map(|e| r.redact(e));
+        let args = r.redact(&p.arguments.to_string());
+        p.arguments = serde_json::from_str(&args).unwrap_or(serde_json::Value::Null);
+    }
+}

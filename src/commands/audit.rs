@@ -1,0 +1,149 @@
+//! `mcp-budget audit`: load the servers, audit them, write the report files, print a summary.
+//!
+//! Settings precedence: command-line flag > `MCP_BUDGET_*` environment variable > the first
+//! probe file's `[defaults]` > built-in default.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use mcp_budget::atomic::write_atomic;
+use mcp_budget::audit::{build_report, run_audit, AuditOptions};
+use mcp_budget::config::{load_sources, parse_config_text, Defaults, Sources};
+use mcp_budget::demo::DEMO_PROBES;
+use mcp_budget::report::{
+    render_table, write_csv, write_csv_files, write_json, CsvKind, Report, Status,
+};
+use mcp_budget::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::upstream::SessionOptions;
+
+use crate::cli::{AuditArgs, AuditFormat};
+use crate::exit::ExitStatus;
+use crate::progress::Bars;
+
+pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
+    let cwd = std::env::current_dir()?;
+    let home = super::home();
+    let mut files = args.files.clone();
+    files.extend(args.configs.iter().cloned());
+    let mut sources = load_sources(&files, home.as_deref(), &cwd, &super::env_var);
+    if files.is_empty() && sources.servers.servers.is_empty() && sources.file_errors.is_empty() {
+        eprintln!(
+            "no MCP client config found; auditing the embedded demo server (probes/demo.toml)"
+        );
+        let demo = parse_config_text(
+            Path::new("probes/demo.toml"),
+            DEMO_PROBES,
+            None,
+            &super::env_var,
+        )?;
+        sources.servers.merge(demo.servers);
+        sources.probe_files.extend(demo.probe_file);
+    }
+    for e in &sources.file_errors {
+        eprintln!("error: {e}");
+    }
+    for e in &sources.servers.errors {
+        eprintln!("error: skipped {e}");
+    }
+    if let Err(e) = sources.servers.select(&args.servers) {
+        eprintln!("error: {e}");
+        return Ok(ExitStatus::Error);
+    }
+    let opts = options(&args, &sources)?;
+    let specs = sources.servers.servers.clone();
+    let bars = Arc::new(Bars::new(specs.len()));
+    let rows = super::runtime()?.block_on(async {
+        tokio::select! {
+            rows = run_audit(specs, &opts, bars.clone()) => Some(rows),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    bars.finish();
+    let Some(rows) = rows else {
+        eprintln!("interrupted: servers stopped, no report written");
+        return Ok(ExitStatus::Interrupted);
+    };
+    let report = build_report(rows, &opts.tokenizers, &sources.servers.errors);
+    if !args.no_write {
+        write_reports(&report, &args.out)?;
+    }
+    print_report(&report, &args)?;
+    Ok(status(&report, &sources))
+}
+
+fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> {
+    let defaults = sources
+        .probe_files
+        .first()
+        .map(|p| p.defaults.clone())
+        .unwrap_or_default();
+    let Defaults {
+        tokenizer,
+        timeout_secs,
+        concurrency,
+        ..
+    } = defaults;
+    let tokenizers = match (&args.tokenizer, tokenizer) {
+        (Some(list), _) => Tokenizer::parse_list(list)?,
+        (None, Some(list)) => Tokenizer::parse_list(&list.join(","))?,
+        (None, None) => vec![Tokenizer::Cl100k],
+    };
+    Ok(AuditOptions {
+        tokenizers: TokenizerSet::new(tokenizers),
+        timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
+        concurrency: args.concurrency.or(concurrency).unwrap_or(8),
+        auto_probe: args.auto_probe,
+        session: SessionOptions {
+            max_response_bytes: args.max_response_bytes,
+            record: false,
+        },
+    })
+}
+
+fn write_reports(report: &Report, dir: &Path) -> anyhow::Result<()> {
+    let fail = || format!("failed to write the report to {}", dir.display());
+    write_atomic(&dir.join("audit.json"), |out| write_json(report, out)).with_context(fail)?;
+    write_csv_files(report, dir).with_context(fail)?;
+    eprintln!("report written to {}", dir.display());
+    Ok(())
+}
+
+fn print_report(report: &Report, args: &AuditArgs) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    let written = match args.format {
+        AuditFormat::Table => {
+            let width = args
+                .width
+                .or_else(|| (!std::io::stdout().is_terminal()).then_some(120));
+            use std::io::Write;
+            stdout.write_all(render_table(report, width).as_bytes())
+        }
+        AuditFormat::Json => write_json(report, &mut stdout),
+        AuditFormat::Csv => {
+            write_csv(report, CsvKind::Tools, &mut stdout).map_err(std::io::Error::other)
+        }
+    };
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("failed to write to stdout"),
+    }
+}
+
+fn status(report: &Report, sources: &Sources) -> ExitStatus {
+    let failed = report.servers.iter().any(|s| s.status == Status::Error);
+    if failed || !sources.file_errors.is_empty() || !sources.servers.errors.is_empty() {
+        for s in report.servers.iter().filter(|s| s.status == Status::Error) {
+            eprintln!(
+                "error: server `{}`: {}",
+                s.name,
+                s.error.as_deref().unwrap_or("failed")
+            );
+        }
+        ExitStatus::Error
+    } else {
+        ExitStatus::Success
+    }
+}

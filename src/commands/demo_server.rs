@@ -1,0 +1,14 @@
+//! `mcp-budget demo-server`: the embedded demo MCP server on stdio.
+
+use rmcp::ServiceExt;
+
+use crate::exit::ExitStatus;
+
+pub fn run() -> anyhow::Result<ExitStatus> {
+    super::runtime()?.block_on(async {
+        let server = mcp_budget::demo::DemoServer::new("demo");
+        let running = server.serve(rmcp::transport::stdio()).await?;
+        running.waiting().await?;
+        Ok(ExitStatus::Success)
+    })
+}

@@ -1,0 +1,38 @@
+//! One file per subcommand: CLI arguments in, core calls, printing, an exit status out.
+
+mod audit;
+mod count;
+mod demo_server;
+mod servers;
+
+use crate::cli::{Cli, Command};
+use crate::exit::ExitStatus;
+
+/// Run the chosen subcommand.
+pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    match cli.command {
+        Command::Audit(args) => audit::run(args),
+        Command::Servers(args) => servers::run(args),
+        Command::Count(args) => count::run(args),
+        Command::DemoServer => demo_server::run(),
+    }
+}
+
+/// The user's home directory, for discovery.
+fn home() -> Option<std::path::PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(Into::into)
+}
+
+/// Read an environment variable (for `${VAR}` in configs).
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// A multi-threaded runtime for the async subcommands.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}

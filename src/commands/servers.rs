@@ -1,0 +1,31 @@
+//! `mcp-budget servers`: what discovery (or the files given) finds, secrets redacted.
+
+use mcp_budget::config::load_sources;
+use mcp_budget::report::{render_server_list, server_list_json};
+
+use crate::cli::{ListFormat, ServersArgs};
+use crate::exit::ExitStatus;
+
+pub fn run(args: ServersArgs) -> anyhow::Result<ExitStatus> {
+    let cwd = std::env::current_dir()?;
+    let home = super::home();
+    let sources = load_sources(&args.configs, home.as_deref(), &cwd, &super::env_var);
+    if args.configs.is_empty() && sources.files.is_empty() && sources.file_errors.is_empty() {
+        eprintln!(
+            "no MCP client config found in the standard places (see `mcp-budget servers --help`)"
+        );
+    }
+    match args.format {
+        ListFormat::Table => print!("{}", render_server_list(&sources)),
+        ListFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&server_list_json(&sources))?
+        ),
+    }
+    let broken = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
+    Ok(if broken {
+        ExitStatus::Error
+    } else {
+        ExitStatus::Success
+    })
+}

@@ -1,0 +1,22 @@
+//! Where servers come from: probe files (TOML), the MCP client configs users already have
+//! (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI, Codex), discovery of
+//! those files in their standard places, `${VAR}` expansion and secret redaction.
+
+mod clients;
+mod discovery;
+mod error;
+mod expand;
+mod jsonc;
+mod probe_file;
+mod redact;
+mod sources;
+mod spec;
+
+pub use clients::{load_client_config, ClientKind};
+pub use discovery::{discover, standard_places, Place};
+pub use error::{ConfigError, EntryError};
+pub use expand::expand_vars;
+pub use probe_file::{load_config_file, parse_config_text, ConfigFile, Defaults, ProbeFile};
+pub use redact::{redact_url, Redactor, REDACTED};
+pub use sources::{load_sources, Sources};
+pub use spec::{Origin, Probe, ServerSet, ServerSpec, TransportSpec};

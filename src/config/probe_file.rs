@@ -1,0 +1,346 @@
+//! Probe files (TOML, see DESIGN.md) and the single entry point that loads any config file:
+//! a probe file, a JSON client config (with comments allowed) or Codex's `config.toml`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{
+    discover, expand_vars, load_client_config, ClientKind, ConfigError, EntryError, Origin, Probe,
+    ServerSet, ServerSpec, TransportSpec,
+};
+
+/// `[defaults]` of a probe file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    pub budget: Option<usize>,
+    pub tokenizer: Option<Vec<String>>,
+    pub timeout_secs: Option<u64>,
+    pub concurrency: Option<usize>,
+}
+
+/// A parsed probe file, before its servers are resolved.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeFile {
+    #[serde(default)]
+    pub defaults: Defaults,
+    #[serde(default)]
+    pub servers: BTreeMap<String, toml::Value>,
+    /// The budget engine's per-tool policy, read by the engine.
+    pub policy: Option<toml::Value>,
+    /// CI gate thresholds, read by the gate.
+    pub gate: Option<toml::Value>,
+}
+
+/// One `[servers.NAME]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerEntry {
+    builtin: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    transport: Option<String>,
+    from: Option<String>,
+    timeout_secs: Option<u64>,
+    #[serde(default)]
+    probes: Vec<ProbeEntry>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProbeEntry {
+    tool: String,
+    #[serde(default)]
+    arguments: toml::Table,
+}
+
+/// What loading one file gave: its servers and skipped entries, and a probe file's other tables.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigFile {
+    pub servers: ServerSet,
+    /// `Some` for a probe file.
+    pub probe_file: Option<ProbeFile>,
+}
+
+type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Load any supported config file, detecting its format. `home` is used to resolve a probe
+/// file's `from = "<client>:<server>"`.
+pub fn load_config_file(
+    path: &Path,
+    home: Option<&Path>,
+    lookup: Lookup,
+) -> Result<ConfigFile, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_config_text(path, &text, home, lookup)
+}
+
+/// Parse a config file's text; `path` names it in errors and decides TOML vs JSON by extension.
+pub fn parse_config_text(
+    path: &Path,
+    text: &str,
+    home: Option<&Path>,
+    lookup: Lookup,
+) -> Result<ConfigFile, ConfigError> {
+    let file = path.display().to_string();
+    let is_toml = path.extension().is_some_and(|e| e == "toml");
+    if is_toml {
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| parse_error(path, &e.to_string()))?;
+        if table.contains_key("mcp_servers") && !table.contains_key("servers") {
+            let json =
+                serde_json::to_value(&table).map_err(|e| parse_error(path, &e.to_string()))?;
+            let root = json.as_object().cloned().unwrap_or_default();
+            let servers = load_client_config(ClientKind::Codex, &file, &root, lookup);
+            return Ok(ConfigFile {
+                servers,
+                probe_file: None,
+            });
+        }
+        return load_probe_file(path, text, home, lookup);
+    }
+    let plain = super::jsonc::strip_jsonc(text);
+    let json: Value =
+        serde_json::from_str(&plain).map_err(|e| parse_error(path, &e.to_string()))?;
+    let root: Map<String, Value> = match json {
+        Value::Object(m) => m,
+        _ => return Err(parse_error(path, "expected a JSON object at the top level")),
+    };
+    let kind = ClientKind::guess(path, &root).ok_or_else(|| ConfigError::UnknownFormat {
+        path: path.to_path_buf(),
+    })?;
+    Ok(ConfigFile {
+        servers: load_client_config(kind, &file, &root, lookup),
+        probe_file: None,
+    })
+}
+
+fn parse_error(path: &Path, message: &str) -> ConfigError {
+    ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: message.trim().replace('\n', " "),
+    }
+}
+
+fn load_probe_file(
+    path: &Path,
+    text: &str,
+    home: Option<&Path>,
+    lookup: Lookup,
+) -> Result<ConfigFile, ConfigError> {
+    let parsed: ProbeFile = toml::from_str(text).map_err(|e| parse_error(path, &e.to_string()))?;
+    let file = path.display().to_string();
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut set = ServerSet::default();
+    for (name, value) in &parsed.servers {
+        let key = format!("servers.{name}");
+        let result = ServerEntry::deserialize(value.clone())
+            .map_err(|e| e.to_string().trim().replace('\n', " "))
+            .and_then(|entry| resolve_entry(name, entry, &dir, home, lookup));
+        match result {
+            Ok(mut spec) => {
+                spec.origin = Origin {
+                    file: file.clone(),
+                    key,
+                    client: "probe-file".into(),
+                };
+                set.servers.push(spec);
+            }
+            Err(message) => set.errors.push(EntryError {
+                file: file.clone(),
+                key,
+                server: Some(name.clone()),
+                message,
+            }),
+        }
+    }
+    Ok(ConfigFile {
+        servers: set,
+        probe_file: Some(parsed),
+    })
+}
+
+fn resolve_entry(
+    name: &str,
+    entry: ServerEntry,
+    dir: &Path,
+    home: Option<&Path>,
+    lookup: Lookup,
+) -> Result<ServerSpec, String> {
+    let probes = entry
+        .probes
+        .iter()
+        .map(|p| {
+            let arguments = match serde_json::to_value(&p.arguments) {
+                Ok(Value::Object(m)) => m,
+                _ => Map::new(),
+            };
+            Probe {
+                tool: p.tool.clone(),
+                arguments,
+            }
+        })
+        .collect();
+    let transport = entry_transport(&entry, dir, home, lookup)?;
+    Ok(ServerSpec {
+        name: name.to_string(),
+        origin: Origin {
+            file: String::new(),
+            key: String::new(),
+            client: String::new(),
+        },
+        transport,
+        probes,
+        timeout_secs: entry.timeout_secs,
+    })
+}
+
+fn entry_transport(
+    entry: &ServerEntry,
+    dir: &Path,
+    home: Option<&Path>,
+    lookup: Lookup,
+) -> Result<TransportSpec, String> {
+    let ex = |s: &str| expand_vars(s, lookup);
+    let exmap = |m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
+        m.iter()
+            .map(|(k, v)| ex(v).map(|v| (k.clone(), v)))
+            .collect()
+    };
+    let given = [
+        entry.builtin.is_some(),
+        entry.command.is_some(),
+        entry.url.is_some(),
+        entry.from.is_some(),
+    ];
+    match given.iter().filter(|g| **g).count() {
+        0 => return Err("needs one of `builtin`, `command`, `url` or `from`".into()),
+        1 => {}
+        _ => return Err("give only one of `builtin`, `command`, `url` and `from`".into()),
+    }
+    if let Some(b) = &entry.builtin {
+        if b != "demo" {
+            return Err(format!("unknown builtin server `{b}` (known: demo)"));
+        }
+        return Ok(TransportSpec::Builtin { name: b.clone() });
+    }
+    if let Some(command) = &entry.command {
+        return Ok(TransportSpec::Stdio {
+            command: ex(command)?,
+            args: entry.args.iter().map(|a| ex(a)).collect::<Result<_, _>>()?,
+            env: exmap(&entry.env)?,
+            cwd: entry
+                .cwd
+                .as_deref()
+                .map(ex)
+                .transpose()?
+                .map(|c| dir.join(c)),
+        });
+    }
+    if let Some(url) = &entry.url {
+        let (url, headers) = (ex(url)?, exmap(&entry.headers)?);
+        return match entry.transport.as_deref() {
+            None | Some("http") | Some("streamable-http") => {
+                Ok(TransportSpec::Http { url, headers })
+            }
+            Some("sse") => Ok(TransportSpec::Sse { url, headers }),
+            Some(other) => Err(format!("unknown transport `{other}` (known: http, sse)")),
+        };
+    }
+    let from = entry.from.as_deref().unwrap_or_default();
+    resolve_from(from, dir, home, lookup)
+}
+
+/// `from = "<client id or config path>:<server name>"`.
+fn resolve_from(
+    from: &str,
+    dir: &Path,
+    home: Option<&Path>,
+    lookup: Lookup,
+) -> Result<TransportSpec, String> {
+    let (source, server) = from
+        .rsplit_once(':')
+        .ok_or(format!("`from = \"{from}\"` must be `<client>:<server>`"))?;
+    let files: Vec<PathBuf> = match ClientKind::from_id(source) {
+        Some(kind) => discover(home, dir)
+            .into_iter()
+            .filter(|p| p.client == kind && p.path.exists())
+            .map(|p| p.path)
+            .collect(),
+        None => vec![dir.join(source)],
+    };
+    for path in &files {
+        let Ok(loaded) = load_config_file(path, home, lookup) else {
+            continue;
+        };
+        if let Some(spec) = loaded
+            .servers
+            .servers
+            .into_iter()
+            .find(|s| s.name == server)
+        {
+            return Ok(spec.transport);
+        }
+    }
+    Err(format!("`from`: no server `{server}` in {source}'s config"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn probe_file_entries_and_probes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(
+            &path,
+            r#"
+[defaults]
+budget = 4000
+[servers.demo]
+builtin = "demo"
+[[servers.demo.probes]]
+tool = "search"
+arguments = { q = "x", n = 3 }
+[servers.bad]
+command = "x"
+colour = "red"
+[servers.remote]
+url = "http://127.0.0.1:9/sse"
+transport = "sse"
+"#,
+        )
+        .unwrap();
+        let f = load_config_file(&path, None, &no_env).unwrap();
+        assert_eq!(f.probe_file.unwrap().defaults.budget, Some(4000));
+        let names: Vec<&str> = f.servers.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["demo", "remote"]);
+        assert_eq!(f.servers.servers[0].probes[0].arguments["n"], 3);
+        assert_eq!(f.servers.errors.len(), 1);
+        assert_eq!(f.servers.errors[0].key, "servers.bad");
+        assert!(
+            f.servers.errors[0].message.contains("colour"),
+            "{}",
+            f.servers.errors[0].message
+        );
+    }
+}

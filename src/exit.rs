@@ -1,0 +1,27 @@
+//! Every exit status of the binary, in one place (documented in the README).
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: everything was measured (and every gate passed).
+    Success,
+    /// 1: a gate failed (thresholds or regression); `--exit-zero` turns it into 0.
+    #[allow(dead_code)]
+    GateFailed,
+    /// 2: usage, config or I/O error, or a server that could not be audited (the report is
+    /// still written for the others).
+    Error,
+    /// 130: interrupted by Ctrl-C; servers were stopped.
+    Interrupted,
+}
+
+impl From<ExitStatus> for std::process::ExitCode {
+    fn from(s: ExitStatus) -> Self {
+        std::process::ExitCode::from(match s {
+            ExitStatus::Success => 0,
+            ExitStatus::GateFailed => 1,
+            ExitStatus::Error => 2,
+            ExitStatus::Interrupted => 130,
+        })
+    }
+}

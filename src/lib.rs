@@ -1,0 +1,14 @@
+//! mcp-budget: measure what MCP servers cost an LLM in context tokens, and enforce a budget.
+//!
+//! The library is the whole tool except argument parsing and printing: `config` finds servers,
+//! `upstream` talks to them with exact byte capture, `measure` turns bytes into token numbers,
+//! `audit` runs it all concurrently, `report` renders the results, `demo` is the embedded server.
+
+pub mod atomic;
+pub mod audit;
+pub mod config;
+pub mod demo;
+pub mod measure;
+pub mod report;
+pub mod tokens;
+pub mod upstream;

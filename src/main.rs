@@ -1,0 +1,19 @@
+//! The `mcp-budget` binary: parse arguments, run one subcommand, map the outcome to an exit code.
+
+mod cli;
+mod commands;
+mod exit;
+mod progress;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = cli::Cli::parse();
+    match commands::run(cli) {
+        Ok(status) => status.into(),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::ExitStatus::Error.into()
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! The `initialize` result: protocol version, server info, and what the instructions cost.
+
+use serde_json::Value;
+
+use super::MeasureError;
+use crate::tokens::{Counts, TokenizerSet};
+
+/// What the initialize result says.
+#[derive(Debug, Clone, Default)]
+pub struct InitInfo {
+    pub protocol_version: Option<String>,
+    pub server_info: Option<Value>,
+    pub instructions_tokens: Counts,
+    pub has_prompts: bool,
+    pub has_resources: bool,
+}
+
+/// Read an initialize result's raw text.
+pub fn measure_initialize(raw: &str, set: &TokenizerSet) -> Result<InitInfo, MeasureError> {
+    let v: Value =
+        serde_json::from_str(raw).map_err(|e| MeasureError::new("initialize result", e))?;
+    let caps = &v["capabilities"];
+    Ok(InitInfo {
+        protocol_version: v["protocolVersion"].as_str().map(String::from),
+        server_info: v.get("serverInfo").cloned(),
+        instructions_tokens: v["instructions"]
+            .as_str()
+            .map(|s| set.count(s))
+            .unwrap_or_else(|| set.uniform(0)),
+        has_prompts: caps.get("prompts").is_some_and(|p| !p.is_null()),
+        has_resources: caps.get("resources").is_some_and(|p| !p.is_null()),
+    })
+}

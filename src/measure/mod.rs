@@ -1,0 +1,29 @@
+//! Turning raw JSON-RPC results into token numbers, exactly as DESIGN.md's accounting rules say.
+//! Synchronous and pure: it reads the bytes a server sent and returns report values.
+
+mod compact;
+mod init;
+mod result;
+mod tools;
+
+pub use compact::compact_json;
+pub use init::{measure_initialize, InitInfo};
+pub use result::measure_result;
+pub use tools::{measure_list, measure_tool, measure_tools_pages, ToolsMeasure};
+
+/// A result that is not the JSON its method promises.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} is not valid: {message}")]
+pub struct MeasureError {
+    pub what: String,
+    pub message: String,
+}
+
+impl MeasureError {
+    fn new(what: &str, message: impl ToString) -> Self {
+        MeasureError {
+            what: what.to_string(),
+            message: message.to_string(),
+        }
+    }
+}

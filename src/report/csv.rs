@@ -1,0 +1,173 @@
+//! servers.csv, tools.csv and probes.csv: one flat row per server, tool and probe, for
+//! spreadsheets and scripts. Token columns use the primary tokenizer.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::{ProbeStatus, Report, Status};
+
+/// The three CSV tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CsvKind {
+    Servers,
+    Tools,
+    Probes,
+}
+
+impl CsvKind {
+    pub const ALL: [CsvKind; 3] = [CsvKind::Servers, CsvKind::Tools, CsvKind::Probes];
+
+    pub fn file_name(&self) -> &'static str {
+        match self {
+            CsvKind::Servers => "servers.csv",
+            CsvKind::Tools => "tools.csv",
+            CsvKind::Probes => "probes.csv",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ServerRow<'a> {
+    server: &'a str,
+    transport: &'a str,
+    status: &'a str,
+    tool_count: usize,
+    tools_model_tokens: usize,
+    tools_wire_tokens: usize,
+    tools_wire_bytes: usize,
+    instructions_tokens: usize,
+    pages: usize,
+    prompts: usize,
+    resources: usize,
+    largest_tool: &'a str,
+    largest_tool_tokens: usize,
+    error: &'a str,
+}
+
+#[derive(Serialize)]
+struct ToolRow<'a> {
+    server: &'a str,
+    tool: &'a str,
+    model_tokens: usize,
+    description_tokens: usize,
+    input_schema_tokens: usize,
+    output_schema_tokens: usize,
+    annotations_tokens: usize,
+    title_tokens: usize,
+    icons_tokens: usize,
+    meta_tokens: usize,
+    other_tokens: usize,
+    wire_bytes: usize,
+    wire_tokens: usize,
+}
+
+#[derive(Serialize)]
+struct ProbeRow<'a> {
+    server: &'a str,
+    tool: &'a str,
+    status: &'a str,
+    latency_ms: String,
+    wire_bytes: usize,
+    wire_tokens: usize,
+    model_tokens: usize,
+    text_tokens: usize,
+    structured_tokens: usize,
+    structured_duplicate: bool,
+    image_tokens: usize,
+    blocks: String,
+    error: &'a str,
+}
+
+/// Write one table.
+pub fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> csv::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for s in &report.servers {
+        match kind {
+            CsvKind::Servers => w.serialize(server_row(s))?,
+            CsvKind::Tools => {
+                for t in &s.tools {
+                    w.serialize(ToolRow {
+                        server: &s.name,
+                        tool: &t.name,
+                        model_tokens: t.model_tokens,
+                        description_tokens: t.description_tokens,
+                        input_schema_tokens: t.input_schema_tokens,
+                        output_schema_tokens: t.output_schema_tokens,
+                        annotations_tokens: t.annotations_tokens,
+                        title_tokens: t.title_tokens,
+                        icons_tokens: t.icons_tokens,
+                        meta_tokens: t.meta_tokens,
+                        other_tokens: t.other_tokens,
+                        wire_bytes: t.wire_bytes,
+                        wire_tokens: t.wire_tokens,
+                    })?;
+                }
+            }
+            CsvKind::Probes => {
+                for p in &s.probes {
+                    w.serialize(probe_row(&s.name, p))?;
+                }
+            }
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn server_row(s: &super::ServerReport) -> ServerRow<'_> {
+    let largest = s.largest_tool();
+    ServerRow {
+        server: &s.name,
+        transport: &s.transport,
+        status: if s.status == Status::Ok {
+            "ok"
+        } else {
+            "error"
+        },
+        tool_count: s.tools_list.tool_count,
+        tools_model_tokens: s.tools_list.model_tokens,
+        tools_wire_tokens: s.tools_list.wire_tokens,
+        tools_wire_bytes: s.tools_list.wire_bytes,
+        instructions_tokens: s.instructions_tokens,
+        pages: s.tools_list.pages,
+        prompts: s.prompts.as_ref().map_or(0, |p| p.count),
+        resources: s.resources.as_ref().map_or(0, |r| r.count),
+        largest_tool: largest.map_or("", |t| t.name.as_str()),
+        largest_tool_tokens: largest.map_or(0, |t| t.model_tokens),
+        error: s.error.as_deref().unwrap_or(""),
+    }
+}
+
+fn probe_row<'a>(server: &'a str, p: &'a super::ProbeResult) -> ProbeRow<'a> {
+    let raw = p.raw.clone().unwrap_or_default();
+    ProbeRow {
+        server,
+        tool: &p.tool,
+        status: match p.status {
+            ProbeStatus::Ok => "ok",
+            ProbeStatus::ToolError => "tool_error",
+            ProbeStatus::Error => "error",
+        },
+        latency_ms: format!("{:.1}", p.latency_ms),
+        wire_bytes: raw.wire_bytes,
+        wire_tokens: raw.wire_tokens,
+        model_tokens: raw.model_tokens,
+        text_tokens: raw.text_tokens,
+        structured_tokens: raw.structured_tokens,
+        structured_duplicate: raw.structured_duplicate,
+        image_tokens: raw.image_tokens,
+        blocks: super::table::block_summary(&raw.blocks),
+        error: p.error.as_deref().unwrap_or(""),
+    }
+}
+
+/// Write the three tables as files in `dir`.
+pub fn write_csv_files(report: &Report, dir: &std::path::Path) -> std::io::Result<()> {
+    for kind in CsvKind::ALL {
+        crate::atomic::write_atomic(&dir.join(kind.file_name()), |out| {
+            write_csv(report, kind, out).map_err(std::io::Error::other)
+        })?;
+    }
+    Ok(())
+}

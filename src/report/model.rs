@@ -1,0 +1,192 @@
+//! The report model: what an audit found, serialised as audit.json and read by every renderer,
+//! the gate and baselines. Field names are public interface (DESIGN.md); add, never rename.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Bumped when a field changes meaning or is removed.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool_version: String,
+    pub generated_at: String,
+    /// Tokenizers used, primary first (an estimate says so and gives its factor).
+    pub tokenizers: Vec<String>,
+    pub servers: Vec<ServerReport>,
+    /// Config entries that could not be used (file, key, message).
+    #[serde(default)]
+    pub config_errors: Vec<ConfigIssue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigIssue {
+    pub file: String,
+    pub key: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Ok,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerReport {
+    pub name: String,
+    pub transport: String,
+    /// The command line or URL, secrets redacted.
+    pub target: String,
+    /// Where the server was declared: `file (key)`.
+    pub source: String,
+    pub status: Status,
+    pub error: Option<String>,
+    /// Oddities that did not stop the audit (non-JSON stdout lines, failed optional lists).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    pub protocol_version: Option<String>,
+    pub server_info: Option<serde_json::Value>,
+    pub instructions_tokens: usize,
+    pub initialize_ms: Option<f64>,
+    pub tools_list: ToolsList,
+    pub tools: Vec<ToolCost>,
+    pub prompts: Option<ListCost>,
+    pub resources: Option<ListCost>,
+    pub probes: Vec<ProbeResult>,
+    /// Counts of this server by the other tokenizers: name -> totals.
+    #[serde(default)]
+    pub by_tokenizer: BTreeMap<String, ServerTotals>,
+}
+
+/// A server's headline numbers for one tokenizer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerTotals {
+    pub instructions_tokens: usize,
+    pub tools_wire_tokens: usize,
+    pub tools_model_tokens: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolsList {
+    pub pages: usize,
+    pub tool_count: usize,
+    pub wire_bytes: usize,
+    pub wire_tokens: usize,
+    /// What a model is sent per turn for these tools: sum of the tools' model views.
+    pub model_tokens: usize,
+    pub latency_ms: f64,
+}
+
+/// What one tool's definition costs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolCost {
+    pub name: String,
+    /// Compact `{"name","description","input_schema"}`: what the model receives every turn.
+    pub model_tokens: usize,
+    pub description_tokens: usize,
+    pub input_schema_tokens: usize,
+    pub output_schema_tokens: usize,
+    pub annotations_tokens: usize,
+    pub title_tokens: usize,
+    pub icons_tokens: usize,
+    pub icons_bytes: usize,
+    pub meta_tokens: usize,
+    /// Fields a client does not show the model and that are none of the above (e.g. `execution`).
+    pub other_tokens: usize,
+    /// The tool's definition as it appeared in tools/list.
+    pub wire_bytes: usize,
+    pub wire_tokens: usize,
+    pub read_only: bool,
+    pub required_args: usize,
+    /// `model_tokens` by the other tokenizers.
+    #[serde(default)]
+    pub by_tokenizer: BTreeMap<String, usize>,
+}
+
+/// A prompts or resources list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListCost {
+    pub pages: usize,
+    pub count: usize,
+    pub wire_bytes: usize,
+    pub wire_tokens: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeStatus {
+    Ok,
+    ToolError,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeResult {
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    pub status: ProbeStatus,
+    pub error: Option<String>,
+    pub latency_ms: f64,
+    pub raw: Option<RawCost>,
+}
+
+/// What a tool result costs, as received.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawCost {
+    pub wire_bytes: usize,
+    pub wire_tokens: usize,
+    /// Text blocks + embedded resource text + image cost + resource links.
+    pub model_tokens: usize,
+    pub text_tokens: usize,
+    pub structured_tokens: usize,
+    /// structuredContent repeats data a text block already carries.
+    pub structured_duplicate: bool,
+    pub image_tokens: usize,
+    /// What a client that pastes base64 image/audio data as text would pay.
+    pub base64_as_text_tokens: usize,
+    pub is_error: bool,
+    pub blocks: Vec<BlockCost>,
+    /// wire / model / text tokens by the other tokenizers.
+    #[serde(default)]
+    pub by_tokenizer: BTreeMap<String, RawTotals>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawTotals {
+    pub wire_tokens: usize,
+    pub model_tokens: usize,
+    pub text_tokens: usize,
+    pub structured_tokens: usize,
+}
+
+/// One content block.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BlockCost {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Bytes of the block's payload: text, base64 data, or blob.
+    pub bytes: usize,
+    /// Model-view tokens of the block (an image's pixel cost; 0 for blobs and audio).
+    pub tokens: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width_px: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height_px: Option<u32>,
+}
+
+impl ServerReport {
+    /// The most expensive tool by model tokens.
+    pub fn largest_tool(&self) -> Option<&ToolCost> {
+        self.tools.iter().max_by(|a, b| {
+            a.model_tokens
+                .cmp(&b.model_tokens)
+                .then(b.name.cmp(&a.name))
+        })
+    }
+}

@@ -1,0 +1,59 @@
+//! What `mcp-budget servers` prints: each server found, from where, secrets redacted.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use serde_json::json;
+
+use crate::config::Sources;
+
+/// A table of servers, then one line per skipped entry or unreadable file.
+pub fn render_server_list(sources: &Sources) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header([
+        "server",
+        "client",
+        "transport",
+        "command or url",
+        "probes",
+        "source",
+    ]);
+    for s in &sources.servers.servers {
+        t.add_row([
+            s.name.clone(),
+            s.origin.client.clone(),
+            s.transport.kind().to_string(),
+            s.transport.to_string(),
+            s.probes.len().to_string(),
+            s.origin.to_string(),
+        ]);
+    }
+    let mut out = format!("{t}\n");
+    for e in &sources.servers.errors {
+        out.push_str(&format!("skipped: {e}\n"));
+    }
+    for e in &sources.file_errors {
+        out.push_str(&format!("error: {e}\n"));
+    }
+    out
+}
+
+/// The same as JSON.
+pub fn server_list_json(sources: &Sources) -> serde_json::Value {
+    let servers: Vec<_> = sources
+        .servers
+        .servers
+        .iter()
+        .map(|s| {
+            json!({"name": s.name, "client": s.origin.client, "transport": s.transport.kind(),
+                   "target": s.transport.to_string(), "probes": s.probes.len(),
+                   "file": s.origin.file, "key": s.origin.key})
+        })
+        .collect();
+    let skipped: Vec<_> = sources.servers.errors.iter().map(|e| json!(e)).collect();
+    let files: Vec<_> = sources
+        .file_errors
+        .iter()
+        .map(|e| json!(e.to_string()))
+        .collect();
+    json!({"servers": servers, "skipped": skipped, "file_errors": files})
+}

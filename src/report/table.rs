@@ -1,0 +1,237 @@
+//! The terminal summary: servers, the most expensive tools, and the probes.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+
+use super::{BlockCost, ProbeStatus, Report, Status};
+
+/// Tools shown in the "most expensive tools" table.
+const TOP_TOOLS: usize = 10;
+
+/// Render the summary. `width` fixes the table width (deterministic output when not a terminal).
+pub fn render_table(report: &Report, width: Option<u16>) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "Schema tax per server ({})\n",
+        report.tokenizers.join(", ")
+    ));
+    out.push_str(&servers(report, width).to_string());
+    out.push('\n');
+    let tools = top_tools(report, width);
+    if tools.row_count() > 0 {
+        out.push_str(&format!(
+            "\nMost expensive tools (top {TOP_TOOLS}, tokens per turn)\n"
+        ));
+        out.push_str(&tools.to_string());
+        out.push('\n');
+    }
+    let probes = probes(report, width);
+    if probes.row_count() > 0 {
+        out.push_str("\nProbe results (tokens of one call)\n");
+        out.push_str(&probes.to_string());
+        out.push('\n');
+    }
+    for e in &report.config_errors {
+        out.push_str(&format!(
+            "skipped config entry {}: `{}`: {}\n",
+            e.file, e.key, e.message
+        ));
+    }
+    out
+}
+
+fn table(width: Option<u16>, header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_content_arrangement(ContentArrangement::Dynamic);
+    if let Some(w) = width {
+        t.set_width(w);
+    }
+    t.set_header(header.iter().map(|h| Cell::new(h)));
+    t
+}
+
+fn num(n: usize) -> Cell {
+    Cell::new(thousands(n)).set_alignment(CellAlignment::Right)
+}
+
+/// `12345` as `12,345`.
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn servers(report: &Report, width: Option<u16>) -> Table {
+    let others: Vec<&String> = report
+        .servers
+        .iter()
+        .flat_map(|s| s.by_tokenizer.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut header = vec!["server", "status", "tools", "schema tokens"];
+    let extra: Vec<String> = others.iter().map(|n| format!("schema ({n})")).collect();
+    header.extend(extra.iter().map(String::as_str));
+    header.extend(["wire tokens", "instructions", "largest tool"]);
+    let mut t = table(width, &header);
+    let mut rows: Vec<_> = report.servers.iter().collect();
+    rows.sort_by(|a, b| {
+        b.tools_list
+            .model_tokens
+            .cmp(&a.tools_list.model_tokens)
+            .then(a.name.cmp(&b.name))
+    });
+    for s in rows {
+        let status = match (&s.status, &s.error) {
+            (Status::Ok, _) => "ok".to_string(),
+            (Status::Error, Some(e)) => format!("error: {e}"),
+            (Status::Error, None) => "error".to_string(),
+        };
+        let mut cells = vec![
+            Cell::new(&s.name),
+            Cell::new(status),
+            num(s.tools_list.tool_count),
+            num(s.tools_list.model_tokens),
+        ];
+        cells.extend(
+            others
+                .iter()
+                .map(|n| num(s.by_tokenizer.get(*n).map_or(0, |t| t.tools_model_tokens))),
+        );
+        let largest = s
+            .largest_tool()
+            .map(|t| format!("{} ({})", t.name, thousands(t.model_tokens)))
+            .unwrap_or_default();
+        cells.extend([
+            num(s.tools_list.wire_tokens),
+            num(s.instructions_tokens),
+            Cell::new(largest),
+        ]);
+        t.add_row(cells);
+    }
+    t
+}
+
+fn top_tools(report: &Report, width: Option<u16>) -> Table {
+    let mut t = table(
+        width,
+        &[
+            "server",
+            "tool",
+            "tokens",
+            "description",
+            "input schema",
+            "other fields",
+        ],
+    );
+    let mut all: Vec<_> = report
+        .servers
+        .iter()
+        .flat_map(|s| s.tools.iter().map(move |tool| (s, tool)))
+        .collect();
+    all.sort_by(|a, b| {
+        b.1.model_tokens
+            .cmp(&a.1.model_tokens)
+            .then(a.0.name.cmp(&b.0.name))
+            .then(a.1.name.cmp(&b.1.name))
+    });
+    for (s, tool) in all.into_iter().take(TOP_TOOLS) {
+        let other = tool.output_schema_tokens
+            + tool.annotations_tokens
+            + tool.title_tokens
+            + tool.icons_tokens
+            + tool.meta_tokens
+            + tool.other_tokens;
+        t.add_row(vec![
+            Cell::new(&s.name),
+            Cell::new(&tool.name),
+            num(tool.model_tokens),
+            num(tool.description_tokens),
+            num(tool.input_schema_tokens),
+            num(other),
+        ]);
+    }
+    t
+}
+
+fn probes(report: &Report, width: Option<u16>) -> Table {
+    let mut t = table(
+        width,
+        &[
+            "server",
+            "tool",
+            "status",
+            "wire tokens",
+            "model tokens",
+            "blocks",
+            "latency",
+        ],
+    );
+    for s in &report.servers {
+        for p in &s.probes {
+            let raw = p.raw.clone().unwrap_or_default();
+            let status = match p.status {
+                ProbeStatus::Ok => "ok".to_string(),
+                ProbeStatus::ToolError => "tool error".to_string(),
+                ProbeStatus::Error => format!("error: {}", p.error.as_deref().unwrap_or("")),
+            };
+            let mut blocks = block_summary(&raw.blocks);
+            if raw.structured_tokens > 0 {
+                let dup = if raw.structured_duplicate {
+                    ", duplicate"
+                } else {
+                    ""
+                };
+                blocks.push_str(&format!(
+                    " + structured {}{dup}",
+                    thousands(raw.structured_tokens)
+                ));
+            }
+            t.add_row(vec![
+                Cell::new(&s.name),
+                Cell::new(&p.tool),
+                Cell::new(status),
+                num(raw.wire_tokens),
+                num(raw.model_tokens),
+                Cell::new(blocks),
+                Cell::new(format!("{:.0} ms", p.latency_ms)).set_alignment(CellAlignment::Right),
+            ]);
+        }
+    }
+    t
+}
+
+/// `2 text, 1 image` style summary of content blocks.
+pub fn block_summary(blocks: &[BlockCost]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for b in blocks {
+        match counts.iter_mut().find(|(k, _)| *k == b.kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&b.kind, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

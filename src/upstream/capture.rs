@@ -1,0 +1,203 @@
+//! The record of one session's JSON-RPC traffic: every line in both directions, requests by id,
+//! and responses with the byte range of their `result`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// Which way a message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Sent,
+    Received,
+}
+
+/// One line of traffic, kept verbatim.
+#[derive(Debug, Clone)]
+pub struct CaptureEvent {
+    pub direction: Direction,
+    pub at_ms: u64,
+    pub line: Arc<str>,
+}
+
+/// A response as the server sent it.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    line: Arc<str>,
+    result: Option<(usize, usize)>,
+    /// The JSON-RPC error object, when the server answered with one.
+    pub error: Option<serde_json::Value>,
+}
+
+impl RawResponse {
+    /// Parse a response line; `None` when it is not a JSON-RPC response.
+    pub fn parse(line: Arc<str>) -> Option<(String, RawResponse)> {
+        #[derive(Deserialize)]
+        struct Msg<'a> {
+            id: Option<serde_json::Value>,
+            method: Option<&'a str>,
+            #[serde(borrow)]
+            result: Option<&'a RawValue>,
+            error: Option<serde_json::Value>,
+        }
+        let msg: Msg = serde_json::from_str(&line).ok()?;
+        if msg.method.is_some() || (msg.result.is_none() && msg.error.is_none()) {
+            return None;
+        }
+        let id = msg.id?.to_string();
+        let result = msg.result.map(|r| {
+            let start = r.get().as_ptr() as usize - line.as_ptr() as usize;
+            (start, start + r.get().len())
+        });
+        let error = msg.error;
+        Some((
+            id,
+            RawResponse {
+                line: line.clone(),
+                result,
+                error,
+            },
+        ))
+    }
+
+    /// The exact text of `result`, as the server wrote it ("" for an error response).
+    pub fn result_text(&self) -> &str {
+        self.result.map(|(s, e)| &self.line[s..e]).unwrap_or("")
+    }
+
+    /// The whole response line.
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    events: Vec<CaptureEvent>,
+    keep_events: bool,
+    /// id of the newest request sent for each method
+    last_request: HashMap<String, String>,
+    responses: HashMap<String, RawResponse>,
+    warnings: Vec<String>,
+}
+
+/// Shared between the pumps (writers) and the session (reader).
+#[derive(Debug, Clone)]
+pub struct Capture {
+    state: Arc<Mutex<State>>,
+    started: Instant,
+}
+
+impl Capture {
+    /// A capture; `keep_events` also keeps the full transcript (for `--record`).
+    pub fn new(keep_events: bool) -> Self {
+        Capture {
+            state: Arc::new(Mutex::new(State {
+                keep_events,
+                ..State::default()
+            })),
+            started: Instant::now(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // a panic while holding the lock leaves plain data behind; keep using it
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn event(&self, st: &mut State, direction: Direction, line: &Arc<str>) {
+        if st.keep_events {
+            let at_ms = self.started.elapsed().as_millis() as u64;
+            st.events.push(CaptureEvent {
+                direction,
+                at_ms,
+                line: line.clone(),
+            });
+        }
+    }
+
+    /// Record a line we sent to the server.
+    pub fn sent(&self, line: Arc<str>) {
+        #[derive(Deserialize)]
+        struct Req {
+            id: Option<serde_json::Value>,
+            method: Option<String>,
+        }
+        let mut st = self.lock();
+        if let Ok(Req {
+            id: Some(id),
+            method: Some(method),
+        }) = serde_json::from_str(&line)
+        {
+            st.last_request.insert(method, id.to_string());
+        }
+        self.event(&mut st, Direction::Sent, &line);
+    }
+
+    /// Record a JSON line the server sent.
+    pub fn received(&self, line: Arc<str>) {
+        let parsed = RawResponse::parse(line.clone());
+        let mut st = self.lock();
+        if let Some((id, resp)) = parsed {
+            st.responses.insert(id, resp);
+        }
+        self.event(&mut st, Direction::Received, &line);
+    }
+
+    /// Remember something odd the server did (non-JSON output, bad UTF-8).
+    pub fn warn(&self, message: String) {
+        let mut st = self.lock();
+        if st.warnings.len() < 20 {
+            st.warnings.push(message);
+        }
+    }
+
+    /// The response to the newest request of `method`, taken out of the capture.
+    pub fn take_response(&self, method: &str) -> Option<RawResponse> {
+        let mut st = self.lock();
+        let id = st.last_request.get(method)?.clone();
+        st.responses.remove(&id)
+    }
+
+    pub fn warnings(&self) -> Vec<String> {
+        self.lock().warnings.clone()
+    }
+
+    /// The transcript so far (empty unless created with `keep_events`).
+    pub fn events(&self) -> Vec<CaptureEvent> {
+        self.lock().events.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_result_text_byte_exact_and_matches_by_method() {
+        let cap = Capture::new(true);
+        cap.sent(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into());
+        let line = r#"{"result":{"tools":[],"z":1,  "a":"\u00e9"},"jsonrpc":"2.0","id":1}"#;
+        cap.received(line.into());
+        cap.received("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}".into());
+        let r = cap.take_response("tools/list").unwrap();
+        assert_eq!(r.result_text(), r#"{"tools":[],"z":1,  "a":"\u00e9"}"#);
+        assert!(cap.take_response("tools/list").is_none());
+        assert_eq!(cap.events().len(), 3);
+    }
+
+    #[test]
+    fn error_responses_keep_the_error() {
+        let (id, r) = RawResponse::parse(
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"nope"}}"#.into(),
+        )
+        .unwrap();
+        assert_eq!(id, "\"a\"");
+        assert_eq!(r.result_text(), "");
+        assert_eq!(r.error.unwrap()["code"], -32601);
+    }
+}

@@ -1,0 +1,20 @@
+//! What can go wrong talking to a server. Messages read after "failed to ...".
+
+/// A failure of one server's session or of one request on it.
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    #[error("failed to start `{command}`: {message}")]
+    Spawn { command: String, message: String },
+    #[error("failed to initialize: {message}")]
+    Initialize { message: String },
+    #[error("`{method}` failed: {message}")]
+    Request { method: String, message: String },
+    #[error("`{method}` returned JSON-RPC error {code}: {message}")]
+    Rpc {
+        method: String,
+        code: i64,
+        message: String,
+    },
+    #[error("the {transport} transport is not supported yet")]
+    Unsupported { transport: String },
+}

@@ -1,0 +1,15 @@
+//! MCP client sessions to the servers being audited, with the exact bytes of every message kept.
+//!
+//! rmcp runs the protocol; below it, a line pump on each direction of the byte stream records
+//! every JSON-RPC message as it was sent, drops non-JSON lines a server prints on stdout (with a
+//! warning, as clients do), and lets measurement read each `result` as the server wrote it.
+
+mod capture;
+mod error;
+mod process;
+mod pump;
+mod session;
+
+pub use capture::{Capture, CaptureEvent, Direction, RawResponse};
+pub use error::UpstreamError;
+pub use session::{CallOutcome, Session, SessionOptions};

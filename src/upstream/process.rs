@@ -1,0 +1,138 @@
+//! Child processes of stdio servers: spawned in their own process group so the whole tree
+//! (an `npx` wrapper and the node process behind it) is killed and reaped on every exit path,
+//! with the tail of their stderr kept for error messages.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::UpstreamError;
+
+/// How much of a server's stderr is kept (the end of it).
+const STDERR_TAIL_BYTES: usize = 16 * 1024;
+
+/// A running child; dropping it kills its process group.
+pub struct ChildGuard {
+    child: Child,
+    pgid: Option<i32>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl ChildGuard {
+    pub async fn spawn(
+        command: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&PathBuf>,
+    ) -> Result<(ChildGuard, ChildStdout, ChildStdin), UpstreamError> {
+        let mut cmd = Command::new(command);
+        cmd.args(args)
+            .envs(env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        #[cfg(unix)]
+        cmd.process_group(0);
+        if let Some(dir) = cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|e| UpstreamError::Spawn {
+            command: command.to_string(),
+            message: e.to_string(),
+        })?;
+        let missing = |what: &str| UpstreamError::Spawn {
+            command: command.to_string(),
+            message: format!("no {what} pipe"),
+        };
+        let stdout = child.stdout.take().ok_or_else(|| missing("stdout"))?;
+        let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        if let Some(mut pipe) = child.stderr.take() {
+            let tail = stderr.clone();
+            tokio::spawn(async move {
+                let mut chunk = vec![0u8; 8192];
+                while let Ok(n) = pipe.read(&mut chunk).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                    t.extend_from_slice(&chunk[..n]);
+                    if t.len() > STDERR_TAIL_BYTES {
+                        let cut = t.len() - STDERR_TAIL_BYTES;
+                        t.drain(..cut);
+                    }
+                }
+            });
+        }
+        let pgid = child.id().map(|id| id as i32);
+        Ok((
+            ChildGuard {
+                child,
+                pgid,
+                stderr,
+            },
+            stdout,
+            stdin,
+        ))
+    }
+
+    /// The last non-empty lines of stderr, joined on one line.
+    pub fn stderr_tail(&self, max_chars: usize) -> String {
+        let bytes = self
+            .stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let mut out = String::new();
+        for line in lines.iter().rev() {
+            if out.len() + line.len() > max_chars {
+                break;
+            }
+            out = if out.is_empty() {
+                line.to_string()
+            } else {
+                format!("{line} | {out}")
+            };
+        }
+        out
+    }
+
+    /// The exit status, if the child has already exited.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Kill the process group and wait for the child.
+    pub async fn shutdown(mut self) {
+        self.kill_group();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), self.child.wait()).await;
+    }
+
+    fn kill_group(&mut self) {
+        #[cfg(unix)]
+        if let Some(pgid) = self.pgid.take() {
+            // SAFETY: killpg only sends a signal; pgid is the group this child leads.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.start_kill();
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        self.kill_group();
+    }
+}

@@ -1,0 +1,221 @@
+//! Line pumps between a server's byte streams and rmcp: each JSON-RPC line is recorded
+//! verbatim in the [`Capture`]; lines that are not JSON (a server's log output on stdout) are
+//! dropped with a warning instead of breaking the session.
+
+use std::sync::Arc;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::task::JoinHandle;
+
+use super::Capture;
+
+/// Buffer of the in-memory pipes between the pumps and rmcp.
+const PIPE_BYTES: usize = 256 * 1024;
+
+/// The two ends rmcp talks to, and the pump tasks behind them.
+pub struct Pumps {
+    pub rmcp_read: DuplexStream,
+    pub rmcp_write: DuplexStream,
+    pub tasks: Vec<JoinHandle<()>>,
+}
+
+/// Start pumping between a server's output/input and a pair of pipes for rmcp.
+pub fn start<R, W>(server_out: R, server_in: W, capture: Capture, max_line_bytes: usize) -> Pumps
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (rmcp_read, inbound_tx) = tokio::io::duplex(PIPE_BYTES);
+    let (rmcp_write, outbound_rx) = tokio::io::duplex(PIPE_BYTES);
+    let inbound = tokio::spawn(inbound(
+        server_out,
+        inbound_tx,
+        capture.clone(),
+        max_line_bytes,
+    ));
+    let outbound = tokio::spawn(outbound(outbound_rx, server_in, capture));
+    Pumps {
+        rmcp_read,
+        rmcp_write,
+        tasks: vec![inbound, outbound],
+    }
+}
+
+/// Server -> rmcp.
+async fn inbound<R: AsyncRead + Unpin>(
+    server_out: R,
+    mut to_rmcp: DuplexStream,
+    capture: Capture,
+    max_line_bytes: usize,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, server_out);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match read_line_capped(&mut reader, &mut buf, max_line_bytes).await {
+            Ok(LineRead::Eof) | Err(_) => break,
+            Ok(LineRead::TooLong(n)) => {
+                capture.warn(format!(
+                    "dropped a message of over {n} bytes (over --max-response-bytes)"
+                ));
+                continue;
+            }
+            Ok(LineRead::Line) => {}
+        }
+        let trimmed = trim_eol(&buf);
+        if trimmed.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(trimmed) else {
+            capture.warn(format!(
+                "dropped a line of {} bytes that is not valid UTF-8",
+                trimmed.len()
+            ));
+            continue;
+        };
+        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
+            capture.warn(format!(
+                "skipped non-JSON output on stdout: {}",
+                preview(text)
+            ));
+            continue;
+        }
+        let line: Arc<str> = Arc::from(text);
+        capture.received(line.clone());
+        if to_rmcp.write_all(line.as_bytes()).await.is_err()
+            || to_rmcp.write_all(b"\n").await.is_err()
+        {
+            break;
+        }
+    }
+    let _ = to_rmcp.shutdown().await;
+}
+
+/// rmcp -> server.
+async fn outbound<W: AsyncWrite + Unpin>(
+    from_rmcp: DuplexStream,
+    mut server_in: W,
+    capture: Capture,
+) {
+    let mut reader = BufReader::new(from_rmcp);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if let Ok(text) = std::str::from_utf8(trim_eol(&buf)) {
+            capture.sent(Arc::from(text));
+        }
+        if server_in.write_all(&buf).await.is_err() || server_in.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = server_in.shutdown().await;
+}
+
+enum LineRead {
+    Line,
+    Eof,
+    TooLong(usize),
+}
+
+/// Read one line into `buf`; a line longer than `max` is consumed and reported, not kept.
+async fn read_line_capped<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<LineRead> {
+    let mut too_long = false;
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(if buf.is_empty() && !too_long {
+                LineRead::Eof
+            } else if too_long {
+                LineRead::TooLong(max)
+            } else {
+                LineRead::Line
+            });
+        }
+        let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > max {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        reader.consume(take);
+        if done {
+            return Ok(if too_long {
+                LineRead::TooLong(max)
+            } else {
+                LineRead::Line
+            });
+        }
+    }
+}
+
+fn trim_eol(buf: &[u8]) -> &[u8] {
+    let mut end = buf.len();
+    while end > 0 && (buf[end - 1] == b'\n' || buf[end - 1] == b'\r') {
+        end -= 1;
+    }
+    &buf[..end]
+}
+
+fn preview(text: &str) -> String {
+    let cut: String = text.chars().take(80).collect();
+    if cut.len() < text.len() {
+        format!("{cut}...")
+    } else {
+        cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn forwards_json_drops_junk_and_records_both_ways() {
+        let capture = Capture::new(true);
+        let (mut server_side, server_out) = tokio::io::duplex(1024);
+        let (server_in, mut server_reads) = tokio::io::duplex(1024);
+        let mut p = start(server_out, server_in, capture.clone(), 64);
+        server_side
+            .write_all(
+                b"starting up...\n{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\r\n\xff\xfe\n",
+            )
+            .await
+            .unwrap();
+        server_side.write_all(&[b'{'; 100]).await.unwrap();
+        server_side.write_all(b"\n").await.unwrap();
+        drop(server_side);
+        let mut got = String::new();
+        p.rmcp_read.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n");
+
+        p.rmcp_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        drop(p.rmcp_write);
+        let mut sent = String::new();
+        server_reads.read_to_string(&mut sent).await.unwrap();
+        assert!(sent.contains("\"ping\""));
+        let w = capture.warnings();
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].contains("starting up"));
+        assert!(w[1].contains("UTF-8"));
+        assert!(w[2].contains("over 64 bytes"));
+        assert!(capture.take_response("ping").is_some());
+    }
+}

@@ -1,0 +1,261 @@
+//! One MCP client session to a server under audit: rmcp for the protocol, the capture for the
+//! bytes. Requests on a session are made one at a time, so the newest request of a method and
+//! its response pair up without guessing.
+
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams,
+};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::ServiceExt;
+use tokio::task::JoinHandle;
+
+use super::process::ChildGuard;
+use super::{pump, Capture, RawResponse, UpstreamError};
+use crate::config::{Probe, ServerSpec, TransportSpec};
+
+/// Settings of a session.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// Largest single message kept; larger ones are dropped and reported.
+    pub max_response_bytes: usize,
+    /// Keep the whole transcript (for recording).
+    pub record: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            max_response_bytes: 256 * 1024 * 1024,
+            record: false,
+        }
+    }
+}
+
+/// What a tool call gave back.
+#[derive(Debug)]
+pub struct CallOutcome {
+    pub response: RawResponse,
+    pub latency_ms: f64,
+}
+
+/// A live session.
+pub struct Session {
+    service: RunningService<RoleClient, ClientConfig>,
+    capture: Capture,
+    child: Option<ChildGuard>,
+    tasks: Vec<JoinHandle<()>>,
+    init: RawResponse,
+    pub init_latency_ms: f64,
+}
+
+fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcp-budget", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+impl Session {
+    /// Start or reach the server and run the `initialize` handshake.
+    pub async fn connect(
+        spec: &ServerSpec,
+        opts: &SessionOptions,
+    ) -> Result<Session, UpstreamError> {
+        let capture = Capture::new(opts.record);
+        let started = Instant::now();
+        let (mut child, mut tasks, pumps) = match &spec.transport {
+            TransportSpec::Builtin { name } => {
+                let (client_end, server_end) = tokio::io::duplex(256 * 1024);
+                let (server_read, server_write) = tokio::io::split(server_end);
+                let server = crate::demo::DemoServer::new(name);
+                let task = tokio::spawn(async move {
+                    if let Ok(running) = server.serve((server_read, server_write)).await {
+                        let _ = running.waiting().await;
+                    }
+                });
+                let (out, inp) = tokio::io::split(client_end);
+                (
+                    None,
+                    vec![task],
+                    pump::start(out, inp, capture.clone(), opts.max_response_bytes),
+                )
+            }
+            TransportSpec::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let (child, out, inp) = ChildGuard::spawn(command, args, env, cwd.as_ref()).await?;
+                (
+                    Some(child),
+                    Vec::new(),
+                    pump::start(out, inp, capture.clone(), opts.max_response_bytes),
+                )
+            }
+            other => {
+                return Err(UpstreamError::Unsupported {
+                    transport: other.kind().to_string(),
+                });
+            }
+        };
+        tasks.extend(pumps.tasks);
+        let served = client_config()
+            .serve((pumps.rmcp_read, pumps.rmcp_write))
+            .await;
+        let service = match served {
+            Ok(s) => s,
+            Err(e) => {
+                let message = explain(&e.to_string(), child.as_mut(), &capture).await;
+                if let Some(c) = child {
+                    c.shutdown().await;
+                }
+                return Err(UpstreamError::Initialize { message });
+            }
+        };
+        let init =
+            capture
+                .take_response("initialize")
+                .ok_or_else(|| UpstreamError::Initialize {
+                    message: "no initialize response was captured".into(),
+                })?;
+        Ok(Session {
+            service,
+            capture,
+            child,
+            tasks,
+            init,
+            init_latency_ms: ms(started),
+        })
+    }
+
+    /// The `initialize` response as the server sent it.
+    pub fn initialize_response(&self) -> &RawResponse {
+        &self.init
+    }
+
+    /// Lines the server printed that were not JSON-RPC, and similar oddities.
+    pub fn warnings(&self) -> Vec<String> {
+        self.capture.warnings()
+    }
+
+    pub fn capture(&self) -> &Capture {
+        &self.capture
+    }
+
+    /// One page of `tools/list`, `prompts/list` or `resources/list`.
+    pub async fn list_page(
+        &mut self,
+        method: &str,
+        cursor: Option<String>,
+    ) -> Result<(RawResponse, f64), UpstreamError> {
+        let params = Some(PaginatedRequestParams::default().with_cursor(cursor));
+        let peer = self.service.peer().clone();
+        let started = Instant::now();
+        let result = match method {
+            "tools/list" => peer.list_tools(params).await.map(drop),
+            "prompts/list" => peer.list_prompts(params).await.map(drop),
+            "resources/list" => peer.list_resources(params).await.map(drop),
+            other => {
+                return Err(UpstreamError::Request {
+                    method: other.into(),
+                    message: "not a list method".into(),
+                })
+            }
+        };
+        let latency = ms(started);
+        self.finish(method, result).await.map(|r| (r, latency))
+    }
+
+    /// Call a tool. A result with `isError: true` is a success here; the caller reads it.
+    pub async fn call_tool(&mut self, probe: &Probe) -> Result<CallOutcome, UpstreamError> {
+        let params =
+            CallToolRequestParams::new(probe.tool.clone()).with_arguments(probe.arguments.clone());
+        let peer = self.service.peer().clone();
+        let started = Instant::now();
+        let result = peer.call_tool(params).await.map(drop);
+        let latency_ms = ms(started);
+        let response = self.finish("tools/call", result).await?;
+        Ok(CallOutcome {
+            response,
+            latency_ms,
+        })
+    }
+
+    async fn finish(
+        &mut self,
+        method: &str,
+        result: Result<(), ServiceError>,
+    ) -> Result<RawResponse, UpstreamError> {
+        let raw = self.capture.take_response(method);
+        match (result, raw) {
+            (Ok(()), Some(raw)) => Ok(raw),
+            (Ok(()), None) => Err(UpstreamError::Request {
+                method: method.into(),
+                message: "the response was not captured".into(),
+            }),
+            (Err(ServiceError::McpError(e)), _) => Err(UpstreamError::Rpc {
+                method: method.into(),
+                code: e.code.0 as i64,
+                message: e.message.to_string(),
+            }),
+            (Err(e), raw) => {
+                // a response rmcp could not use (a malformed result) is still an answer
+                if let Some(raw) = raw.filter(|r| r.error.is_none() && !r.result_text().is_empty())
+                {
+                    if matches!(e, ServiceError::UnexpectedResponse) {
+                        return Ok(raw);
+                    }
+                }
+                let message = explain(&e.to_string(), self.child.as_mut(), &self.capture).await;
+                Err(UpstreamError::Request {
+                    method: method.into(),
+                    message,
+                })
+            }
+        }
+    }
+
+    /// End the session and stop the server.
+    pub async fn close(self) {
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.service.cancel()).await;
+        if let Some(child) = self.child {
+            child.shutdown().await;
+        }
+        for t in self.tasks {
+            t.abort();
+        }
+    }
+}
+
+/// Turn a transport error into a message that says why: the exit status and stderr tail of a
+/// server that died, or what it printed instead of JSON-RPC.
+async fn explain(error: &str, child: Option<&mut ChildGuard>, capture: &Capture) -> String {
+    let mut parts = vec![error.to_string()];
+    if let Some(child) = child {
+        // give a dying process a moment to be reaped so its status is known
+        for _ in 0..10 {
+            if child.exit_status().is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if let Some(status) = child.exit_status() {
+            parts.push(format!("server exited with {status}"));
+        }
+        let tail = child.stderr_tail(300);
+        if !tail.is_empty() {
+            parts.push(format!("stderr: {tail}"));
+        }
+    }
+    if let Some(w) = capture.warnings().last() {
+        parts.push(w.clone());
+    }
+    parts.join("; ")
+}
+
+fn ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1000.0
+}
