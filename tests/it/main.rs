@@ -1,1 +1,9 @@
+//! The one integration-test binary (rmcp generics cost a minute of codegen per test binary).
 
+mod bad_input;
+mod client_configs;
+mod corpus;
+mod corpus_expected;
+mod demo_audit;
+mod real_servers;
+mod support;

@@ -1,0 +1,216 @@
+//! Bad input of every kind ends as a one-line error naming the server or file, while the rest
+//! of the audit completes and the report is still written.
+
+use std::time::{Duration, Instant};
+
+use crate::support::{bin_path, mcp_budget, read_report};
+
+#[test]
+fn broken_servers_fail_alone_and_the_demo_is_still_audited() {
+    let home = tempfile::tempdir().unwrap();
+    let bin = bin_path();
+    let probe = home.path().join("mixed.toml");
+    std::fs::write(
+        &probe,
+        format!(
+            r#"
+[servers.demo]
+builtin = "demo"
+[[servers.demo.probes]]
+tool = "no_such_tool"
+[[servers.demo.probes]]
+tool = "get_time"
+
+[servers.missing]
+command = "/nonexistent/mcp-server"
+
+[servers.crashes]
+command = "sh"
+args = ["-c", "echo 'fatal: config not found' >&2; exit 3"]
+
+[servers.silent]
+command = "sleep"
+args = ["317.5"]
+timeout_secs = 2
+
+[servers.noisy]
+command = "sh"
+args = ["-c", "echo 'Server starting on stdio...'; exec '{bin}' demo-server"]
+
+[servers.typo]
+comand = "x"
+"#,
+            bin = bin.display()
+        ),
+    )
+    .unwrap();
+    let out = home.path().join("out");
+    let started = Instant::now();
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--timeout",
+            "20",
+        ])
+        .assert()
+        .code(2);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "a hung server held the audit"
+    );
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("servers.typo") && stderr.contains("comand"),
+        "{stderr}"
+    );
+
+    let report = read_report(&out);
+    let server = |n: &str| {
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == n)
+            .unwrap()
+            .clone()
+    };
+    let demo = server("demo");
+    assert_eq!(demo["status"], "ok");
+    assert_eq!(demo["probes"][0]["status"], "error");
+    assert!(demo["probes"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no_such_tool"));
+    assert_eq!(demo["probes"][1]["status"], "ok");
+
+    let missing = server("missing");
+    assert!(
+        missing["error"]
+            .as_str()
+            .unwrap()
+            .contains("failed to start `/nonexistent/mcp-server`"),
+        "{missing}"
+    );
+    let crashes = server("crashes")["error"].as_str().unwrap().to_string();
+    assert!(
+        crashes.contains("exit status: 3") && crashes.contains("fatal: config not found"),
+        "{crashes}"
+    );
+    assert_eq!(server("silent")["error"], "timed out after 2s");
+    let noisy = server("noisy");
+    assert_eq!(noisy["status"], "ok");
+    assert!(
+        noisy["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("Server starting on stdio"),
+        "{noisy}"
+    );
+    assert_eq!(report["config_errors"][0]["key"], "servers.typo");
+    for s in report["servers"].as_array().unwrap() {
+        if let Some(e) = s["error"].as_str() {
+            assert!(!e.contains('\n'), "one-line error: {e}");
+        }
+    }
+    // the hung server's process was killed, not left behind
+    std::thread::sleep(Duration::from_millis(300));
+    let ps = std::process::Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .any(|l| l.trim() == "sleep 317.5"),
+        "orphan left"
+    );
+}
+
+#[test]
+fn unreadable_and_unparsable_configs_name_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    let broken = home.path().join("broken.json");
+    std::fs::write(&broken, "{\"mcpServers\": {").unwrap();
+    let bad_toml = home.path().join("bad.toml");
+    std::fs::write(&bad_toml, "[servers.demo\nbuiltin = ").unwrap();
+    let unknown = home.path().join("other.json");
+    std::fs::write(&unknown, "{\"name\": \"not a config\"}").unwrap();
+    let demo = crate::support::repo().join("probes/demo.toml");
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            broken.to_str().unwrap(),
+            bad_toml.to_str().unwrap(),
+            unknown.to_str().unwrap(),
+            "/no/such/file.json",
+        ])
+        .arg(demo)
+        .args(["--no-write", "--server", "demo", "--format", "json"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("broken.json") && l.contains("failed to parse")),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("bad.toml") && l.contains("failed to parse")),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("other.json") && l.contains("not a probe file")),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("/no/such/file.json") && l.contains("failed to read")),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(
+        report["servers"][0]["status"], "ok",
+        "the good file was still audited"
+    );
+}
+
+#[test]
+fn unknown_server_and_tokenizer_are_usage_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let demo = crate::support::repo().join("probes/demo.toml");
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            demo.to_str().unwrap(),
+            "--server",
+            "nope",
+            "--no-write",
+        ])
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr)
+        .contains("unknown server `nope` (known: demo)"));
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            demo.to_str().unwrap(),
+            "--tokenizer",
+            "gpt2",
+            "--no-write",
+        ])
+        .assert()
+        .code(2);
+    assert!(
+        String::from_utf8_lossy(&assert.get_output().stderr).contains("unknown tokenizer `gpt2`")
+    );
+}

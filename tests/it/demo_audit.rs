@@ -1,0 +1,169 @@
+//! The README's main command: `audit probes/demo.toml` against the embedded demo server, with
+//! its numbers checked against an independent client and count.
+
+use mcp_budget::tokens::Tokenizer;
+
+use crate::support::{bin_path, mcp_budget, read_report, repo, RawClient};
+
+#[test]
+fn demo_audit_writes_a_full_report_and_exits_zero() {
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let probe = repo().join("probes/demo.toml");
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--width",
+            "160",
+        ])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("scrape_as_markdown") && stdout.contains("Schema tax per server"),
+        "{stdout}"
+    );
+
+    let report = read_report(&out);
+    assert_eq!(report["schema_version"], 1);
+    let demo = &report["servers"][0];
+    assert_eq!(demo["status"], "ok");
+    assert_eq!(demo["tools_list"]["pages"], 3);
+    assert_eq!(demo["tools_list"]["tool_count"], 13);
+    assert!(demo["instructions_tokens"].as_u64().unwrap() > 10);
+    assert_eq!(demo["prompts"]["count"], 2);
+    assert_eq!(demo["resources"]["count"], 3);
+    let probes = demo["probes"].as_array().unwrap();
+    assert_eq!(probes.len(), 10);
+    let by_tool = |t: &str| probes.iter().find(|p| p["tool"] == t).unwrap();
+    assert!(
+        by_tool("scrape_as_markdown")["raw"]["text_tokens"]
+            .as_u64()
+            .unwrap()
+            > 200_000
+    );
+    assert_eq!(by_tool("get_forecast")["raw"]["structured_duplicate"], true);
+    assert_eq!(by_tool("run_query")["status"], "tool_error");
+    let shot = &by_tool("take_screenshot")["raw"];
+    assert_eq!(shot["blocks"][1]["width_px"], 1280);
+    assert_eq!(
+        shot["image_tokens"],
+        mcp_budget::tokens::claude_image_tokens(1280, 800).0
+    );
+    let blob = &by_tool("download_archive")["raw"];
+    assert_eq!(blob["model_tokens"], 0, "a blob is never counted as text");
+    for f in ["servers.csv", "tools.csv", "probes.csv"] {
+        let csv = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(csv.lines().count() > 1, "{f} has rows");
+    }
+}
+
+#[test]
+fn demo_wire_counts_equal_an_independent_client() {
+    let mut raw = RawClient::spawn(&bin_path(), &["demo-server"]);
+    let pages = raw.tools_pages();
+    assert_eq!(pages.len(), 3);
+    let scrape = raw.request(
+        "tools/call",
+        serde_json::json!({"name": "scrape_as_markdown", "arguments": {"url": "demo://shop/search?q=wireless+earbuds"}}),
+    );
+    drop(raw);
+
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let probe = repo().join("probes/demo.toml");
+    mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(0);
+    let report = read_report(&out);
+    let demo = &report["servers"][0];
+    let wire: usize = pages.iter().map(|p| Tokenizer::Cl100k.count(p)).sum();
+    let bytes: usize = pages.iter().map(String::len).sum();
+    assert_eq!(demo["tools_list"]["wire_tokens"], wire);
+    assert_eq!(demo["tools_list"]["wire_bytes"], bytes);
+    let probe = demo["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["tool"] == "scrape_as_markdown")
+        .unwrap();
+    assert_eq!(probe["raw"]["wire_bytes"], scrape.len());
+    assert_eq!(
+        probe["raw"]["wire_tokens"],
+        Tokenizer::Cl100k.count(&scrape)
+    );
+}
+
+#[test]
+fn no_config_anywhere_falls_back_to_the_embedded_demo() {
+    let home = tempfile::tempdir().unwrap();
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            "--no-write",
+            "--format",
+            "json",
+            "--tokenizer",
+            "o200k_base,cl100k_base,claude-estimate",
+        ])
+        .assert()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains("embedded demo"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(report["tokenizers"][0], "o200k_base");
+    assert!(report["tokenizers"][2].as_str().unwrap().contains("1.23"));
+    let demo = &report["servers"][0];
+    let cl = demo["by_tokenizer"]["cl100k_base"]["tools_model_tokens"]
+        .as_u64()
+        .unwrap();
+    let est = demo["by_tokenizer"]["claude-estimate"]["tools_model_tokens"]
+        .as_u64()
+        .unwrap();
+    assert!(est > cl && demo["tools_list"]["model_tokens"].as_u64().unwrap() > 0);
+    assert!(
+        !home.path().join("reports").exists(),
+        "--no-write writes nothing"
+    );
+}
+
+#[test]
+fn concurrency_runs_servers_side_by_side() {
+    let home = tempfile::tempdir().unwrap();
+    let mut toml = String::new();
+    for i in 0..6 {
+        toml.push_str(&format!("[servers.demo{i}]\nbuiltin = \"demo\"\n[[servers.demo{i}.probes]]\ntool = \"get_time\"\n"));
+    }
+    let probe = home.path().join("many.toml");
+    std::fs::write(&probe, toml).unwrap();
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--no-write",
+            "--format",
+            "csv",
+            "--concurrency",
+            "3",
+        ])
+        .assert()
+        .code(0);
+    let csv = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 6 * 13,
+        "tools.csv rows: header + 6 servers x 13 tools"
+    );
+    assert!(csv.starts_with("server,tool,model_tokens,"));
+}

@@ -1,0 +1,175 @@
+//! Shared helpers: the binary under test in an isolated home, the shared corpus, the real
+//! third-party servers installed by `.ci/run`, and a hand-rolled JSON-RPC client used as an
+//! independent check on mcp-budget's own capture.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use assert_cmd::cargo::CommandCargoExt;
+
+/// The `mcp-budget` binary with HOME pointed at `home` (so discovery sees only the fixtures)
+/// and the working directory set to `cwd`.
+pub fn mcp_budget(home: &Path, cwd: &Path) -> assert_cmd::Command {
+    let mut cmd = Command::cargo_bin("mcp-budget").expect("binary is built");
+    cmd.env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CODEX_HOME")
+        .current_dir(cwd);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("MCP_BUDGET_") {
+            cmd.env_remove(k);
+        }
+    }
+    assert_cmd::Command::from_std(cmd)
+}
+
+/// The path of the built binary.
+pub fn bin_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("mcp-budget")
+}
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/corpus`, or `None` (with a message) when it is absent.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("MCP_BUDGET_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/corpus"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIP: corpus not found at {} (set MCP_BUDGET_CORPUS)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// A real server's executable from `target/test-servers/node_modules/.bin` (installed by
+/// `.ci/run`). Missing: skip with a message, or fail when MCP_BUDGET_REQUIRE_REAL_SERVERS is set.
+pub fn real_server(bin: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("MCP_BUDGET_TEST_SERVERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/test-servers"));
+    let path = dir.join("node_modules/.bin").join(bin);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
+        "{} is missing but MCP_BUDGET_REQUIRE_REAL_SERVERS is set",
+        path.display()
+    );
+    eprintln!(
+        "SKIP: {} not installed (run .ci/run, or npm install into target/test-servers)",
+        path.display()
+    );
+    None
+}
+
+/// A minimal JSON-RPC-over-stdio client written without rmcp.
+pub struct RawClient {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl RawClient {
+    pub fn spawn(command: &Path, args: &[&str]) -> RawClient {
+        let mut child = Command::new(command)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("server starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut c = RawClient {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+        };
+        c.request(
+            "initialize",
+            serde_json::json!({
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw-test-client", "version": "0"}
+            }),
+        );
+        c.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        c
+    }
+
+    fn send(&mut self, msg: &serde_json::Value) {
+        writeln!(self.stdin, "{msg}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Send a request and return the exact text of its `result`.
+    pub fn request(&mut self, method: &str, params: serde_json::Value) -> String {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "server closed stdout"
+            );
+            #[derive(serde::Deserialize)]
+            struct Resp<'a> {
+                id: Option<serde_json::Value>,
+                #[serde(borrow)]
+                result: Option<&'a serde_json::value::RawValue>,
+            }
+            let Ok(resp) = serde_json::from_str::<Resp>(line.trim_end()) else {
+                continue;
+            };
+            if resp.id == Some(serde_json::json!(id)) {
+                return resp.result.expect("a result").get().to_string();
+            }
+        }
+    }
+
+    /// Every tools/list page's raw result.
+    pub fn tools_pages(&mut self) -> Vec<String> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => serde_json::json!({"cursor": c}),
+                None => serde_json::json!({}),
+            };
+            let page = self.request("tools/list", params);
+            let v: serde_json::Value = serde_json::from_str(&page).unwrap();
+            cursor = v["nextCursor"].as_str().map(String::from);
+            pages.push(page);
+            if cursor.is_none() {
+                return pages;
+            }
+        }
+    }
+}
+
+impl Drop for RawClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Read `reports/…/audit.json` as JSON.
+pub fn read_report(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("audit.json")).expect("audit.json written");
+    serde_json::from_str(&text).expect("audit.json is JSON")
+}
