@@ -47,6 +47,11 @@ fn tool_lists_match_tiktoken() {
         let schema: usize = m.tools.iter().map(|t| t.input_schema_tokens).sum();
         assert_eq!(desc, e.description_cl100k, "{f} description tokens");
         assert_eq!(schema, e.input_schema_cl100k, "{f} input schema tokens");
+        // the breakdowns use the primary tokenizer: count again with o200k first
+        let o = measure_tools_pages(&[&raw], &TokenizerSet::new(vec![Tokenizer::O200k])).unwrap();
+        let desc: usize = o.tools.iter().map(|t| t.description_tokens).sum();
+        let schema: usize = o.tools.iter().map(|t| t.input_schema_tokens).sum();
+        assert_eq!((desc, schema), (e.description_o200k, e.input_schema_o200k), "{f} o200k breakdown");
         let top = m.tools.iter().max_by_key(|t| t.model_tokens).unwrap();
         assert_eq!(
             (top.name.as_str(), top.model_tokens),
