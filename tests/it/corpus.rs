@@ -51,7 +51,11 @@ fn tool_lists_match_tiktoken() {
         let o = measure_tools_pages(&[&raw], &TokenizerSet::new(vec![Tokenizer::O200k])).unwrap();
         let desc: usize = o.tools.iter().map(|t| t.description_tokens).sum();
         let schema: usize = o.tools.iter().map(|t| t.input_schema_tokens).sum();
-        assert_eq!((desc, schema), (e.description_o200k, e.input_schema_o200k), "{f} o200k breakdown");
+        assert_eq!(
+            (desc, schema),
+            (e.description_o200k, e.input_schema_o200k),
+            "{f} o200k breakdown"
+        );
         let top = m.tools.iter().max_by_key(|t| t.model_tokens).unwrap();
         assert_eq!(
             (top.name.as_str(), top.model_tokens),
@@ -92,6 +96,11 @@ fn tool_results_match_tiktoken() {
         assert_eq!(
             c.structured_duplicate, e.structured_duplicate,
             "{f} structured duplicate"
+        );
+        assert_eq!(
+            c.structured_tokens > 0,
+            e.has_structured,
+            "{f} has structuredContent"
         );
         let kinds: Vec<&str> = c.blocks.iter().map(|b| b.kind.as_str()).collect();
         assert_eq!(kinds, e.block_types, "{f} block types");
