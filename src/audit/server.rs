@@ -207,6 +207,7 @@ fn plan_probes(spec: &ServerSpec, report: &ServerReport, auto: bool) -> Vec<Prob
                 probes.push(Probe {
                     tool: tool.name.clone(),
                     arguments: Default::default(),
+                    shown_arguments: Default::default(),
                 });
             }
         }
@@ -217,7 +218,7 @@ fn plan_probes(spec: &ServerSpec, report: &ServerReport, auto: bool) -> Vec<Prob
 async fn run_probe(session: &mut Session, probe: &Probe, opts: &AuditOptions) -> ProbeResult {
     let mut row = ProbeResult {
         tool: probe.tool.clone(),
-        arguments: serde_json::Value::Object(probe.arguments.clone()),
+        arguments: serde_json::Value::Object(probe.shown_arguments.clone()),
         status: ProbeStatus::Ok,
         error: None,
         latency_ms: 0.0,

@@ -185,16 +185,22 @@ fn resolve_entry(
         .probes
         .iter()
         .map(|p| {
-            let arguments = match serde_json::to_value(&p.arguments) {
+            let shown_arguments = match serde_json::to_value(&p.arguments) {
                 Ok(Value::Object(m)) => m,
                 _ => Map::new(),
             };
-            Probe {
+            let arguments = match expand_json(Value::Object(shown_arguments.clone()), lookup)? {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            Ok(Probe {
                 tool: p.tool.clone(),
                 arguments,
-            }
+                shown_arguments,
+            })
         })
-        .collect();
+        .collect::<Result<_, String>>()
+        .map_err(|e| format!("probe arguments: {e}"))?;
     let transport = entry_transport(&entry, dir, home, lookup)?;
     Ok(ServerSpec {
         name: name.to_string(),
@@ -265,6 +271,25 @@ fn entry_transport(
     resolve_from(from, dir, home, lookup)
 }
 
+/// `${VAR}` expanded in every string of a JSON value.
+fn expand_json(v: Value, lookup: Lookup) -> Result<Value, String> {
+    Ok(match v {
+        Value::String(s) => Value::String(expand_vars(&s, lookup)?),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|i| expand_json(i, lookup))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| expand_json(v, lookup).map(|v| (k, v)))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other,
+    })
+}
+
 /// `from = "<client id or config path>:<server name>"`.
 fn resolve_from(
     from: &str,
@@ -320,7 +345,7 @@ budget = 4000
 builtin = "demo"
 [[servers.demo.probes]]
 tool = "search"
-arguments = { q = "x", n = 3 }
+arguments = { q = "x", n = 3, d = "${NOPE_VAR:-dflt}" }
 [servers.bad]
 command = "x"
 colour = "red"
@@ -334,7 +359,10 @@ transport = "sse"
         assert_eq!(f.probe_file.unwrap().defaults.budget, Some(4000));
         let names: Vec<&str> = f.servers.servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["demo", "remote"]);
-        assert_eq!(f.servers.servers[0].probes[0].arguments["n"], 3);
+        let probe = &f.servers.servers[0].probes[0];
+        assert_eq!(probe.arguments["n"], 3);
+        assert_eq!(probe.arguments["d"], "dflt");
+        assert_eq!(probe.shown_arguments["d"], "${NOPE_VAR:-dflt}");
         assert_eq!(f.servers.errors.len(), 1);
         assert_eq!(f.servers.errors[0].key, "servers.bad");
         assert!(

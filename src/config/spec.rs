@@ -140,8 +140,10 @@ fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Probe {
     pub tool: String,
-    /// The call's arguments: a JSON object.
+    /// The call's arguments: a JSON object, `${VAR}`s expanded.
     pub arguments: serde_json::Map<String, serde_json::Value>,
+    /// The arguments as written (`${VAR}` kept), which is what reports show.
+    pub shown_arguments: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A server to audit.

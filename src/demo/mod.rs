@@ -4,7 +4,7 @@
 //! file as an embedded resource, an image, structuredContent duplicated in text, a well-behaved
 //! paginated list). It needs no network, so `audit probes/demo.toml` runs anywhere.
 
-mod payloads;
+pub mod payloads;
 mod server;
 mod tools;
 
