@@ -19,6 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// Connect to MCP servers, measure the schema tax of their tools and the size of probe results
     Audit(AuditArgs),
+    /// Run saved tool results (JSON-RPC lines, bare results or text) through the budget engine
+    Replay(ReplayArgs),
     /// List the servers found in client configs and probe files (secrets redacted)
     Servers(ServersArgs),
     /// Count the tokens of files (or stdin)
@@ -92,6 +94,37 @@ pub struct ServersArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// Payload files: a JSON-RPC response line, a bare tool result JSON, or any text file
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Tool name for policy lookup [default: from a `<server>__<tool>` file name, else the stem]
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Token budget for each result [default: the policy's, 8000]
+    #[arg(long, env = "MCP_BUDGET_BUDGET", value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// Policy file (TOML, a `[policy]` table) on top of the built-in policy
+    #[arg(long, env = "MCP_BUDGET_POLICY", value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Where spilled originals go [default: ~/.cache/mcp-budget/spill]
+    #[arg(long, env = "MCP_BUDGET_SPILL_DIR", value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
+    /// Engine passes per file; the median time is reported
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub runs: usize,
+    /// Tokenizer the budget is counted in
+    #[arg(long, default_value = "cl100k_base", value_name = "NAME")]
+    pub tokenizer: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+    /// Table width [default: terminal width]
+    #[arg(long, value_name = "COLUMNS")]
+    pub width: Option<u16>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -6,6 +6,7 @@
 
 pub mod atomic;
 pub mod audit;
+pub mod budget;
 pub mod config;
 pub mod demo;
 pub mod measure;

@@ -3,6 +3,7 @@
 mod audit;
 mod count;
 mod demo_server;
+mod replay;
 mod servers;
 
 use crate::cli::{Cli, Command};
@@ -12,6 +13,7 @@ use crate::exit::ExitStatus;
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Audit(args) => audit::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Servers(args) => servers::run(args),
         Command::Count(args) => count::run(args),
         Command::DemoServer => demo_server::run(),

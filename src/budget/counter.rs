@@ -1,0 +1,236 @@
+//! Counting only as much text as a decision needs. BPE tokenizers split text into pieces by a
+//! regex before merging, and a cut right after a `\n` that is followed by anything but `\r`,
+//! `\n` or `/` is a piece boundary for both cl100k_base and o200k_base: the tokens of the two
+//! halves add up to the tokens of the whole. So text is counted segment by segment at such cuts,
+//! stopping once a limit is passed, and a preview needs only its own prefix encoded.
+
+use tiktoken_rs::CoreBPE;
+
+use crate::tokens::Tokenizer;
+
+/// Segments are cut near this many bytes.
+const SEGMENT_BYTES: usize = 4096;
+/// Past this many bytes without a safe cut, the rest is counted in one piece.
+const MAX_SEGMENT_BYTES: usize = 64 * 1024;
+
+/// An exact counter that can stop early.
+#[derive(Clone, Copy)]
+pub struct PrefixCounter {
+    bpe: &'static CoreBPE,
+    /// Tokens of the tokenizer the budget is written in per BPE token (the Claude estimate's factor).
+    factor: f64,
+}
+
+impl std::fmt::Debug for PrefixCounter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PrefixCounter(x{})", self.factor)
+    }
+}
+
+impl PrefixCounter {
+    pub fn new(tokenizer: Tokenizer) -> Self {
+        match tokenizer {
+            Tokenizer::Cl100k => PrefixCounter {
+                bpe: tiktoken_rs::cl100k_base_singleton(),
+                factor: 1.0,
+            },
+            Tokenizer::O200k => PrefixCounter {
+                bpe: tiktoken_rs::o200k_base_singleton(),
+                factor: 1.0,
+            },
+            Tokenizer::ClaudeEstimate { factor } => PrefixCounter {
+                bpe: tiktoken_rs::cl100k_base_singleton(),
+                factor,
+            },
+        }
+    }
+
+    /// A budget in the tokenizer's units, in BPE tokens.
+    pub fn bpe_budget(&self, budget: usize) -> usize {
+        (budget as f64 / self.factor).floor() as usize
+    }
+
+    /// BPE tokens in the tokenizer's units (the inverse of [`Self::bpe_budget`], rounding up).
+    pub fn units(&self, bpe_tokens: usize) -> usize {
+        (bpe_tokens as f64 * self.factor).ceil() as usize
+    }
+
+    /// Exact BPE count of `text`.
+    pub fn count(&self, text: &str) -> usize {
+        self.bpe.encode_ordinary(text).len()
+    }
+
+    /// The exact count when it is at most `limit`, else `None`; stops reading once over.
+    pub fn count_up_to(&self, text: &str, limit: usize) -> Option<usize> {
+        if text.len() <= limit {
+            // every token is at least one byte
+            return Some(self.count(text));
+        }
+        let mut total = 0;
+        for seg in segments(text) {
+            total += self.count(seg);
+            if total > limit {
+                return None;
+            }
+        }
+        Some(total)
+    }
+
+    /// The longest prefix of `text` with at most `limit` tokens, preferring a cut right after a
+    /// line break when one is within `line_slack` of the end; returns (bytes, tokens).
+    pub fn prefix_within(&self, text: &str, limit: usize, line_slack: f64) -> (usize, usize) {
+        // (start byte, tokens before it) of every whole segment taken
+        let mut starts: Vec<(usize, usize)> = Vec::new();
+        let mut used = (0, 0);
+        let mut partial = (0, 0);
+        for seg in segments(text) {
+            let n = self.count(seg);
+            if used.1 + n > limit {
+                partial = self.partial(seg, limit - used.1);
+                break;
+            }
+            starts.push(used);
+            used = (used.0 + seg.len(), used.1 + n);
+        }
+        let end = used.0 + partial.0;
+        if end == text.len() {
+            return (end, used.1 + partial.1);
+        }
+        // prefer a line boundary when it costs at most `line_slack` of the preview
+        let mut floor = end - ((end as f64 * line_slack) as usize).min(end);
+        while !text.is_char_boundary(floor) {
+            floor -= 1;
+        }
+        let Some(nl) = text[floor..end].rfind('\n') else {
+            return (end, used.1 + partial.1);
+        };
+        let cut = floor + nl + 1;
+        let (seg_start, before) = if cut >= used.0 {
+            used
+        } else {
+            *starts
+                .iter()
+                .rev()
+                .find(|(start, _)| *start <= cut)
+                .unwrap_or(&(0, 0))
+        };
+        (cut, before + self.count(&text[seg_start..cut]))
+    }
+
+    /// The longest prefix of one segment within `limit` tokens, cut at a token boundary and a
+    /// character boundary, verified by counting it.
+    fn partial(&self, seg: &str, limit: usize) -> (usize, usize) {
+        let tokens = self.bpe.encode_ordinary(seg);
+        let mut take = limit.min(tokens.len());
+        loop {
+            let bytes = self.bpe.decode_bytes(&tokens[..take]).unwrap_or_default();
+            let mut len = bytes.len().min(seg.len());
+            while len > 0 && !seg.is_char_boundary(len) {
+                len -= 1;
+            }
+            let n = self.count(&seg[..len]);
+            if n <= limit || take == 0 {
+                return (len, n);
+            }
+            take -= 1;
+        }
+    }
+}
+
+/// Split `text` at safe cuts into pieces of about [`SEGMENT_BYTES`].
+pub fn segments(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let cut = safe_cut(rest, SEGMENT_BYTES).unwrap_or(rest.len());
+        let (seg, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(seg)
+    })
+}
+
+/// The first safe cut at or after `from` bytes (and before [`MAX_SEGMENT_BYTES`]).
+fn safe_cut(text: &str, from: usize) -> Option<usize> {
+    if text.len() <= from {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let stop = text.len().min(MAX_SEGMENT_BYTES);
+    let mut i = from;
+    while i < stop {
+        if bytes[i] == b'\n' {
+            match bytes.get(i + 1) {
+                Some(b'\r' | b'\n' | b'/') => {}
+                Some(_) => return Some(i + 1),
+                None => return None,
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text_strategy() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("\n".to_string()),
+            Just("\n\n".to_string()),
+            Just("\r\n".to_string()),
+            Just(" ".to_string()),
+            Just("/".to_string()),
+            Just("://".to_string()),
+            "[a-zA-Z]{1,12}",
+            "[0-9]{1,7}",
+            "[ \t]{1,4}",
+            "[.,;:!?'\"(){}\\[\\]-]{1,3}",
+            "[é世界😀ß]{1,3}",
+        ];
+        proptest::collection::vec(piece, 0..3000).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn segment_counts_add_up_to_the_whole(text in text_strategy()) {
+            for tk in [Tokenizer::Cl100k, Tokenizer::O200k] {
+                let c = PrefixCounter::new(tk);
+                let whole = c.count(&text);
+                let parts: usize = segments(&text).map(|s| c.count(s)).sum();
+                prop_assert_eq!(parts, whole);
+                prop_assert_eq!(c.count_up_to(&text, usize::MAX), Some(whole));
+            }
+        }
+
+        #[test]
+        fn prefix_fits_and_is_counted_exactly(text in text_strategy(), limit in 0usize..3000) {
+            let c = PrefixCounter::new(Tokenizer::Cl100k);
+            let (len, n) = c.prefix_within(&text, limit, 0.1);
+            prop_assert!(text.is_char_boundary(len));
+            prop_assert_eq!(n, c.count(&text[..len]));
+            prop_assert!(n <= limit);
+        }
+    }
+
+    #[test]
+    fn count_up_to_stops_early_and_is_exact_below() {
+        let c = PrefixCounter::new(Tokenizer::Cl100k);
+        let text = "The quick brown fox jumps over the lazy dog.\n".repeat(2000);
+        assert_eq!(c.count_up_to(&text, 10), None);
+        assert_eq!(c.count_up_to(&text, 1_000_000), Some(c.count(&text)));
+    }
+
+    #[test]
+    fn prefix_prefers_a_line_break() {
+        let c = PrefixCounter::new(Tokenizer::Cl100k);
+        let text = "alpha beta gamma delta\n".repeat(100);
+        let (len, n) = c.prefix_within(&text, 50, 0.1);
+        assert!(text[..len].ends_with('\n'), "{:?}", &text[..len]);
+        assert!((40..=50).contains(&n));
+    }
+}

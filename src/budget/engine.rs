@@ -1,0 +1,573 @@
+//! The router: least destructive stage first, stop as soon as the result and its note fit.
+
+use std::time::Instant;
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::note::{render, NoteFacts};
+use super::parts::{compact, Part, Work};
+use super::shrink::{ladder, shrink, Caps, ShrinkReport};
+use super::strip::{strip, StripCounts};
+use super::{Policy, PrefixCounter, SpillHandle, SpillStore, ToolPolicy};
+use crate::tokens::Tokenizer;
+
+/// How a result was made to fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    PassThrough,
+    Stripped,
+    Projected,
+    Shrunk,
+    Spilled,
+}
+
+impl Strategy {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::PassThrough => "pass_through",
+            Strategy::Stripped => "stripped",
+            Strategy::Projected => "projected",
+            Strategy::Shrunk => "shrunk",
+            Strategy::Spilled => "spilled",
+        }
+    }
+}
+
+/// One stage the engine ran, and how long it took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage {
+    pub name: String,
+    pub micros: u64,
+}
+
+/// The engine's output: a valid MCP tool result and what was done to it.
+#[derive(Debug, Clone)]
+pub struct Budgeted {
+    pub result: Value,
+    pub budget: usize,
+    /// Tokens of the result as sent to the model (in the budget's tokenizer).
+    pub tokens_after: usize,
+    pub strategy: Strategy,
+    pub stages: Vec<Stage>,
+    /// The full original, when anything was cut.
+    pub spill: Option<SpillHandle>,
+    /// The note appended to the result.
+    pub note: Option<String>,
+}
+
+/// Which call a result came from (names the spill file).
+#[derive(Debug, Clone, Copy)]
+pub struct CallInfo<'a> {
+    pub server: &'a str,
+    pub tool: &'a str,
+    pub arguments: &'a Map<String, Value>,
+}
+
+/// The engine: a policy, a counter and a spill store.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    policy: Policy,
+    counter: PrefixCounter,
+    store: SpillStore,
+}
+
+/// Where a run is: the call, its policy and budget, the work so far, the note's facts.
+struct Run<'a> {
+    call: &'a CallInfo<'a>,
+    policy: ToolPolicy,
+    limit: usize,
+    original: &'a Work,
+    work: Work,
+    facts: NoteFacts,
+    stages: Vec<Stage>,
+    clock: Instant,
+}
+
+impl Engine {
+    pub fn new(policy: Policy, tokenizer: Tokenizer, store: SpillStore) -> Self {
+        Engine {
+            policy,
+            counter: PrefixCounter::new(tokenizer),
+            store,
+        }
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    pub fn store(&self) -> &SpillStore {
+        &self.store
+    }
+
+    /// The exact model-view cost of a result (what the engine measures against the budget).
+    pub fn cost(&self, result: &Value) -> usize {
+        self.counter
+            .units(Work::parse(result, &self.counter).cost(&self.counter))
+    }
+
+    /// Make `result` fit its tool's budget.
+    pub fn run(&self, call: &CallInfo, result: &Value) -> Budgeted {
+        let policy = self.policy.for_tool(call.tool);
+        let limit = self.counter.bpe_budget(policy.budget);
+        let clock = Instant::now();
+        let original = Work::parse(result, &self.counter);
+        if let Some(n) = original.cost_up_to(&self.counter, limit) {
+            let stages = vec![Stage {
+                name: "measure".into(),
+                micros: clock.elapsed().as_micros() as u64,
+            }];
+            return Budgeted {
+                result: result.clone(),
+                budget: policy.budget,
+                tokens_after: self.counter.units(n),
+                strategy: Strategy::PassThrough,
+                stages,
+                spill: None,
+                note: None,
+            };
+        }
+        let facts = NoteFacts {
+            budget: policy.budget,
+            original_bytes: compact(result).len(),
+            spill: Some(self.store.plan(
+                call.server,
+                call.tool,
+                call.arguments,
+                "",
+                spill_ext(&original),
+            )),
+            ..NoteFacts::default()
+        };
+        let mut run = Run {
+            call,
+            policy,
+            limit,
+            original: &original,
+            work: original.clone(),
+            facts,
+            stages: Vec::new(),
+            clock,
+        };
+        run.stage("measure");
+        self.strip_stage(&mut run);
+        if let Some(done) = self.try_finish(&mut run, Strategy::Stripped) {
+            return done;
+        }
+        if let Some(done) = self.json_stages(&mut run) {
+            return done;
+        }
+        self.spill_stage(&mut run)
+    }
+
+    fn strip_stage(&self, run: &mut Run) {
+        if run.work.structured_duplicate && run.policy.drop_duplicate_structured {
+            run.work.structured = None;
+            run.facts
+                .cuts
+                .push("structuredContent dropped: it repeats the text content".into());
+        }
+        let mut counts = StripCounts::default();
+        for part in &mut run.work.parts {
+            if let Part::Prose { text } = part {
+                let (s, c) = strip(text, &run.policy);
+                *text = s;
+                counts.add(&c);
+            }
+        }
+        run.facts.cuts.extend(counts.describe());
+        let mut spilled_images = 0;
+        for (i, part) in run.work.parts.iter_mut().enumerate() {
+            if let Part::Image { block, tokens } = part {
+                if *tokens > run.limit / 2 {
+                    *part = Part::Prose {
+                        text: self.spill_image(run.call, i, block, *tokens),
+                    };
+                    spilled_images += 1;
+                }
+            }
+        }
+        if spilled_images > 0 {
+            run.facts.cuts.push(format!(
+                "{spilled_images} images over the budget saved to files"
+            ));
+        }
+        run.stage("strip");
+    }
+
+    /// Save an image's bytes and say where in place of it.
+    fn spill_image(&self, call: &CallInfo, index: usize, block: &Value, tokens: usize) -> String {
+        let mime = block["mimeType"].as_str().unwrap_or("image/png");
+        let ext = mime.rsplit('/').next().unwrap_or("bin");
+        let data = block["data"].as_str().unwrap_or("");
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .unwrap_or_default();
+        let handle = self.store.plan(
+            call.server,
+            call.tool,
+            call.arguments,
+            &format!("image{index}"),
+            ext,
+        );
+        match self.store.write(&handle, &bytes) {
+            Ok(h) => format!(
+                "[image of ~{tokens} tokens saved to {} ({})]",
+                h.path.display(),
+                h.uri()
+            ),
+            Err(e) => format!("[image of ~{tokens} tokens removed; saving it failed: {e}]"),
+        }
+    }
+
+    fn json_stages(&self, run: &mut Run) -> Option<Budgeted> {
+        let has_json = run.work.structured.is_some()
+            || run
+                .work
+                .parts
+                .iter()
+                .any(|p| matches!(p, Part::Json { .. }));
+        if !has_json {
+            return None;
+        }
+        // when the prose alone is over the budget, no JSON cut can help: go to the preview
+        let mut rest = run.work.clone();
+        rest.parts.retain(|p| !matches!(p, Part::Json { .. }));
+        rest.structured = None;
+        rest.cost_up_to(&self.counter, run.limit)?;
+        let base_cuts = run.facts.cuts.clone();
+        if let Some(projection) = run.policy.project.clone() {
+            let mut applied = false;
+            for_each_json(&mut run.work, |v| {
+                if let Some(out) = projection.apply(v) {
+                    *v = out;
+                    applied = true;
+                }
+            });
+            if applied {
+                run.facts
+                    .cuts
+                    .push(format!("projected with `{}`", projection.expression));
+                run.stage("project");
+                if let Some(done) = self.try_finish(run, Strategy::Projected) {
+                    return Some(done);
+                }
+            }
+        }
+        let projected = run.work.clone();
+        let cuts = run.facts.cuts.clone();
+        let start = Caps {
+            array_items: run.policy.max_array_items,
+            string_chars: run.policy.max_string_chars,
+            depth: run.policy.max_depth,
+        };
+        for caps in ladder(start) {
+            let (w, report) = shrunk(&projected, caps);
+            run.work = w;
+            run.facts.cuts = cuts.clone();
+            run.facts.cuts.extend(report.describe());
+            if let Some(done) = self.try_finish(run, Strategy::Shrunk) {
+                return Some(done);
+            }
+        }
+        run.work = projected;
+        run.facts.cuts = if run.facts.cuts.is_empty() {
+            base_cuts
+        } else {
+            cuts
+        };
+        run.stage("shrink");
+        None
+    }
+
+    fn spill_stage(&self, run: &mut Run) -> Budgeted {
+        let cuts = run.facts.cuts.clone();
+        // JSON: the loosest caps that leave half the budget for the rest
+        let start = Caps {
+            array_items: run.policy.max_array_items,
+            string_chars: run.policy.max_string_chars,
+            depth: run.policy.max_depth,
+        };
+        let projected = run.work.clone();
+        let mut json_cuts = ShrinkReport::default();
+        for caps in ladder(start) {
+            let (w, r) = shrunk(&projected, caps);
+            run.work = w;
+            json_cuts = r;
+            let json: usize = json_texts(&run.work)
+                .iter()
+                .map(|t| self.counter.count(t))
+                .sum();
+            if json <= run.limit / 2 {
+                break;
+            }
+        }
+        run.facts.cuts = cuts;
+        run.facts.cuts.extend(json_cuts.describe());
+        self.drop_extras(run);
+        run.facts.strategy = Strategy::Spilled.name();
+        // the first prose-like part carries the preview; the rest is in the spilled original
+        let preview_at = run
+            .work
+            .parts
+            .iter()
+            .position(|p| matches!(p, Part::Prose { .. } | Part::Resource { .. }));
+        let full = preview_at
+            .map(|i| prose_text(&run.work.parts[i]).to_string())
+            .unwrap_or_default();
+        let exact_lines = preview_at.is_some_and(|i| same_text(&run.original.parts, i, &full));
+        let mut shave = 0;
+        for _ in 0..4 {
+            if let Some(i) = preview_at {
+                let allowance = self
+                    .preview_allowance(run, i, &full, exact_lines)
+                    .saturating_sub(shave);
+                let allowance = run
+                    .policy
+                    .preview_tokens
+                    .map_or(allowance, |p| allowance.min(self.counter.bpe_budget(p)));
+                let (len, _) = self.counter.prefix_within(&full, allowance, 0.1);
+                set_prose(&mut run.work.parts[i], full[..len].to_string());
+                run.facts.preview_lines = exact_lines.then(|| (lines(&full[..len]), lines(&full)));
+                if !exact_lines {
+                    run.facts.cuts.retain(|c| !c.starts_with("preview:"));
+                    run.facts.cuts.push(format!(
+                        "preview: the beginning of the text after stripping ({} of {} bytes)",
+                        len,
+                        full.len()
+                    ));
+                }
+            }
+            run.stage("preview");
+            match self.try_finish(run, Strategy::Spilled) {
+                Some(done) => return done,
+                None => shave = shave * 2 + 32,
+            }
+        }
+        // cannot happen unless the note alone is over the budget: send the note only
+        run.work.parts.clear();
+        run.work.structured = None;
+        self.finish(run, Strategy::Spilled, usize::MAX)
+    }
+
+    /// Drop extra prose blocks and fixed blocks that crowd out the preview.
+    fn drop_extras(&self, run: &mut Run) {
+        let mut seen_prose = false;
+        let before = run.work.parts.len();
+        let mut dropped_fixed = 0;
+        let fixed: usize = run
+            .work
+            .parts
+            .iter()
+            .map(|p| {
+                if let Part::Fixed { tokens, .. } | Part::Image { tokens, .. } = p {
+                    *tokens
+                } else {
+                    0
+                }
+            })
+            .sum();
+        let keep_fixed = fixed <= run.limit / 4;
+        run.work.parts.retain(|p| match p {
+            Part::Prose { .. } | Part::Resource { .. } => !std::mem::replace(&mut seen_prose, true),
+            Part::Fixed { .. } | Part::Image { .. } if !keep_fixed => {
+                dropped_fixed += 1;
+                false
+            }
+            _ => true,
+        });
+        let dropped_prose = before - run.work.parts.len() - dropped_fixed;
+        if dropped_prose > 0 {
+            run.facts
+                .cuts
+                .push(format!("{dropped_prose} more text blocks left out"));
+        }
+        if dropped_fixed > 0 {
+            run.facts.cuts.push(format!(
+                "{dropped_fixed} links, images or binary blocks left out"
+            ));
+        }
+    }
+
+    /// Tokens left for the preview once everything else and a worst-case note are counted.
+    fn preview_allowance(&self, run: &mut Run, at: usize, full: &str, exact_lines: bool) -> usize {
+        let saved = std::mem::replace(
+            &mut run.work.parts[at],
+            Part::Prose {
+                text: String::new(),
+            },
+        );
+        let others = run.work.cost(&self.counter);
+        run.work.parts[at] = saved;
+        let mut facts = run.facts.clone();
+        let total = lines(full);
+        facts.preview_lines = exact_lines.then_some((total, total));
+        if !exact_lines {
+            facts.cuts.push(format!(
+                "preview: the beginning of the text after stripping ({} of {} bytes)",
+                full.len(),
+                full.len()
+            ));
+        }
+        let note = self.counter.count(&render(&facts));
+        run.limit.saturating_sub(others + note + 1)
+    }
+
+    /// Finish with `strategy` if the work and its note fit.
+    fn try_finish(&self, run: &mut Run, strategy: Strategy) -> Option<Budgeted> {
+        run.facts.strategy = strategy.name();
+        let note = self.counter.count(&render(&run.facts));
+        let rest = run
+            .work
+            .cost_up_to(&self.counter, run.limit.checked_sub(note)?)?;
+        Some(self.finish(run, strategy, rest + note))
+    }
+
+    /// Write the spill, append the note, and account.
+    fn finish(&self, run: &mut Run, strategy: Strategy, bpe_tokens: usize) -> Budgeted {
+        run.facts.strategy = strategy.name();
+        let planned = run
+            .facts
+            .spill
+            .clone()
+            .expect("a reduced result has a planned spill");
+        match self.store.write(&planned, &spill_content(run.original)) {
+            Ok(h) => run.facts.spill = Some(h),
+            Err(e) => {
+                run.facts.spill = None;
+                run.facts.spill_error = Some(format!("{} ({e})", planned.path.display()));
+            }
+        }
+        let note = render(&run.facts);
+        let mut tokens = bpe_tokens;
+        if run.facts.spill.is_none() || bpe_tokens == usize::MAX {
+            tokens = run.work.cost(&self.counter) + self.counter.count(&note);
+        }
+        run.stage("spill");
+        Budgeted {
+            result: run.work.to_result(std::slice::from_ref(&note)),
+            budget: run.policy.budget,
+            tokens_after: self.counter.units(tokens),
+            strategy,
+            stages: std::mem::take(&mut run.stages),
+            spill: run.facts.spill.clone(),
+            note: Some(note),
+        }
+    }
+}
+
+impl Run<'_> {
+    fn stage(&mut self, name: &str) {
+        let micros = self.clock.elapsed().as_micros() as u64;
+        let spent: u64 = self.stages.iter().map(|s| s.micros).sum();
+        self.stages.push(Stage {
+            name: name.into(),
+            micros: micros.saturating_sub(spent),
+        });
+    }
+}
+
+impl StripCounts {
+    fn add(&mut self, o: &StripCounts) {
+        self.data_uri_images += o.data_uri_images;
+        self.long_urls += o.long_urls;
+        self.tracking_params += o.tracking_params;
+        self.base64_runs += o.base64_runs;
+        self.blank_runs += o.blank_runs;
+    }
+}
+
+fn for_each_json(work: &mut Work, mut f: impl FnMut(&mut Value)) {
+    for part in &mut work.parts {
+        if let Part::Json { text, value } = part {
+            f(value);
+            *text = compact(value);
+        }
+    }
+    if let Some(s) = &mut work.structured {
+        f(s);
+    }
+}
+
+/// `work` with every JSON part shrunk by `caps`, and what was cut.
+fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
+    let mut out = work.clone();
+    let mut report = ShrinkReport {
+        string_chars: caps.string_chars,
+        depth: caps.depth,
+        ..ShrinkReport::default()
+    };
+    for_each_json(&mut out, |v| {
+        let (s, r) = shrink(v, caps);
+        *v = s;
+        report.merge(r);
+    });
+    (out, report)
+}
+
+fn json_texts(work: &Work) -> Vec<String> {
+    let mut out: Vec<String> = work
+        .parts
+        .iter()
+        .filter_map(|p| {
+            if let Part::Json { text, .. } = p {
+                Some(text.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.extend(work.structured.as_ref().map(compact));
+    out
+}
+
+fn prose_text(p: &Part) -> &str {
+    match p {
+        Part::Prose { text } | Part::Resource { text, .. } => text,
+        _ => "",
+    }
+}
+
+fn set_prose(p: &mut Part, new: String) {
+    if let Part::Prose { text } | Part::Resource { text, .. } = p {
+        *text = new;
+    }
+}
+
+/// Whether the preview text is the original's (no stripping changed it), so lines match.
+fn same_text(original: &[Part], at: usize, text: &str) -> bool {
+    let prose: Vec<&Part> = original
+        .iter()
+        .filter(|p| matches!(p, Part::Prose { .. } | Part::Resource { .. }))
+        .collect();
+    original.len() == 1 && at == 0 && prose.first().is_some_and(|p| prose_text(p) == text)
+}
+
+fn lines(text: &str) -> usize {
+    text.lines().count()
+}
+
+/// What the spill file holds: a single text as it is, else the whole result as JSON.
+fn spill_content(original: &Work) -> Vec<u8> {
+    match (original.parts.as_slice(), &original.structured) {
+        ([Part::Prose { text }], None)
+        | ([Part::Json { text, .. }], None)
+        | ([Part::Resource { text, .. }], None) => text.as_bytes().to_vec(),
+        _ => compact(&original.to_result(&[])).into_bytes(),
+    }
+}
+
+fn spill_ext(original: &Work) -> &'static str {
+    match (original.parts.as_slice(), &original.structured) {
+        ([Part::Prose { .. }], None) => "md",
+        ([Part::Resource { block, .. }], None) => match block["resource"]["mimeType"].as_str() {
+            Some(m) if m.contains("json") => "json",
+            Some(m) if m.contains("markdown") => "md",
+            _ => "txt",
+        },
+        _ => "json",
+    }
+}

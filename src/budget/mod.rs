@@ -1,0 +1,26 @@
+//! The budget engine: shrink any tool result to a token budget without losing data. Least
+//! destructive first, stopping as soon as the result fits: pass through, strip noise from
+//! prose, project or shrink JSON, spill the original to disk with a preview. Every reduced
+//! result carries a note saying what was cut and where the full original is. Synchronous and
+//! pure except the spill store.
+
+mod counter;
+mod engine;
+mod github;
+mod input;
+mod note;
+mod parts;
+mod policy;
+mod project;
+mod shrink;
+mod spill;
+mod strip;
+
+pub use counter::{segments, PrefixCounter};
+pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
+pub use input::{load_payload, parse_result, Payload, PayloadError};
+pub use policy::{Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET};
+pub use project::Projection;
+pub use shrink::{shrink, Caps, ShrinkReport};
+pub use spill::{sanitize, spill_key, SpillHandle, SpillStore, DEFAULT_MAX_BYTES};
+pub use strip::{strip, StripCounts, TRACKING_PARAMS};

@@ -1,0 +1,59 @@
+//! The note every reduced result carries: what was cut, where the full copy is, how to read more.
+
+use super::spill::SpillHandle;
+
+/// `12345` as `12,345`.
+pub fn thousands(n: usize) -> String {
+    crate::report::thousands(n)
+}
+
+/// The facts a note reports.
+#[derive(Debug, Clone, Default)]
+pub struct NoteFacts {
+    pub budget: usize,
+    pub strategy: &'static str,
+    pub original_bytes: usize,
+    pub cuts: Vec<String>,
+    /// (lines shown, lines in the spilled text) for a preview.
+    pub preview_lines: Option<(usize, usize)>,
+    pub spill: Option<SpillHandle>,
+    pub spill_error: Option<String>,
+}
+
+/// The note text.
+pub fn render(f: &NoteFacts) -> String {
+    let mut s = format!(
+        "[mcp-budget] This result was reduced to fit a budget of {} tokens ({}; the original was {} bytes).",
+        thousands(f.budget),
+        f.strategy,
+        thousands(f.original_bytes)
+    );
+    for cut in &f.cuts {
+        s.push_str("\n- ");
+        s.push_str(cut);
+    }
+    if let Some((shown, total)) = f.preview_lines {
+        s.push_str(&format!(
+            "\n- preview: lines 1-{} of {} shown",
+            thousands(shown),
+            thousands(total)
+        ));
+    }
+    match (&f.spill, &f.spill_error) {
+        (Some(h), _) => {
+            s.push_str(&format!(
+                "\nFull original: {} ({})",
+                h.path.display(),
+                h.uri()
+            ));
+            let next = f.preview_lines.map_or(1, |(shown, _)| shown + 1);
+            s.push_str(&format!(
+                "\nRead more with mcp_budget_read {{\"handle\": \"{}\", \"start_line\": {next}}} (or grep), or open the file.",
+                h.id
+            ));
+        }
+        (None, Some(e)) => s.push_str(&format!("\nThe full original could NOT be saved: {e}")),
+        (None, None) => {}
+    }
+    s
+}

@@ -1,0 +1,168 @@
+//! A tool result taken apart for the engine: prose, JSON, embedded resource text, images and
+//! fixed-cost blocks, with the model-view cost of each (what a client sends the model).
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use super::PrefixCounter;
+use crate::tokens::{claude_image_tokens, image_dimensions};
+
+/// One content block (or structuredContent), as the engine sees it.
+#[derive(Debug, Clone)]
+pub enum Part {
+    /// A text block that is not JSON.
+    Prose { text: String },
+    /// A text block holding a JSON object or array: `text` as sent, `value` parsed.
+    Json { text: String, value: Value },
+    /// An embedded resource with text; `block` keeps uri and mimeType.
+    Resource { block: Value, text: String },
+    /// An image block, costed by pixels.
+    Image { block: Value, tokens: usize },
+    /// Anything else (resource links, blobs, audio): kept or dropped whole.
+    Fixed { block: Value, tokens: usize },
+}
+
+/// The result, taken apart.
+#[derive(Debug, Clone)]
+pub struct Work {
+    pub parts: Vec<Part>,
+    pub structured: Option<Value>,
+    /// structuredContent repeats a text block.
+    pub structured_duplicate: bool,
+    /// Other top-level fields (`isError`, `_meta`), kept as they are.
+    pub rest: Map<String, Value>,
+}
+
+impl Work {
+    pub fn parse(result: &Value, counter: &PrefixCounter) -> Work {
+        let mut rest = result.as_object().cloned().unwrap_or_default();
+        let content = rest
+            .remove("content")
+            .and_then(|c| c.as_array().cloned())
+            .unwrap_or_default();
+        let structured = rest.remove("structuredContent").filter(|s| !s.is_null());
+        let parts: Vec<Part> = content.into_iter().map(|b| part(b, counter)).collect();
+        let structured_duplicate = structured.as_ref().is_some_and(|s| duplicates(s, &parts));
+        Work {
+            parts,
+            structured,
+            structured_duplicate,
+            rest,
+        }
+    }
+
+    /// The cost if it is at most `limit` (exact), else `None`.
+    pub fn cost_up_to(&self, counter: &PrefixCounter, limit: usize) -> Option<usize> {
+        let mut total = 0;
+        for p in &self.parts {
+            total += part_cost(p, counter, limit.checked_sub(total)?)?;
+        }
+        if let Some(s) = &self.structured {
+            total += counter.count_up_to(&compact(s), limit.checked_sub(total)?)?;
+        }
+        (total <= limit).then_some(total)
+    }
+
+    /// The exact cost, however large.
+    pub fn cost(&self, counter: &PrefixCounter) -> usize {
+        self.cost_up_to(counter, usize::MAX).unwrap_or(usize::MAX)
+    }
+
+    /// Back to an MCP tool result, with `extra` text blocks appended.
+    pub fn to_result(&self, extra: &[String]) -> Value {
+        let mut content: Vec<Value> = self.parts.iter().map(block).collect();
+        content.extend(extra.iter().map(|t| json!({"type": "text", "text": t})));
+        let mut out = Map::new();
+        out.insert("content".into(), Value::Array(content));
+        if let Some(s) = &self.structured {
+            out.insert("structuredContent".into(), s.clone());
+        }
+        for (k, v) in &self.rest {
+            out.insert(k.clone(), v.clone());
+        }
+        Value::Object(out)
+    }
+}
+
+fn part(b: Value, counter: &PrefixCounter) -> Part {
+    let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
+    match kind {
+        "text" => {
+            let text = b
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let t = text.trim_start();
+            if t.starts_with('{') || t.starts_with('[') {
+                if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                    return Part::Json { text, value };
+                }
+            }
+            Part::Prose { text }
+        }
+        "resource" if b["resource"]["text"].is_string() => {
+            let text = b["resource"]["text"].as_str().unwrap_or("").to_string();
+            Part::Resource { block: b, text }
+        }
+        "image" => {
+            let data = b.get("data").and_then(Value::as_str).unwrap_or("");
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(data.trim())
+                .unwrap_or_default();
+            let tokens = image_dimensions(&bytes)
+                .map_or(0, |i| claude_image_tokens(i.width_px, i.height_px).0);
+            Part::Image {
+                block: b,
+                tokens: counter.bpe_budget(tokens),
+            }
+        }
+        "resource" | "audio" => Part::Fixed {
+            block: b,
+            tokens: 0,
+        },
+        _ => {
+            let tokens = counter.count(&compact(&b));
+            Part::Fixed { block: b, tokens }
+        }
+    }
+}
+
+fn part_cost(p: &Part, counter: &PrefixCounter, limit: usize) -> Option<usize> {
+    match p {
+        Part::Prose { text } | Part::Json { text, .. } | Part::Resource { text, .. } => {
+            counter.count_up_to(text, limit)
+        }
+        Part::Image { tokens, .. } | Part::Fixed { tokens, .. } => {
+            (*tokens <= limit).then_some(*tokens)
+        }
+    }
+}
+
+/// The block a part becomes in the output.
+pub fn block(p: &Part) -> Value {
+    match p {
+        Part::Prose { text } | Part::Json { text, .. } => json!({"type": "text", "text": text}),
+        Part::Resource { block, text } => {
+            let mut b = block.clone();
+            b["resource"]["text"] = Value::String(text.clone());
+            b
+        }
+        Part::Image { block, .. } | Part::Fixed { block, .. } => block.clone(),
+    }
+}
+
+/// Compact JSON text.
+pub fn compact(v: &Value) -> String {
+    serde_json::to_string(v).expect("a serde_json::Value always serialises")
+}
+
+fn duplicates(structured: &Value, parts: &[Part]) -> bool {
+    parts.iter().any(|p| match p {
+        Part::Json { value, .. } => value == structured,
+        Part::Prose { text } => structured
+            .as_object()
+            .is_some_and(|m| m.values().any(|v| v.as_str() == Some(text))),
+        _ => false,
+    })
+}

@@ -1,0 +1,385 @@
+//! The engine's policy: a default budget and per-tool overrides by glob (budget, JMESPath
+//! projection, array and string caps, depth, preview size, strip rules), validated at load.
+//! The built-in policy ships projections for the heavy GitHub tools.
+
+use globset::{Glob, GlobMatcher};
+use serde::Deserialize;
+
+use super::Projection;
+
+/// The smallest budget a result can be cut to and still carry its note.
+pub const MIN_BUDGET: usize = 200;
+
+/// Which noise the strip stage removes from prose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StripRules {
+    pub data_uris: bool,
+    pub long_urls: bool,
+    pub tracking_params: bool,
+    pub base64_runs: bool,
+    pub blank_lines: bool,
+}
+
+impl Default for StripRules {
+    fn default() -> Self {
+        StripRules {
+            data_uris: true,
+            long_urls: true,
+            tracking_params: true,
+            base64_runs: true,
+            blank_lines: true,
+        }
+    }
+}
+
+/// The settings that apply to one tool's result.
+#[derive(Debug, Clone)]
+pub struct ToolPolicy {
+    pub budget: usize,
+    pub project: Option<Projection>,
+    /// Arrays are first capped to this many items; the cap is lowered until the result fits.
+    pub max_array_items: usize,
+    /// Strings are first cut to this many characters; lowered until the result fits.
+    pub max_string_chars: usize,
+    /// Containers deeper than this become empty.
+    pub max_depth: usize,
+    /// Upper bound on a spill preview; by default the preview fills the budget.
+    pub preview_tokens: Option<usize>,
+    pub strip: StripRules,
+    /// URLs longer than this are shortened by the strip stage.
+    pub url_max_chars: usize,
+    /// Drop structuredContent that repeats a text block.
+    pub drop_duplicate_structured: bool,
+}
+
+impl Default for ToolPolicy {
+    fn default() -> Self {
+        ToolPolicy {
+            budget: 8000,
+            project: None,
+            max_array_items: 20,
+            max_string_chars: 500,
+            max_depth: 12,
+            preview_tokens: None,
+            strip: StripRules::default(),
+            url_max_chars: 200,
+            drop_duplicate_structured: true,
+        }
+    }
+}
+
+/// A policy problem, naming the tool (or `default`) and what is wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("policy for `{tool}`: {message}")]
+pub struct PolicyError {
+    pub tool: String,
+    pub message: String,
+}
+
+/// The TOML form of a policy table (`[policy]` or `[policy.tools.NAME]`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleToml {
+    budget: Option<usize>,
+    project: Option<String>,
+    max_array_items: Option<usize>,
+    max_string_chars: Option<usize>,
+    max_depth: Option<usize>,
+    preview_tokens: Option<usize>,
+    url_max_chars: Option<usize>,
+    drop_duplicate_structured: Option<bool>,
+    strip: Option<StripToml>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StripToml {
+    data_uris: Option<bool>,
+    long_urls: Option<bool>,
+    tracking_params: Option<bool>,
+    base64_runs: Option<bool>,
+    blank_lines: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyToml {
+    #[serde(flatten)]
+    default: RuleToml,
+    #[serde(default)]
+    tools: indexmap_free::OrderedTools,
+}
+
+mod indexmap_free {
+    //! `[policy.tools.*]` in file order (later rules win).
+    use serde::de::{Deserializer, MapAccess, Visitor};
+    use serde::Deserialize;
+
+    #[derive(Debug, Clone, Default)]
+    pub struct OrderedTools(pub Vec<(String, super::RuleToml)>);
+
+    impl<'de> Deserialize<'de> for OrderedTools {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = OrderedTools;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a table of tool policies")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<OrderedTools, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some((k, v)) = m.next_entry::<String, super::RuleToml>()? {
+                        out.push((k, v));
+                    }
+                    Ok(OrderedTools(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+}
+
+/// A per-tool rule: a glob over tool names and the settings it overrides.
+#[derive(Debug, Clone)]
+struct Rule {
+    pattern: String,
+    matcher: GlobMatcher,
+    rule: RuleToml,
+    project: Option<Projection>,
+}
+
+/// The whole policy.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    default: ToolPolicy,
+    rules: Vec<Rule>,
+}
+
+impl Policy {
+    /// The built-in policy: defaults plus projections for GitHub's heavy tools.
+    pub fn builtin() -> Policy {
+        let mut p = Policy::default();
+        for (tool, expr) in super::github::PROJECTIONS {
+            let project = Projection::compile(expr).expect("built-in projections are valid");
+            p.rules.push(Rule {
+                pattern: tool.to_string(),
+                matcher: Glob::new(tool)
+                    .expect("tool names are valid globs")
+                    .compile_matcher(),
+                rule: RuleToml::default(),
+                project: Some(project),
+            });
+        }
+        p
+    }
+
+    /// Add the rules of a `[policy]` table on top of this policy (its rules win).
+    pub fn extend_from_toml(&mut self, table: &toml::Value) -> Result<(), PolicyError> {
+        let parsed: PolicyToml =
+            table
+                .clone()
+                .try_into()
+                .map_err(|e: toml::de::Error| PolicyError {
+                    tool: "policy".into(),
+                    message: e.to_string().trim().replace('\n', " "),
+                })?;
+        apply(&mut self.default, &parsed.default, "default")?;
+        if let Some(expr) = &parsed.default.project {
+            self.default.project = Some(compile(expr, "default")?);
+        }
+        for (pattern, rule) in parsed.tools.0 {
+            let matcher = Glob::new(&pattern)
+                .map_err(|e| PolicyError {
+                    tool: pattern.clone(),
+                    message: format!("bad glob: {e}"),
+                })?
+                .compile_matcher();
+            let project = rule
+                .project
+                .as_deref()
+                .map(|e| compile(e, &pattern))
+                .transpose()?;
+            // validate the override values now, on a scratch copy
+            apply(&mut ToolPolicy::default(), &rule, &pattern)?;
+            self.rules.push(Rule {
+                pattern,
+                matcher,
+                rule,
+                project,
+            });
+        }
+        Ok(())
+    }
+
+    /// Set the default budget (the `--budget` flag); per-tool budgets still apply.
+    pub fn set_budget(&mut self, budget: usize) -> Result<(), PolicyError> {
+        check_budget(budget, "default")?;
+        self.default.budget = budget;
+        Ok(())
+    }
+
+    /// The settings for `tool`: the default, then every matching rule in order.
+    pub fn for_tool(&self, tool: &str) -> ToolPolicy {
+        let mut p = self.default.clone();
+        for r in self.rules.iter().filter(|r| r.matcher.is_match(tool)) {
+            apply(&mut p, &r.rule, &r.pattern).expect("rules were validated at load");
+            if r.project.is_some() {
+                p.project = r.project.clone();
+            }
+        }
+        p
+    }
+
+    /// The default budget.
+    pub fn budget(&self) -> usize {
+        self.default.budget
+    }
+}
+
+fn compile(expr: &str, tool: &str) -> Result<Projection, PolicyError> {
+    Projection::compile(expr).map_err(|message| PolicyError {
+        tool: tool.into(),
+        message,
+    })
+}
+
+fn check_budget(budget: usize, tool: &str) -> Result<(), PolicyError> {
+    if budget < MIN_BUDGET {
+        return Err(PolicyError {
+            tool: tool.into(),
+            message: format!("budget {budget} is below the minimum of {MIN_BUDGET} tokens"),
+        });
+    }
+    Ok(())
+}
+
+fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError> {
+    let positive = |v: Option<usize>, name: &str| -> Result<Option<usize>, PolicyError> {
+        match v {
+            Some(0) => Err(PolicyError {
+                tool: tool.into(),
+                message: format!("`{name}` must be at least 1"),
+            }),
+            other => Ok(other),
+        }
+    };
+    if let Some(b) = r.budget {
+        check_budget(b, tool)?;
+        p.budget = b;
+    }
+    p.max_array_items =
+        positive(r.max_array_items, "max_array_items")?.unwrap_or(p.max_array_items);
+    p.max_string_chars =
+        positive(r.max_string_chars, "max_string_chars")?.unwrap_or(p.max_string_chars);
+    p.max_depth = positive(r.max_depth, "max_depth")?.unwrap_or(p.max_depth);
+    p.url_max_chars = positive(r.url_max_chars, "url_max_chars")?.unwrap_or(p.url_max_chars);
+    if let Some(t) = positive(r.preview_tokens, "preview_tokens")? {
+        p.preview_tokens = Some(t);
+    }
+    if let Some(d) = r.drop_duplicate_structured {
+        p.drop_duplicate_structured = d;
+    }
+    if let Some(s) = &r.strip {
+        let st = &mut p.strip;
+        st.data_uris = s.data_uris.unwrap_or(st.data_uris);
+        st.long_urls = s.long_urls.unwrap_or(st.long_urls);
+        st.tracking_params = s.tracking_params.unwrap_or(st.tracking_params);
+        st.base64_runs = s.base64_runs.unwrap_or(st.base64_runs);
+        st.blank_lines = s.blank_lines.unwrap_or(st.blank_lines);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(text: &str) -> Result<Policy, PolicyError> {
+        let v: toml::Value = toml::from_str(text).unwrap();
+        let mut p = Policy::builtin();
+        p.extend_from_toml(&v["policy"])?;
+        Ok(p)
+    }
+
+    #[test]
+    fn globs_override_in_order_and_builtins_apply() {
+        let p = policy(
+            r#"
+[policy]
+budget = 6000
+[policy.tools."browser_*"]
+budget = 3000
+strip = { blank_lines = false }
+[policy.tools.browser_snapshot]
+max_array_items = 5
+"#,
+        )
+        .unwrap();
+        assert_eq!(p.for_tool("fetch").budget, 6000);
+        let snap = p.for_tool("browser_snapshot");
+        assert_eq!(
+            (snap.budget, snap.max_array_items, snap.strip.blank_lines),
+            (3000, 5, false)
+        );
+        assert!(
+            p.for_tool("search_code").project.is_some(),
+            "built-in GitHub projection"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_tool_and_the_problem() {
+        let e = policy("[policy.tools.search_code]\nproject = \"items[:5].{name: name\"\n")
+            .unwrap_err();
+        assert_eq!(e.tool, "search_code");
+        assert!(e.message.contains("column"), "{}", e.message);
+        let e = policy("[policy.tools.x]\nbudget = 10\n").unwrap_err();
+        assert!(e.to_string().contains("below the minimum"), "{e}");
+        let e = policy("[policy.tools.x]\nbudgett = 10\n").unwrap_err();
+        assert!(e.message.contains("budgett"), "{e}");
+        let e = policy("[policy.tools.y]\nmax_depth = 0\n").unwrap_err();
+        assert_eq!(e.tool, "y");
+    }
+}
+
+/// A policy file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyFileError {
+    #[error("failed to read {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("failed to parse {path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("{path}: {source}")]
+    Invalid {
+        path: String,
+        #[source]
+        source: PolicyError,
+    },
+}
+
+impl Policy {
+    /// The built-in policy extended by a file: a `[policy]` table, or a file that is one.
+    pub fn load_file(path: &std::path::Path) -> Result<Policy, PolicyFileError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| PolicyFileError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        let value: toml::Value = toml::from_str(&text).map_err(|e| PolicyFileError::Parse {
+            path: shown.clone(),
+            message: e.to_string().trim().replace('\n', " "),
+        })?;
+        let table = value.get("policy").cloned().unwrap_or(value);
+        let mut p = Policy::builtin();
+        p.extend_from_toml(&table)
+            .map_err(|source| PolicyFileError::Invalid {
+                path: shown,
+                source,
+            })?;
+        Ok(p)
+    }
+}

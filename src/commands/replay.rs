@@ -1,0 +1,99 @@
+//! `mcp-budget replay`: run saved tool results through the budget engine, offline.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use mcp_budget::budget::{load_payload, CallInfo, Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
+use mcp_budget::report::{render_replay_table, ReplayRow};
+use mcp_budget::tokens::Tokenizer;
+
+use crate::cli::{ListFormat, ReplayArgs};
+use crate::exit::ExitStatus;
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
+    let mut policy = match &args.policy {
+        Some(path) => Policy::load_file(path)?,
+        None => Policy::builtin(),
+    };
+    if let Some(b) = args.budget {
+        policy.set_budget(b)?;
+    }
+    let tokenizer = *Tokenizer::parse_list(&args.tokenizer)?
+        .first()
+        .context("no tokenizer given")?;
+    let spill_dir = args.spill_dir.clone().unwrap_or_else(default_spill_dir);
+    let engine = Engine::new(
+        policy,
+        tokenizer,
+        SpillStore::new(spill_dir, DEFAULT_MAX_BYTES),
+    );
+    let mut rows = Vec::new();
+    let mut failed = false;
+    for file in &args.files {
+        match replay_one(&engine, file, &args) {
+            Ok(row) => rows.push(row),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                failed = true;
+            }
+        }
+    }
+    let out = match args.format {
+        ListFormat::Table => render_replay_table(&rows, args.width),
+        ListFormat::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&serde_json::json!({"results": rows}))?
+        ),
+    };
+    print!("{out}");
+    Ok(if failed {
+        ExitStatus::Error
+    } else {
+        ExitStatus::Success
+    })
+}
+
+fn replay_one(
+    engine: &Engine,
+    file: &std::path::Path,
+    args: &ReplayArgs,
+) -> anyhow::Result<ReplayRow> {
+    let payload = load_payload(file, args.tool.as_deref())?;
+    let empty = serde_json::Map::new();
+    let call = CallInfo {
+        server: &payload.server,
+        tool: &payload.tool,
+        arguments: &empty,
+    };
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..args.runs.max(1) {
+        let started = std::time::Instant::now();
+        let out = engine.run(&call, &payload.result);
+        times.push(started.elapsed().as_micros() as u64);
+        last = Some(out);
+    }
+    times.sort_unstable();
+    let b = last.expect("at least one run");
+    Ok(ReplayRow {
+        file: file.display().to_string(),
+        tool: payload.tool.clone(),
+        tokens_before: engine.cost(&payload.result),
+        tokens_after: b.tokens_after,
+        budget: b.budget,
+        strategy: b.strategy.name().to_string(),
+        engine_us: times[times.len() / 2],
+        spill_path: b.spill.as_ref().map(|s| s.path.display().to_string()),
+        note: b.note.clone(),
+        result: b.result,
+    })
+}
+
+/// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`.
+pub fn default_spill_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| super::home().map(|h| h.join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("mcp-budget/spill")
+}

@@ -1,0 +1,49 @@
+//! What `mcp-budget replay` prints: before and after per payload, as a table or JSON.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use serde::{Deserialize, Serialize};
+
+use super::thousands;
+
+/// One replayed payload (`--format json` prints `{"results": [...]}` of these).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayRow {
+    pub file: String,
+    pub tool: String,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    pub budget: usize,
+    pub strategy: String,
+    /// Median engine time over `--runs` passes, in microseconds.
+    pub engine_us: u64,
+    pub spill_path: Option<String>,
+    pub note: Option<String>,
+    /// The budgeted MCP tool result.
+    pub result: serde_json::Value,
+}
+
+/// The table form.
+pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    if let Some(w) = width {
+        t.set_width(w);
+    }
+    t.set_header([
+        "file", "tool", "before", "after", "budget", "strategy", "engine", "spill",
+    ]);
+    let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+    for r in rows {
+        t.add_row(vec![
+            Cell::new(&r.file),
+            Cell::new(&r.tool),
+            right(thousands(r.tokens_before)),
+            right(thousands(r.tokens_after)),
+            right(thousands(r.budget)),
+            Cell::new(&r.strategy),
+            right(format!("{:.2} ms", r.engine_us as f64 / 1000.0)),
+            Cell::new(r.spill_path.as_deref().unwrap_or("")),
+        ]);
+    }
+    format!("{t}\n")
+}
