@@ -75,6 +75,15 @@ pub struct AuditArgs {
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_response_bytes: usize,
+    /// Token budget the engine replays each probe result at [default: 8000]
+    #[arg(long, env = "MCP_BUDGET_BUDGET", value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// Policy file (TOML, a `[policy]` table) on top of the built-in policy and the probe files'
+    #[arg(long, env = "MCP_BUDGET_POLICY", value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Where spilled originals go [default: OUT/spill]
+    #[arg(long, env = "MCP_BUDGET_SPILL_DIR", value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
     /// Table width for the terminal summary [default: terminal width, or 120 when piped]
     #[arg(long, value_name = "COLUMNS")]
     pub width: Option<u16>,

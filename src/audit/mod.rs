@@ -14,6 +14,7 @@ use tokio::task::JoinSet;
 pub use observer::{AuditObserver, NoProgress, Phase};
 pub use server::audit_server;
 
+use crate::budget::Engine;
 use crate::config::{EntryError, ServerSpec};
 use crate::report::{ConfigIssue, Report, ServerReport, SCHEMA_VERSION};
 use crate::tokens::TokenizerSet;
@@ -30,6 +31,8 @@ pub struct AuditOptions {
     /// Also call read-only tools that need no arguments.
     pub auto_probe: bool,
     pub session: SessionOptions,
+    /// The budget engine every probe result is replayed through.
+    pub engine: Option<Arc<Engine>>,
 }
 
 impl Default for AuditOptions {
@@ -40,6 +43,7 @@ impl Default for AuditOptions {
             concurrency: 8,
             auto_probe: false,
             session: SessionOptions::default(),
+            engine: None,
         }
     }
 }

@@ -4,9 +4,12 @@
 use std::collections::BTreeMap;
 
 use super::{AuditObserver, AuditOptions, Phase};
+use crate::budget::{CallInfo, Engine};
 use crate::config::{Probe, Redactor, ServerSpec};
 use crate::measure::{measure_initialize, measure_list, measure_result, measure_tools_pages};
-use crate::report::{ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolsList};
+use crate::report::{
+    BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolsList,
+};
 use crate::upstream::{Session, UpstreamError};
 
 /// Pages followed at most, against a server whose cursor never ends.
@@ -130,7 +133,7 @@ async fn run(
                     total: probes.len(),
                 },
             );
-            let row = run_probe(&mut session, probe, opts).await;
+            let row = run_probe(&mut session, &spec.name, probe, opts).await;
             report.probes.push(row);
         }
         Ok(())
@@ -215,7 +218,12 @@ fn plan_probes(spec: &ServerSpec, report: &ServerReport, auto: bool) -> Vec<Prob
     probes
 }
 
-async fn run_probe(session: &mut Session, probe: &Probe, opts: &AuditOptions) -> ProbeResult {
+async fn run_probe(
+    session: &mut Session,
+    server: &str,
+    probe: &Probe,
+    opts: &AuditOptions,
+) -> ProbeResult {
     let mut row = ProbeResult {
         tool: probe.tool.clone(),
         arguments: serde_json::Value::Object(probe.shown_arguments.clone()),
@@ -223,6 +231,7 @@ async fn run_probe(session: &mut Session, probe: &Probe, opts: &AuditOptions) ->
         error: None,
         latency_ms: 0.0,
         raw: None,
+        budgeted: None,
     };
     let outcome = match session.call_tool(probe).await {
         Ok(o) => o,
@@ -234,15 +243,22 @@ async fn run_probe(session: &mut Session, probe: &Probe, opts: &AuditOptions) ->
     row.latency_ms = outcome.latency_ms;
     let set = opts.tokenizers.clone();
     let response = outcome.response;
-    // counting a large result is CPU work: keep it off the async workers
-    let measured =
-        tokio::task::spawn_blocking(move || measure_result(response.result_text(), &set)).await;
+    let engine = opts.engine.clone();
+    let (server, probe_owned) = (server.to_string(), probe.clone());
+    // counting and budgeting a large result is CPU work: keep it off the async workers
+    let measured = tokio::task::spawn_blocking(move || {
+        let raw = measure_result(response.result_text(), &set)?;
+        let budgeted = engine.map(|e| replay(&e, &server, &probe_owned, response.result_text()));
+        Ok::<_, crate::measure::MeasureError>((raw, budgeted))
+    })
+    .await;
     match measured {
-        Ok(Ok(raw)) => {
+        Ok(Ok((raw, budgeted))) => {
             if raw.is_error {
                 row.status = ProbeStatus::ToolError;
             }
             row.raw = Some(raw);
+            row.budgeted = budgeted;
         }
         Ok(Err(e)) => (row.status, row.error) = (ProbeStatus::Error, Some(e.to_string())),
         Err(e) => {
@@ -250,6 +266,28 @@ async fn run_probe(session: &mut Session, probe: &Probe, opts: &AuditOptions) ->
         }
     }
     row
+}
+
+/// Run a raw result through the engine, timing the engine pass alone.
+fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCost {
+    let value: serde_json::Value = serde_json::from_str(raw).unwrap_or_default();
+    let call = CallInfo {
+        server,
+        tool: &probe.tool,
+        arguments: &probe.arguments,
+    };
+    let started = std::time::Instant::now();
+    let out = engine.run(&call, &value);
+    let engine_us = started.elapsed().as_micros() as u64;
+    BudgetedCost {
+        budget: out.budget,
+        tokens: out.tokens_after,
+        tokens_before: engine.cost(&value),
+        strategy: out.strategy.name().to_string(),
+        engine_us,
+        spill_path: out.spill.map(|s| s.path.display().to_string()),
+        note: out.note,
+    }
 }
 
 /// Remove every secret of the spec from the row's free text.

@@ -4,8 +4,6 @@
 //! halves add up to the tokens of the whole. So text is counted segment by segment at such cuts,
 //! stopping once a limit is passed, and a preview needs only its own prefix encoded.
 
-use tiktoken_rs::CoreBPE;
-
 use crate::tokens::Tokenizer;
 
 /// Segments are cut near this many bytes.
@@ -16,7 +14,7 @@ const MAX_SEGMENT_BYTES: usize = 64 * 1024;
 /// An exact counter that can stop early.
 #[derive(Clone, Copy)]
 pub struct PrefixCounter {
-    bpe: &'static CoreBPE,
+    bpe: &'static bpe_openai::Tokenizer,
     /// Tokens of the tokenizer the budget is written in per BPE token (the Claude estimate's factor).
     factor: f64,
 }
@@ -31,15 +29,15 @@ impl PrefixCounter {
     pub fn new(tokenizer: Tokenizer) -> Self {
         match tokenizer {
             Tokenizer::Cl100k => PrefixCounter {
-                bpe: tiktoken_rs::cl100k_base_singleton(),
+                bpe: bpe_openai::cl100k_base(),
                 factor: 1.0,
             },
             Tokenizer::O200k => PrefixCounter {
-                bpe: tiktoken_rs::o200k_base_singleton(),
+                bpe: bpe_openai::o200k_base(),
                 factor: 1.0,
             },
             Tokenizer::ClaudeEstimate { factor } => PrefixCounter {
-                bpe: tiktoken_rs::cl100k_base_singleton(),
+                bpe: bpe_openai::cl100k_base(),
                 factor,
             },
         }
@@ -57,7 +55,7 @@ impl PrefixCounter {
 
     /// Exact BPE count of `text`.
     pub fn count(&self, text: &str) -> usize {
-        self.bpe.encode_ordinary(text).len()
+        self.bpe.count(text)
     }
 
     /// The exact count when it is at most `limit`, else `None`; stops reading once over.
@@ -120,10 +118,10 @@ impl PrefixCounter {
     /// The longest prefix of one segment within `limit` tokens, cut at a token boundary and a
     /// character boundary, verified by counting it.
     fn partial(&self, seg: &str, limit: usize) -> (usize, usize) {
-        let tokens = self.bpe.encode_ordinary(seg);
+        let tokens = self.bpe.encode(seg);
         let mut take = limit.min(tokens.len());
         loop {
-            let bytes = self.bpe.decode_bytes(&tokens[..take]).unwrap_or_default();
+            let bytes = self.bpe.bpe.decode_tokens(&tokens[..take]);
             let mut len = bytes.len().min(seg.len());
             while len > 0 && !seg.is_char_boundary(len) {
                 len -= 1;
@@ -132,8 +130,124 @@ impl PrefixCounter {
             if n <= limit || take == 0 {
                 return (len, n);
             }
-            take -= 1;
+            take = take.saturating_sub((n - limit).max(1));
         }
+    }
+}
+
+/// Token counts of a text's leading segments, kept so later passes over the same text (or a
+/// text sharing its beginning) do not encode those bytes again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// (end byte, tokens of `text[..end]`) after each segment read so far.
+    bounds: Vec<(usize, usize)>,
+    /// The whole text has been read.
+    done: bool,
+}
+
+impl Scan {
+    /// A scan of `new` that keeps what `old_scan` knew of `old`, up to where they differ.
+    pub fn rebase(old: &str, old_scan: &Scan, new: &str) -> Scan {
+        let same = common_prefix(old.as_bytes(), new.as_bytes());
+        if same == old.len() && same == new.len() {
+            return old_scan.clone();
+        }
+        // a cut at `end` was chosen by looking at the byte at `end`: keep cuts before `same`
+        let bounds = old_scan
+            .bounds
+            .iter()
+            .copied()
+            .take_while(|(end, _)| *end < same)
+            .collect();
+        Scan {
+            bounds,
+            done: false,
+        }
+    }
+
+    /// A scan from (end byte, cumulative tokens) pairs at safe cuts.
+    pub fn from_bounds(bounds: Vec<(usize, usize)>, done: bool) -> Scan {
+        Scan { bounds, done }
+    }
+
+    /// A finished scan of a text whose exact count is known.
+    pub fn known(len: usize, tokens: usize) -> Scan {
+        Scan {
+            bounds: vec![(len, tokens)],
+            done: true,
+        }
+    }
+
+    fn last(&self) -> (usize, usize) {
+        self.bounds.last().copied().unwrap_or((0, 0))
+    }
+}
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let chunk = 64;
+    let mut i = 0;
+    while i + chunk <= n && a[i..i + chunk] == b[i..i + chunk] {
+        i += chunk;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+impl PrefixCounter {
+    /// Like [`Self::count_up_to`], reading only what `scan` does not know yet.
+    pub fn count_scanned(&self, text: &str, limit: usize, scan: &mut Scan) -> Option<usize> {
+        loop {
+            let (end, tokens) = scan.last();
+            if tokens > limit {
+                return None;
+            }
+            if scan.done || end >= text.len() {
+                scan.done = true;
+                return Some(tokens);
+            }
+            let rest = &text[end..];
+            let cut = safe_cut(rest, SEGMENT_BYTES).unwrap_or(rest.len());
+            scan.bounds
+                .push((end + cut, tokens + self.count(&rest[..cut])));
+        }
+    }
+
+    /// Like [`Self::prefix_within`], reusing and extending `scan`.
+    pub fn prefix_scanned(
+        &self,
+        text: &str,
+        limit: usize,
+        line_slack: f64,
+        scan: &mut Scan,
+    ) -> (usize, usize) {
+        if self.count_scanned(text, limit, scan).is_some() {
+            return (text.len(), scan.last().1);
+        }
+        // the last whole segment within the limit, then part of the next
+        let i = scan.bounds.iter().rposition(|(_, t)| *t <= limit);
+        let (start, before) = i.map_or((0, 0), |i| scan.bounds[i]);
+        let next_end = i.map_or(scan.bounds[0].0, |i| scan.bounds[i + 1].0);
+        let (plen, ptok) = self.partial(&text[start..next_end], limit - before);
+        let end = start + plen;
+        let mut floor = end - ((end as f64 * line_slack) as usize).min(end);
+        while !text.is_char_boundary(floor) {
+            floor -= 1;
+        }
+        let Some(nl) = text[floor..end].rfind('\n') else {
+            return (end, before + ptok);
+        };
+        let cut = floor + nl + 1;
+        let (seg_start, seg_before) = scan
+            .bounds
+            .iter()
+            .rev()
+            .copied()
+            .find(|(e, _)| *e <= cut)
+            .unwrap_or((0, 0));
+        (cut, seg_before + self.count(&text[seg_start..cut]))
     }
 }
 
@@ -205,6 +319,22 @@ mod tests {
                 prop_assert_eq!(parts, whole);
                 prop_assert_eq!(c.count_up_to(&text, usize::MAX), Some(whole));
             }
+        }
+
+        #[test]
+        fn scans_agree_with_fresh_counts(text in text_strategy(), limit in 0usize..3000, cut in 0usize..4000) {
+            let c = PrefixCounter::new(Tokenizer::Cl100k);
+            let mut scan = Scan::default();
+            prop_assert_eq!(c.count_scanned(&text, limit, &mut scan), c.count_up_to(&text, limit));
+            let (len, n) = c.prefix_scanned(&text, limit, 0.1, &mut scan);
+            prop_assert!(text.is_char_boundary(len) && n <= limit);
+            prop_assert_eq!(n, c.count(&text[..len]));
+            // an edited text keeps only what is still true
+            let mut at = cut.min(text.len());
+            while !text.is_char_boundary(at) { at -= 1; }
+            let edited = format!("{}[removed]{}", &text[..at], &text[at..]);
+            let mut rebased = Scan::rebase(&text, &scan, &edited);
+            prop_assert_eq!(c.count_scanned(&edited, usize::MAX, &mut rebased), Some(c.count(&edited)));
         }
 
         #[test]

@@ -6,11 +6,12 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::lazy::strip_prefix;
 use super::note::{render, NoteFacts};
 use super::parts::{compact, Part, Work};
 use super::shrink::{ladder, shrink, Caps, ShrinkReport};
 use super::strip::{strip, StripCounts};
-use super::{Policy, PrefixCounter, SpillHandle, SpillStore, ToolPolicy};
+use super::{Policy, PrefixCounter, Scan, SpillHandle, SpillStore, ToolPolicy};
 use crate::tokens::Tokenizer;
 
 /// How a result was made to fit.
@@ -76,7 +77,6 @@ pub struct Engine {
 
 /// Where a run is: the call, its policy and budget, the work so far, the note's facts.
 struct Run<'a> {
-    call: &'a CallInfo<'a>,
     policy: ToolPolicy,
     limit: usize,
     original: &'a Work,
@@ -114,7 +114,17 @@ impl Engine {
         let policy = self.policy.for_tool(call.tool);
         let limit = self.counter.bpe_budget(policy.budget);
         let clock = Instant::now();
-        let original = Work::parse(result, &self.counter);
+        let mut original = Work::parse(result, &self.counter);
+        // A large text is stripped first and counted once: where the stripped text still
+        // shares the beginning of the original, its count proves the original over budget too.
+        let large = original.text_bytes() > limit * 8;
+        let mut work = original.clone();
+        let mut cuts = Vec::new();
+        if large {
+            cuts = self.strip_work(&mut work, &policy, limit, call, true);
+            let _ = work.cost_up_to(&self.counter, limit);
+            original.adopt_scans(&work);
+        }
         if let Some(n) = original.cost_up_to(&self.counter, limit) {
             let stages = vec![Stage {
                 name: "measure".into(),
@@ -130,9 +140,12 @@ impl Engine {
                 note: None,
             };
         }
+        if !large {
+            cuts = self.strip_work(&mut work, &policy, limit, call, false);
+        }
         let facts = NoteFacts {
             budget: policy.budget,
-            original_bytes: compact(result).len(),
+            original_bytes: original.payload_bytes(),
             spill: Some(self.store.plan(
                 call.server,
                 call.tool,
@@ -140,20 +153,19 @@ impl Engine {
                 "",
                 spill_ext(&original),
             )),
+            cuts,
             ..NoteFacts::default()
         };
         let mut run = Run {
-            call,
             policy,
             limit,
             original: &original,
-            work: original.clone(),
+            work,
             facts,
             stages: Vec::new(),
             clock,
         };
-        run.stage("measure");
-        self.strip_stage(&mut run);
+        run.stage("measure+strip");
         if let Some(done) = self.try_finish(&mut run, Strategy::Stripped) {
             return done;
         }
@@ -163,39 +175,64 @@ impl Engine {
         self.spill_stage(&mut run)
     }
 
-    fn strip_stage(&self, run: &mut Run) {
-        if run.work.structured_duplicate && run.policy.drop_duplicate_structured {
-            run.work.structured = None;
-            run.facts
-                .cuts
-                .push("structuredContent dropped: it repeats the text content".into());
+    /// Strip prose, drop a duplicate structuredContent, save oversized images; returns the cuts.
+    /// With `lazy`, prose is stripped and counted only until it passes the budget.
+    fn strip_work(
+        &self,
+        work: &mut Work,
+        policy: &ToolPolicy,
+        limit: usize,
+        call: &CallInfo,
+        lazy: bool,
+    ) -> Vec<String> {
+        let mut cuts = Vec::new();
+        if work.structured_duplicate && policy.drop_duplicate_structured {
+            work.structured = None;
+            cuts.push("structuredContent dropped: it repeats the text content".into());
         }
         let mut counts = StripCounts::default();
-        for part in &mut run.work.parts {
-            if let Part::Prose { text } = part {
-                let (s, c) = strip(text, &run.policy);
-                *text = s;
+        let mut partial: Option<usize> = None;
+        for part in &mut work.parts {
+            if let Part::Prose { text, scan } = part {
+                if lazy {
+                    let p = strip_prefix(text, policy, &self.counter, limit);
+                    if !p.complete {
+                        partial = Some(partial.unwrap_or(0) + p.read_bytes);
+                    }
+                    (*text, *scan) = (p.text, p.scan);
+                    counts.add(&p.counts);
+                    continue;
+                }
+                let (s, c) = strip(text, policy);
+                if !c.is_empty() {
+                    *scan = Scan::rebase(text, scan, &s);
+                    *text = s;
+                }
                 counts.add(&c);
             }
         }
-        run.facts.cuts.extend(counts.describe());
+        let read = partial.map_or(String::new(), |b| {
+            format!(" (in the first {} bytes read)", super::note::thousands(b))
+        });
+        cuts.extend(counts.describe().into_iter().map(|c| format!("{c}{read}")));
         let mut spilled_images = 0;
-        for (i, part) in run.work.parts.iter_mut().enumerate() {
+        for (i, part) in work.parts.iter_mut().enumerate() {
             if let Part::Image { block, tokens } = part {
-                if *tokens > run.limit / 2 {
+                if *tokens > limit / 2 {
                     *part = Part::Prose {
-                        text: self.spill_image(run.call, i, block, *tokens),
+                        text: self.spill_image(call, i, block, *tokens),
+                        scan: Scan::default(),
                     };
                     spilled_images += 1;
                 }
             }
         }
         if spilled_images > 0 {
-            run.facts.cuts.push(format!(
+            cuts.push(format!(
                 "{spilled_images} images over the budget saved to files"
             ));
         }
-        run.stage("strip");
+        cuts
     }
 
     /// Save an image's bytes and say where in place of it.
@@ -264,8 +301,31 @@ impl Engine {
             string_chars: run.policy.max_string_chars,
             depth: run.policy.max_depth,
         };
-        for caps in ladder(start) {
-            let (w, report) = shrunk(&projected, caps);
+        // the ladder only tightens, so the first step that fits is found by bisection
+        let steps = ladder(start);
+        let (mut lo, mut hi) = (0, steps.len());
+        let mut best: Option<(Work, ShrinkReport, usize)> = None;
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let (mut w, report) = shrunk(&projected, steps[mid]);
+            let mut facts = run.facts.clone();
+            facts.cuts = cuts.clone();
+            facts.cuts.extend(report.describe());
+            facts.strategy = Strategy::Shrunk.name();
+            let note = self.counter.count(&render(&facts));
+            match run
+                .limit
+                .checked_sub(note)
+                .and_then(|room| w.cost_up_to(&self.counter, room))
+            {
+                Some(_) => {
+                    best = Some((w, report, mid));
+                    hi = mid;
+                }
+                None => lo = mid + 1,
+            }
+        }
+        if let Some((w, report, _)) = best {
             run.work = w;
             run.facts.cuts = cuts.clone();
             run.facts.cuts.extend(report.describe());
@@ -315,23 +375,36 @@ impl Engine {
             .parts
             .iter()
             .position(|p| matches!(p, Part::Prose { .. } | Part::Resource { .. }));
-        let full = preview_at
-            .map(|i| prose_text(&run.work.parts[i]).to_string())
+        let (full, mut full_scan) = preview_at
+            .map(|i| match &run.work.parts[i] {
+                Part::Prose { text, scan } | Part::Resource { text, scan, .. } => {
+                    (text.clone(), scan.clone())
+                }
+                _ => Default::default(),
+            })
             .unwrap_or_default();
-        let exact_lines = preview_at.is_some_and(|i| same_text(&run.original.parts, i, &full));
+        let original_text = preview_at.and_then(|i| same_text(&run.original.parts, i, &full));
+        let exact_lines = original_text.is_some();
+        let total_lines = original_text.map_or(0, lines);
         let mut shave = 0;
         for _ in 0..4 {
             if let Some(i) = preview_at {
                 let allowance = self
-                    .preview_allowance(run, i, &full, exact_lines)
+                    .preview_allowance(run, i, &full, exact_lines.then_some(total_lines))
                     .saturating_sub(shave);
                 let allowance = run
                     .policy
                     .preview_tokens
                     .map_or(allowance, |p| allowance.min(self.counter.bpe_budget(p)));
-                let (len, _) = self.counter.prefix_within(&full, allowance, 0.1);
-                set_prose(&mut run.work.parts[i], full[..len].to_string());
-                run.facts.preview_lines = exact_lines.then(|| (lines(&full[..len]), lines(&full)));
+                let (len, n) = self
+                    .counter
+                    .prefix_scanned(&full, allowance, 0.1, &mut full_scan);
+                set_prose(
+                    &mut run.work.parts[i],
+                    full[..len].to_string(),
+                    Scan::known(len, n),
+                );
+                run.facts.preview_lines = exact_lines.then(|| (lines(&full[..len]), total_lines));
                 if !exact_lines {
                     run.facts.cuts.retain(|c| !c.starts_with("preview:"));
                     run.facts.cuts.push(format!(
@@ -393,19 +466,25 @@ impl Engine {
     }
 
     /// Tokens left for the preview once everything else and a worst-case note are counted.
-    fn preview_allowance(&self, run: &mut Run, at: usize, full: &str, exact_lines: bool) -> usize {
+    fn preview_allowance(
+        &self,
+        run: &mut Run,
+        at: usize,
+        full: &str,
+        total_lines: Option<usize>,
+    ) -> usize {
         let saved = std::mem::replace(
             &mut run.work.parts[at],
             Part::Prose {
                 text: String::new(),
+                scan: Scan::known(0, 0),
             },
         );
         let others = run.work.cost(&self.counter);
         run.work.parts[at] = saved;
         let mut facts = run.facts.clone();
-        let total = lines(full);
-        facts.preview_lines = exact_lines.then_some((total, total));
-        if !exact_lines {
+        facts.preview_lines = total_lines.map(|t| (t, t));
+        if total_lines.is_none() {
             facts.cuts.push(format!(
                 "preview: the beginning of the text after stripping ({} of {} bytes)",
                 full.len(),
@@ -470,16 +549,6 @@ impl Run<'_> {
     }
 }
 
-impl StripCounts {
-    fn add(&mut self, o: &StripCounts) {
-        self.data_uri_images += o.data_uri_images;
-        self.long_urls += o.long_urls;
-        self.tracking_params += o.tracking_params;
-        self.base64_runs += o.base64_runs;
-        self.blank_runs += o.blank_runs;
-    }
-}
-
 fn for_each_json(work: &mut Work, mut f: impl FnMut(&mut Value)) {
     for part in &mut work.parts {
         if let Part::Json { text, value } = part {
@@ -524,26 +593,20 @@ fn json_texts(work: &Work) -> Vec<String> {
     out
 }
 
-fn prose_text(p: &Part) -> &str {
-    match p {
-        Part::Prose { text } | Part::Resource { text, .. } => text,
-        _ => "",
-    }
-}
-
-fn set_prose(p: &mut Part, new: String) {
-    if let Part::Prose { text } | Part::Resource { text, .. } = p {
+fn set_prose(p: &mut Part, new: String, counted: Scan) {
+    if let Part::Prose { text, scan } | Part::Resource { text, scan, .. } = p {
         *text = new;
+        *scan = counted;
     }
 }
 
 /// Whether the preview text is the original's (no stripping changed it), so lines match.
-fn same_text(original: &[Part], at: usize, text: &str) -> bool {
-    let prose: Vec<&Part> = original
-        .iter()
-        .filter(|p| matches!(p, Part::Prose { .. } | Part::Resource { .. }))
-        .collect();
-    original.len() == 1 && at == 0 && prose.first().is_some_and(|p| prose_text(p) == text)
+fn same_text<'a>(original: &'a [Part], at: usize, text: &str) -> Option<&'a str> {
+    let orig = match original.get(at)? {
+        Part::Prose { text, .. } | Part::Resource { text, .. } => text.as_str(),
+        _ => return None,
+    };
+    (original.len() == 1 && orig.starts_with(text)).then_some(orig)
 }
 
 fn lines(text: &str) -> usize {
@@ -552,18 +615,33 @@ fn lines(text: &str) -> usize {
 
 /// What the spill file holds: a single text as it is, else the whole result as JSON.
 fn spill_content(original: &Work) -> Vec<u8> {
-    match (original.parts.as_slice(), &original.structured) {
-        ([Part::Prose { text }], None)
-        | ([Part::Json { text, .. }], None)
-        | ([Part::Resource { text, .. }], None) => text.as_bytes().to_vec(),
-        _ => compact(&original.to_result(&[])).into_bytes(),
+    match single_text(original) {
+        Some(text) => text.as_bytes().to_vec(),
+        None => compact(&original.to_result(&[])).into_bytes(),
+    }
+}
+
+/// The one text of a result that has a single text part (and at most a structuredContent that
+/// repeats it).
+fn single_text(original: &Work) -> Option<&str> {
+    if original.structured.is_some() && !original.structured_duplicate {
+        return None;
+    }
+    match original.parts.as_slice() {
+        [Part::Prose { text, .. }] | [Part::Json { text, .. }] | [Part::Resource { text, .. }] => {
+            Some(text)
+        }
+        _ => None,
     }
 }
 
 fn spill_ext(original: &Work) -> &'static str {
-    match (original.parts.as_slice(), &original.structured) {
-        ([Part::Prose { .. }], None) => "md",
-        ([Part::Resource { block, .. }], None) => match block["resource"]["mimeType"].as_str() {
+    if single_text(original).is_none() {
+        return "json";
+    }
+    match original.parts.as_slice() {
+        [Part::Prose { .. }] => "md",
+        [Part::Resource { block, .. }] => match block["resource"]["mimeType"].as_str() {
             Some(m) if m.contains("json") => "json",
             Some(m) if m.contains("markdown") => "md",
             _ => "txt",

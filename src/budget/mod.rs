@@ -8,6 +8,7 @@ mod counter;
 mod engine;
 mod github;
 mod input;
+mod lazy;
 mod note;
 mod parts;
 mod policy;
@@ -16,7 +17,7 @@ mod shrink;
 mod spill;
 mod strip;
 
-pub use counter::{segments, PrefixCounter};
+pub use counter::{segments, PrefixCounter, Scan};
 pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
 pub use input::{load_payload, parse_result, Payload, PayloadError};
 pub use policy::{Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET};

@@ -4,18 +4,22 @@
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
-use super::PrefixCounter;
+use super::{PrefixCounter, Scan};
 use crate::tokens::{claude_image_tokens, image_dimensions};
 
 /// One content block (or structuredContent), as the engine sees it.
 #[derive(Debug, Clone)]
 pub enum Part {
-    /// A text block that is not JSON.
-    Prose { text: String },
+    /// A text block that is not JSON; `scan` caches its counted segments.
+    Prose { text: String, scan: Scan },
     /// A text block holding a JSON object or array: `text` as sent, `value` parsed.
     Json { text: String, value: Value },
     /// An embedded resource with text; `block` keeps uri and mimeType.
-    Resource { block: Value, text: String },
+    Resource {
+        block: Value,
+        text: String,
+        scan: Scan,
+    },
     /// An image block, costed by pixels.
     Image { block: Value, tokens: usize },
     /// Anything else (resource links, blobs, audio): kept or dropped whole.
@@ -34,6 +38,52 @@ pub struct Work {
 }
 
 impl Work {
+    /// Bytes of the result's payload: texts, image and blob data, structuredContent.
+    pub fn payload_bytes(&self) -> usize {
+        let parts: usize = self
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Prose { text, .. }
+                | Part::Json { text, .. }
+                | Part::Resource { text, .. } => text.len(),
+                Part::Image { block, .. } | Part::Fixed { block, .. } => block["data"]
+                    .as_str()
+                    .or(block["resource"]["blob"].as_str())
+                    .map_or(0, str::len),
+            })
+            .sum();
+        let structured = match (&self.structured, self.structured_duplicate) {
+            (Some(s), false) => compact(s).len(),
+            _ => 0,
+        };
+        parts + structured
+    }
+
+    /// Bytes of prose, JSON and resource text.
+    pub fn text_bytes(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Prose { text, .. }
+                | Part::Json { text, .. }
+                | Part::Resource { text, .. } => text.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// Take over what `edited` (this work after stripping) has counted, for the bytes the two
+    /// texts still share.
+    pub fn adopt_scans(&mut self, edited: &Work) {
+        for (mine, theirs) in self.parts.iter_mut().zip(&edited.parts) {
+            if let (Part::Prose { text, scan }, Part::Prose { text: t2, scan: s2 }) = (mine, theirs)
+            {
+                *scan = Scan::rebase(t2, s2, text);
+            }
+        }
+    }
+
     pub fn parse(result: &Value, counter: &PrefixCounter) -> Work {
         let mut rest = result.as_object().cloned().unwrap_or_default();
         let content = rest
@@ -52,9 +102,9 @@ impl Work {
     }
 
     /// The cost if it is at most `limit` (exact), else `None`.
-    pub fn cost_up_to(&self, counter: &PrefixCounter, limit: usize) -> Option<usize> {
+    pub fn cost_up_to(&mut self, counter: &PrefixCounter, limit: usize) -> Option<usize> {
         let mut total = 0;
-        for p in &self.parts {
+        for p in &mut self.parts {
             total += part_cost(p, counter, limit.checked_sub(total)?)?;
         }
         if let Some(s) = &self.structured {
@@ -64,7 +114,7 @@ impl Work {
     }
 
     /// The exact cost, however large.
-    pub fn cost(&self, counter: &PrefixCounter) -> usize {
+    pub fn cost(&mut self, counter: &PrefixCounter) -> usize {
         self.cost_up_to(counter, usize::MAX).unwrap_or(usize::MAX)
     }
 
@@ -99,11 +149,18 @@ fn part(b: Value, counter: &PrefixCounter) -> Part {
                     return Part::Json { text, value };
                 }
             }
-            Part::Prose { text }
+            Part::Prose {
+                text,
+                scan: Scan::default(),
+            }
         }
         "resource" if b["resource"]["text"].is_string() => {
             let text = b["resource"]["text"].as_str().unwrap_or("").to_string();
-            Part::Resource { block: b, text }
+            Part::Resource {
+                block: b,
+                text,
+                scan: Scan::default(),
+            }
         }
         "image" => {
             let data = b.get("data").and_then(Value::as_str).unwrap_or("");
@@ -128,11 +185,12 @@ fn part(b: Value, counter: &PrefixCounter) -> Part {
     }
 }
 
-fn part_cost(p: &Part, counter: &PrefixCounter, limit: usize) -> Option<usize> {
+fn part_cost(p: &mut Part, counter: &PrefixCounter, limit: usize) -> Option<usize> {
     match p {
-        Part::Prose { text } | Part::Json { text, .. } | Part::Resource { text, .. } => {
-            counter.count_up_to(text, limit)
+        Part::Prose { text, scan } | Part::Resource { text, scan, .. } => {
+            counter.count_scanned(text, limit, scan)
         }
+        Part::Json { text, .. } => counter.count_up_to(text, limit),
         Part::Image { tokens, .. } | Part::Fixed { tokens, .. } => {
             (*tokens <= limit).then_some(*tokens)
         }
@@ -142,8 +200,8 @@ fn part_cost(p: &Part, counter: &PrefixCounter, limit: usize) -> Option<usize> {
 /// The block a part becomes in the output.
 pub fn block(p: &Part) -> Value {
     match p {
-        Part::Prose { text } | Part::Json { text, .. } => json!({"type": "text", "text": text}),
-        Part::Resource { block, text } => {
+        Part::Prose { text, .. } | Part::Json { text, .. } => json!({"type": "text", "text": text}),
+        Part::Resource { block, text, .. } => {
             let mut b = block.clone();
             b["resource"]["text"] = Value::String(text.clone());
             b
@@ -160,7 +218,7 @@ pub fn compact(v: &Value) -> String {
 fn duplicates(structured: &Value, parts: &[Part]) -> bool {
     parts.iter().any(|p| match p {
         Part::Json { value, .. } => value == structured,
-        Part::Prose { text } => structured
+        Part::Prose { text, .. } => structured
             .as_object()
             .is_some_and(|m| m.values().any(|v| v.as_str() == Some(text))),
         _ => false,

@@ -364,6 +364,13 @@ pub enum PolicyFileError {
 impl Policy {
     /// The built-in policy extended by a file: a `[policy]` table, or a file that is one.
     pub fn load_file(path: &std::path::Path) -> Result<Policy, PolicyFileError> {
+        let mut p = Policy::builtin();
+        p.extend_from_file(path)?;
+        Ok(p)
+    }
+
+    /// Add a policy file's rules on top of this policy.
+    pub fn extend_from_file(&mut self, path: &std::path::Path) -> Result<(), PolicyFileError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| PolicyFileError::Read {
             path: shown.clone(),
@@ -374,12 +381,10 @@ impl Policy {
             message: e.to_string().trim().replace('\n', " "),
         })?;
         let table = value.get("policy").cloned().unwrap_or(value);
-        let mut p = Policy::builtin();
-        p.extend_from_toml(&table)
+        self.extend_from_toml(&table)
             .map_err(|source| PolicyFileError::Invalid {
                 path: shown,
                 source,
-            })?;
-        Ok(p)
+            })
     }
 }

@@ -46,8 +46,8 @@ static DATA_URI: LazyLock<Regex> = LazyLock::new(|| {
 });
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"https?://[^\s<>"')\]]+"#).expect("valid regex"));
-static BASE64_RUN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/]{400,}={0,2}").expect("valid regex"));
+/// Runs of base64 characters at least this long are removed from prose.
+const BASE64_RUN_CHARS: usize = 400;
 static BLANK_RUN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\n[ \t]*(?:\n[ \t]*){2,}").expect("valid regex"));
 
@@ -104,32 +104,17 @@ pub fn strip(text: &str, policy: &ToolPolicy) -> (String, StripCounts) {
         });
     }
     if rules.long_urls || rules.tracking_params {
-        let max = policy.url_max_chars;
-        let (mut long, mut tracking) = (0, 0);
-        let replaced = URL.replace_all(&out, |caps: &Captures| {
-            let url = &caps[0];
-            let (clean, removed) = if rules.tracking_params {
-                drop_tracking(url)
-            } else {
-                (url.to_string(), 0)
-            };
-            tracking += removed;
-            if rules.long_urls && clean.len() > max {
-                long += 1;
-                return shorten(&clean);
-            }
-            clean
-        });
-        if long + tracking > 0 {
-            out = Cow::Owned(replaced.into_owned());
+        let (text, long, tracking) = rewrite_urls(&out, rules, policy.url_max_chars);
+        if let Some(t) = text {
+            out = Cow::Owned(t);
         }
         c.long_urls += long;
         c.tracking_params += tracking;
     }
     if rules.base64_runs {
-        out = replace(out, &BASE64_RUN, &mut c.base64_runs, |caps| {
-            format!("[base64 removed: {} chars]", caps[0].len())
-        });
+        if let Some(t) = remove_base64_runs(&out, &mut c.base64_runs) {
+            out = Cow::Owned(t);
+        }
     }
     if rules.blank_lines {
         out = replace(out, &BLANK_RUN, &mut c.blank_runs, |_| "\n\n".into());
@@ -155,6 +140,79 @@ fn replace<'a>(
         .into_owned();
     *count += n;
     Cow::Owned(out)
+}
+
+/// Shorten long URLs and drop tracking parameters; `None` when nothing changed. Only URLs that
+/// change are copied, so a page of a thousand clean links costs one scan.
+fn rewrite_urls(text: &str, rules: StripRules, max: usize) -> (Option<String>, usize, usize) {
+    let (mut long, mut tracking) = (0, 0);
+    let mut out = String::new();
+    let mut last = 0;
+    for m in URL.find_iter(text) {
+        let url = m.as_str();
+        let may_track = rules.tracking_params && url.contains('?');
+        let is_long = rules.long_urls && url.len() > max;
+        if !may_track && !is_long {
+            continue;
+        }
+        let (clean, removed) = if may_track {
+            drop_tracking(url)
+        } else {
+            (url.to_string(), 0)
+        };
+        let shorten_it = rules.long_urls && clean.len() > max;
+        if removed == 0 && !shorten_it {
+            continue;
+        }
+        tracking += removed;
+        out.push_str(&text[last..m.start()]);
+        if shorten_it {
+            long += 1;
+            out.push_str(&shorten(&clean));
+        } else {
+            out.push_str(&clean);
+        }
+        last = m.end();
+    }
+    if last == 0 {
+        return (None, long, tracking);
+    }
+    out.push_str(&text[last..]);
+    (Some(out), long, tracking)
+}
+
+/// Replace runs of [`BASE64_RUN_CHARS`]+ base64 characters; `None` when there are none.
+fn remove_base64_runs(text: &str, count: &mut usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    let is_b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let mut out: Option<String> = None;
+    let (mut last, mut i) = (0, 0);
+    while i < bytes.len() {
+        if !is_b64(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_b64(bytes[i]) {
+            i += 1;
+        }
+        if i - start < BASE64_RUN_CHARS {
+            continue;
+        }
+        let mut pad = 0;
+        while pad < 2 && i < bytes.len() && bytes[i] == b'=' {
+            i += 1;
+            pad += 1;
+        }
+        let o = out.get_or_insert_with(String::new);
+        o.push_str(&text[last..start]);
+        o.push_str(&format!("[base64 removed: {} chars]", i - start));
+        last = i;
+        *count += 1;
+    }
+    let mut o = out?;
+    o.push_str(&text[last..]);
+    Some(o)
 }
 
 /// The URL without tracking parameters, and how many were removed.

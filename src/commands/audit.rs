@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 use mcp_budget::atomic::write_atomic;
 use mcp_budget::audit::{build_report, run_audit, AuditOptions};
+use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
 use mcp_budget::config::{load_sources, parse_config_text, Defaults, Sources};
 use mcp_budget::demo::DEMO_PROBES;
 use mcp_budget::report::{
@@ -84,15 +85,17 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
         tokenizer,
         timeout_secs,
         concurrency,
-        ..
+        budget,
     } = defaults;
     let tokenizers = match (&args.tokenizer, tokenizer) {
         (Some(list), _) => Tokenizer::parse_list(list)?,
         (None, Some(list)) => Tokenizer::parse_list(&list.join(","))?,
         (None, None) => vec![Tokenizer::Cl100k],
     };
+    let tokenizers = TokenizerSet::new(tokenizers);
+    let engine = engine(args, sources, budget, tokenizers.primary())?;
     Ok(AuditOptions {
-        tokenizers: TokenizerSet::new(tokenizers),
+        tokenizers,
         timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
         concurrency: args.concurrency.or(concurrency).unwrap_or(8),
         auto_probe: args.auto_probe,
@@ -100,7 +103,42 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
             max_response_bytes: args.max_response_bytes,
             record: false,
         },
+        engine: Some(Arc::new(engine)),
     })
+}
+
+/// The engine: built-in policy, then the probe files' `[policy]`, then `--policy`; the budget
+/// from `--budget`, else the first probe file's `[defaults]`.
+fn engine(
+    args: &AuditArgs,
+    sources: &Sources,
+    file_budget: Option<usize>,
+    tokenizer: Tokenizer,
+) -> anyhow::Result<Engine> {
+    let mut policy = Policy::builtin();
+    for probe in &sources.probe_files {
+        if let Some(table) = &probe.policy {
+            policy
+                .extend_from_toml(table)
+                .with_context(|| format!("in {}", probe.path.display()))?;
+        }
+    }
+    if let Some(path) = &args.policy {
+        policy.extend_from_file(path)?;
+    }
+    if let Some(b) = args.budget.or(file_budget) {
+        policy.set_budget(b)?;
+    }
+    let spill = match (&args.spill_dir, args.no_write) {
+        (Some(dir), _) => dir.clone(),
+        (None, false) => args.out.join("spill"),
+        (None, true) => super::replay::default_spill_dir(),
+    };
+    Ok(Engine::new(
+        policy,
+        tokenizer,
+        SpillStore::new(spill, DEFAULT_MAX_BYTES),
+    ))
 }
 
 fn write_reports(report: &Report, dir: &Path) -> anyhow::Result<()> {

@@ -83,6 +83,11 @@ fn replay_one(
         budget: b.budget,
         strategy: b.strategy.name().to_string(),
         engine_us: times[times.len() / 2],
+        stages: b
+            .stages
+            .iter()
+            .map(|s| (s.name.clone(), s.micros))
+            .collect(),
         spill_path: b.spill.as_ref().map(|s| s.path.display().to_string()),
         note: b.note.clone(),
         result: b.result,

@@ -34,6 +34,9 @@ pub struct ProbeFile {
     pub policy: Option<toml::Value>,
     /// CI gate thresholds, read by the gate.
     pub gate: Option<toml::Value>,
+    /// The file it was read from.
+    #[serde(skip)]
+    pub path: PathBuf,
 }
 
 /// One `[servers.NAME]` table.
@@ -142,7 +145,9 @@ fn load_probe_file(
     home: Option<&Path>,
     lookup: Lookup,
 ) -> Result<ConfigFile, ConfigError> {
-    let parsed: ProbeFile = toml::from_str(text).map_err(|e| parse_error(path, &e.to_string()))?;
+    let mut parsed: ProbeFile =
+        toml::from_str(text).map_err(|e| parse_error(path, &e.to_string()))?;
+    parsed.path = path.to_path_buf();
     let file = path.display().to_string();
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut set = ServerSet::default();

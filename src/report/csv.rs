@@ -76,6 +76,11 @@ struct ProbeRow<'a> {
     structured_duplicate: bool,
     image_tokens: usize,
     blocks: String,
+    budget: Option<usize>,
+    budgeted_tokens: Option<usize>,
+    strategy: &'a str,
+    engine_us: Option<u64>,
+    spill_path: &'a str,
     error: &'a str,
 }
 
@@ -158,6 +163,15 @@ fn probe_row<'a>(server: &'a str, p: &'a super::ProbeResult) -> ProbeRow<'a> {
         structured_duplicate: raw.structured_duplicate,
         image_tokens: raw.image_tokens,
         blocks: super::table::block_summary(&raw.blocks),
+        budget: p.budgeted.as_ref().map(|b| b.budget),
+        budgeted_tokens: p.budgeted.as_ref().map(|b| b.tokens),
+        strategy: p.budgeted.as_ref().map_or("", |b| b.strategy.as_str()),
+        engine_us: p.budgeted.as_ref().map(|b| b.engine_us),
+        spill_path: p
+            .budgeted
+            .as_ref()
+            .and_then(|b| b.spill_path.as_deref())
+            .unwrap_or(""),
         error: p.error.as_deref().unwrap_or(""),
     }
 }

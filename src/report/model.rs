@@ -132,6 +132,24 @@ pub struct ProbeResult {
     pub error: Option<String>,
     pub latency_ms: f64,
     pub raw: Option<RawCost>,
+    /// What the budget engine made of the raw result.
+    #[serde(default)]
+    pub budgeted: Option<BudgetedCost>,
+}
+
+/// The budget engine's replay of one probe result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BudgetedCost {
+    pub budget: usize,
+    /// Tokens of the result as the model would be sent it after the engine.
+    pub tokens: usize,
+    /// The same result's tokens before the engine (text, resources, images, structuredContent).
+    pub tokens_before: usize,
+    /// `pass_through`, `stripped`, `projected`, `shrunk` or `spilled`.
+    pub strategy: String,
+    pub engine_us: u64,
+    pub spill_path: Option<String>,
+    pub note: Option<String>,
 }
 
 /// What a tool result costs, as received.

@@ -16,6 +16,8 @@ pub struct ReplayRow {
     pub strategy: String,
     /// Median engine time over `--runs` passes, in microseconds.
     pub engine_us: u64,
+    /// Each engine stage of the last pass and its microseconds.
+    pub stages: Vec<(String, u64)>,
     pub spill_path: Option<String>,
     pub note: Option<String>,
     /// The budgeted MCP tool result.

@@ -171,6 +171,9 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
             "model tokens",
             "blocks",
             "latency",
+            "budgeted",
+            "strategy",
+            "engine",
         ],
     );
     for s in &report.servers {
@@ -201,6 +204,12 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
                 num(raw.model_tokens),
                 Cell::new(blocks),
                 Cell::new(format!("{:.0} ms", p.latency_ms)).set_alignment(CellAlignment::Right),
+                p.budgeted.as_ref().map_or(Cell::new(""), |b| num(b.tokens)),
+                Cell::new(p.budgeted.as_ref().map_or("", |b| b.strategy.as_str())),
+                Cell::new(p.budgeted.as_ref().map_or(String::new(), |b| {
+                    format!("{:.2} ms", b.engine_us as f64 / 1000.0)
+                }))
+                .set_alignment(CellAlignment::Right),
             ]);
         }
     }

@@ -46,9 +46,7 @@ impl Tokenizer {
     pub fn count(&self, text: &str) -> usize {
         match self {
             Tokenizer::Cl100k => cl100k(text),
-            Tokenizer::O200k => tiktoken_rs::o200k_base_singleton()
-                .encode_ordinary(text)
-                .len(),
+            Tokenizer::O200k => bpe_openai::o200k_base().count(text),
             Tokenizer::ClaudeEstimate { factor } => scale(cl100k(text), *factor),
         }
     }
@@ -74,9 +72,7 @@ impl Tokenizer {
 }
 
 fn cl100k(text: &str) -> usize {
-    tiktoken_rs::cl100k_base_singleton()
-        .encode_ordinary(text)
-        .len()
+    bpe_openai::cl100k_base().count(text)
 }
 
 fn scale(tokens: usize, factor: f64) -> usize {

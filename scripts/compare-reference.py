@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Compare mcp-budget's budget engine with the published Python algorithm
+(../shared/bench/seed_reference.py) on the same payloads, budget and machine, in one go.
+
+    python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install tiktoken jmespath
+    cargo build --release
+    /tmp/refvenv/bin/python scripts/compare-reference.py [--runs 7] [--budget 8000] [FILE...]
+
+With no FILE, every payload of ../shared/corpus/responses is used, plus the demo server's
+large results recorded by `mcp-budget audit --record` when present. Both sides report the
+median time of one budget pass (the reference excludes its own extraction; mcp-budget's
+`engine_us` is the engine pass alone). Prints a Markdown table with the ratio.
+"""
+import argparse
+import glob
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+REFERENCE = ROOT.parent / "shared" / "bench" / "seed_reference.py"
+BIN = ROOT / "target" / "release" / "mcp-budget"
+
+
+def reference(path, budget, runs, spill):
+    out = subprocess.run(
+        [sys.executable, str(REFERENCE), "--budget", str(budget), "--runs", str(runs), "--spill-dir", spill, path],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def ours(path, budget, runs, spill):
+    out = subprocess.run(
+        [str(BIN), "replay", path, "--budget", str(budget), "--runs", str(runs), "--spill-dir", spill, "--format", "json"],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["results"][0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--budget", type=int, default=8000)
+    args = ap.parse_args()
+    files = args.files or sorted(glob.glob(str(ROOT.parent / "shared" / "corpus" / "responses" / "*.jsonl")))
+    spill = tempfile.mkdtemp(prefix="compare-spill-")
+    print(f"| payload | tokens before | reference ms | reference strategy | mcp-budget ms | mcp-budget strategy | tokens after | speed-up |")
+    print("|---|---:|---:|---|---:|---|---:|---:|")
+    worst = None
+    for f in files:
+        ref = reference(f, args.budget, args.runs, spill)
+        me = ours(f, args.budget, args.runs, spill)
+        ms = me["engine_us"] / 1000.0
+        ratio = ref["median_ms"] / ms if ms > 0 else float("inf")
+        big = me["tokens_before"] > 50_000
+        if big:
+            worst = ratio if worst is None else min(worst, ratio)
+        name = os.path.basename(f)
+        print(f"| {name} | {me['tokens_before']:,} | {ref['median_ms']:.2f} | {ref['strategy']} | {ms:.2f} | {me['strategy']} "
+              f"| {me['tokens_after']:,} | {ratio:.1f}x{' (>50k)' if big else ''} |")
+    if worst is not None:
+        print(f"\nslowest speed-up on payloads over 50k tokens: {worst:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

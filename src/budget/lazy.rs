@@ -1,0 +1,149 @@
+//! Stripping and counting a large text only as far as the budget needs. A 300 KB page that
+//! is spilled anyway only shows its first few thousand tokens, so only that much is stripped
+//! and counted; the original goes to the spill store untouched.
+
+use super::counter::{segments, Scan};
+use super::strip::{strip, StripCounts};
+use super::{PrefixCounter, ToolPolicy};
+
+/// Bytes of original text stripped at a time.
+const CHUNK_BYTES: usize = 16 * 1024;
+
+/// The stripped beginning of a text.
+#[derive(Debug, Clone)]
+pub struct StrippedPrefix {
+    pub text: String,
+    pub scan: Scan,
+    pub counts: StripCounts,
+    /// Bytes of the original that were read.
+    pub read_bytes: usize,
+    /// The whole original was read (and `text` is all of it, stripped).
+    pub complete: bool,
+}
+
+/// Strip `text` chunk by chunk, counting as it goes, until the stripped text passes `limit`
+/// tokens or the text ends. Chunks end right after a line break followed by a character that is
+/// neither white space nor `/`: no strip rule matches across one (URLs, data URIs and base64
+/// runs hold no line break, and a blank-line run ends before it), and it is a safe token cut.
+pub fn strip_prefix(
+    text: &str,
+    policy: &ToolPolicy,
+    counter: &PrefixCounter,
+    limit: usize,
+) -> StrippedPrefix {
+    let mut out = String::new();
+    let mut bounds: Vec<(usize, usize)> = Vec::new();
+    let mut counts = StripCounts::default();
+    let (mut pos, mut tokens) = (0, 0);
+    while pos < text.len() {
+        let end = chunk_end(text, pos + CHUNK_BYTES);
+        let (stripped, c) = strip(&text[pos..end], policy);
+        counts.add(&c);
+        let base = out.len();
+        out.push_str(&stripped);
+        let mut offset = base;
+        for seg in segments(&stripped) {
+            offset += seg.len();
+            tokens += counter.count(seg);
+            bounds.push((offset, tokens));
+            if tokens > limit {
+                let done = end == text.len() && offset == out.len();
+                return StrippedPrefix {
+                    text: out,
+                    scan: Scan::from_bounds(bounds, done),
+                    counts,
+                    read_bytes: end,
+                    complete: done,
+                };
+            }
+        }
+        pos = end;
+    }
+    StrippedPrefix {
+        text: out,
+        scan: Scan::from_bounds(bounds, true),
+        counts,
+        read_bytes: text.len(),
+        complete: true,
+    }
+}
+
+/// The first chunk boundary at or after `from`, or the end of the text.
+fn chunk_end(text: &str, from: usize) -> usize {
+    let bytes = text.as_bytes();
+    let stop = text.len().min(from + 16 * CHUNK_BYTES);
+    let mut i = from.max(1);
+    while i < stop {
+        if bytes[i - 1] == b'\n' && !bytes[i].is_ascii_whitespace() && bytes[i] != b'/' {
+            return i;
+        }
+        i += 1;
+    }
+    text.len()
+}
+
+impl StripCounts {
+    /// Add another chunk's counts.
+    pub fn add(&mut self, o: &StripCounts) {
+        self.data_uri_images += o.data_uri_images;
+        self.long_urls += o.long_urls;
+        self.tracking_params += o.tracking_params;
+        self.base64_runs += o.base64_runs;
+        self.blank_runs += o.blank_runs;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Tokenizer;
+
+    fn page() -> String {
+        let mut s = String::new();
+        for i in 0..3000 {
+            s.push_str(&format!("## Section {i}\n\nSome text with a [link](https://ex.example/p?id={i}&utm_source=x).\n\n\n\n"));
+            if i % 50 == 0 {
+                s.push_str(&format!(
+                    "![img](data:image/png;base64,{})\n",
+                    "QUJD".repeat(200)
+                ));
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn a_complete_prefix_equals_the_whole_strip() {
+        let text = page();
+        let c = PrefixCounter::new(Tokenizer::Cl100k);
+        let p = ToolPolicy::default();
+        let all = strip_prefix(&text, &p, &c, usize::MAX);
+        let (whole, counts) = strip(&text, &p);
+        assert!(all.complete);
+        assert_eq!(all.text, whole);
+        assert_eq!(all.counts, counts);
+        let mut scan = all.scan.clone();
+        assert_eq!(
+            c.count_scanned(&all.text, usize::MAX, &mut scan),
+            Some(c.count(&whole))
+        );
+    }
+
+    #[test]
+    fn stops_soon_after_the_limit_with_exact_counts() {
+        let text = page();
+        let c = PrefixCounter::new(Tokenizer::Cl100k);
+        let part = strip_prefix(&text, &ToolPolicy::default(), &c, 2000);
+        assert!(!part.complete);
+        assert!(
+            part.read_bytes < text.len() / 4,
+            "read {} of {}",
+            part.read_bytes,
+            text.len()
+        );
+        let mut scan = part.scan.clone();
+        assert_eq!(c.count_scanned(&part.text, 2000, &mut scan), None);
+        let (len, n) = c.prefix_scanned(&part.text, 2000, 0.1, &mut scan);
+        assert_eq!(n, c.count(&part.text[..len]));
+    }
+}
