@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 slow_servers() { # $1 = count
   for i in $(seq 1 "$1"); do
     printf '[servers.slow%s]\ncommand = "sh"\nargs = ["-c", "sleep 1; exec %s demo-server"]\n' "$i" "$bin"
-    printf '[[servers.slow%s.probes]]\ntool = "list_tickets"\n[[servers.slow%s.probes]]\ntool = "search_code"\narguments = { q = "x" }\n' "$i" "$i"
+    printf '[[servers.slow%s.probes]]\ntool = "list_tickets"\n[[servers.slow%s.probes]]\ntool = "get_forecast"\narguments = { city = "Oslo" }\n' "$i" "$i"
   done
 }
 full_demo() { # $1 = count

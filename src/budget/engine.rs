@@ -563,17 +563,38 @@ fn for_each_json(work: &mut Work, mut f: impl FnMut(&mut Value)) {
 
 /// `work` with every JSON part shrunk by `caps`, and what was cut.
 fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
-    let mut out = work.clone();
     let mut report = ShrinkReport {
         string_chars: caps.string_chars,
         depth: caps.depth,
         ..ShrinkReport::default()
     };
-    for_each_json(&mut out, |v| {
+    let mut one = |v: &Value| {
         let (s, r) = shrink(v, caps);
-        *v = s;
         report.merge(r);
-    });
+        s
+    };
+    // build the shrunk copy directly: cloning a large JSON value first would double the work
+    let parts = work
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Json { value, .. } => {
+                let value = one(value);
+                Part::Json {
+                    text: compact(&value),
+                    value,
+                }
+            }
+            other => other.clone(),
+        })
+        .collect();
+    let structured = work.structured.as_ref().map(&mut one);
+    let out = Work {
+        parts,
+        structured,
+        structured_duplicate: work.structured_duplicate,
+        rest: work.rest.clone(),
+    };
     (out, report)
 }
 

@@ -48,8 +48,7 @@ pub fn render(f: &NoteFacts) -> String {
             ));
             let next = f.preview_lines.map_or(1, |(shown, _)| shown + 1);
             s.push_str(&format!(
-                "\nRead more with mcp_budget_read {{\"handle\": \"{}\", \"start_line\": {next}}} (or grep), or open the file.",
-                h.id
+                "\nRead more: open the file (continue at line {next}) or grep it."
             ));
         }
         (None, Some(e)) => s.push_str(&format!("\nThe full original could NOT be saved: {e}")),

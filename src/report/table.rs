@@ -161,21 +161,20 @@ fn top_tools(report: &Report, width: Option<u16>) -> Table {
 }
 
 fn probes(report: &Report, width: Option<u16>) -> Table {
-    let mut t = table(
-        width,
-        &[
-            "server",
-            "tool",
-            "status",
-            "wire tokens",
-            "model tokens",
-            "blocks",
-            "latency",
-            "budgeted",
-            "strategy",
-            "engine",
-        ],
-    );
+    let header = [
+        "server",
+        "tool",
+        "status",
+        "wire",
+        "model",
+        "structured",
+        "blocks",
+        "latency",
+        "budgeted",
+        "strategy",
+        "engine",
+    ];
+    let mut t = table(width, &header);
     for s in &report.servers {
         for p in &s.probes {
             let raw = p.raw.clone().unwrap_or_default();
@@ -184,29 +183,24 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
                 ProbeStatus::ToolError => "tool error".to_string(),
                 ProbeStatus::Error => format!("error: {}", p.error.as_deref().unwrap_or("")),
             };
-            let mut blocks = block_summary(&raw.blocks);
-            if raw.structured_tokens > 0 {
-                let dup = if raw.structured_duplicate {
-                    ", duplicate"
-                } else {
-                    ""
-                };
-                blocks.push_str(&format!(
-                    " + structured {}{dup}",
-                    thousands(raw.structured_tokens)
-                ));
-            }
+            let structured = match (raw.structured_tokens, raw.structured_duplicate) {
+                (0, _) => String::new(),
+                (n, true) => format!("{} dup", thousands(n)),
+                (n, false) => thousands(n),
+            };
+            let b = p.budgeted.as_ref();
             t.add_row(vec![
                 Cell::new(&s.name),
                 Cell::new(&p.tool),
                 Cell::new(status),
                 num(raw.wire_tokens),
                 num(raw.model_tokens),
-                Cell::new(blocks),
+                Cell::new(structured).set_alignment(CellAlignment::Right),
+                Cell::new(block_summary(&raw.blocks)),
                 Cell::new(format!("{:.0} ms", p.latency_ms)).set_alignment(CellAlignment::Right),
-                p.budgeted.as_ref().map_or(Cell::new(""), |b| num(b.tokens)),
-                Cell::new(p.budgeted.as_ref().map_or("", |b| b.strategy.as_str())),
-                Cell::new(p.budgeted.as_ref().map_or(String::new(), |b| {
+                b.map_or(Cell::new(""), |b| num(b.tokens)),
+                Cell::new(b.map_or("", |b| b.strategy.as_str())),
+                Cell::new(b.map_or(String::new(), |b| {
                     format!("{:.2} ms", b.engine_us as f64 / 1000.0)
                 }))
                 .set_alignment(CellAlignment::Right),
@@ -216,7 +210,7 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
     t
 }
 
-/// `2 text, 1 image` style summary of content blocks.
+/// `2 text, image` style summary of content blocks.
 pub fn block_summary(blocks: &[BlockCost]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for b in blocks {
@@ -227,7 +221,13 @@ pub fn block_summary(blocks: &[BlockCost]) -> String {
     }
     counts
         .iter()
-        .map(|(k, n)| format!("{n} {k}"))
+        .map(|(k, n)| {
+            if *n == 1 {
+                k.to_string()
+            } else {
+                format!("{n} {k}")
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
