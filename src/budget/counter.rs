@@ -1,7 +1,8 @@
 //! Counting only as much text as a decision needs. BPE tokenizers split text into pieces by a
-//! regex before merging, and a cut right after a `\n` that is followed by anything but `\r`,
-//! `\n` or `/` is a piece boundary for both cl100k_base and o200k_base: the tokens of the two
-//! halves add up to the tokens of the whole. So text is counted segment by segment at such cuts,
+//! regex before merging, and a cut right after a `\n` that is followed by anything but white
+//! space or `/` is a piece boundary for both cl100k_base and o200k_base: the tokens of the two
+//! halves add up to the tokens of the whole (checked by a proptest here, and against Python
+//! tiktoken on 1.5 million random joins). So text is counted segment by segment at such cuts,
 //! stopping once a limit is passed, and a preview needs only its own prefix encoded.
 
 use crate::tokens::Tokenizer;
@@ -64,14 +65,7 @@ impl PrefixCounter {
             // every token is at least one byte
             return Some(self.count(text));
         }
-        let mut total = 0;
-        for seg in segments(text) {
-            total += self.count(seg);
-            if total > limit {
-                return None;
-            }
-        }
-        Some(total)
+        self.bpe.count_till_limit(&self.bpe.normalize(text), limit)
     }
 
     /// The longest prefix of `text` with at most `limit` tokens, preferring a cut right after a
@@ -209,7 +203,12 @@ impl PrefixCounter {
                 return Some(tokens);
             }
             let rest = &text[end..];
-            let cut = safe_cut(rest, SEGMENT_BYTES).unwrap_or(rest.len());
+            let Some(cut) = safe_cut(rest, SEGMENT_BYTES) else {
+                // no safe cut ahead (minified JSON, base64): count the rest, stopping early
+                let n = self.count_up_to(rest, limit - tokens)?;
+                scan.bounds.push((text.len(), tokens + n));
+                continue;
+            };
             scan.bounds
                 .push((end + cut, tokens + self.count(&rest[..cut])));
         }
@@ -229,7 +228,11 @@ impl PrefixCounter {
         // the last whole segment within the limit, then part of the next
         let i = scan.bounds.iter().rposition(|(_, t)| *t <= limit);
         let (start, before) = i.map_or((0, 0), |i| scan.bounds[i]);
-        let next_end = i.map_or(scan.bounds[0].0, |i| scan.bounds[i + 1].0);
+        // the segment that passed the limit, or the uncounted rest of the text
+        let next_end = scan
+            .bounds
+            .get(i.map_or(0, |i| i + 1))
+            .map_or(text.len(), |b| b.0);
         let (plen, ptok) = self.partial(&text[start..next_end], limit - before);
         let end = start + plen;
         let mut floor = end - ((end as f64 * line_slack) as usize).min(end);
@@ -276,7 +279,9 @@ fn safe_cut(text: &str, from: usize) -> Option<usize> {
     while i < stop {
         if bytes[i] == b'\n' {
             match bytes.get(i + 1) {
-                Some(b'\r' | b'\n' | b'/') => {}
+                // `\s*[\r\n]+` can run from this line break over following white space into
+                // the next line break, and o200k joins `/` to a preceding punctuation run
+                Some(b) if b.is_ascii_whitespace() || *b == b'/' => {}
                 Some(_) => return Some(i + 1),
                 None => return None,
             }

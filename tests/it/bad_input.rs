@@ -214,3 +214,47 @@ fn unknown_server_and_tokenizer_are_usage_errors() {
         String::from_utf8_lossy(&assert.get_output().stderr).contains("unknown tokenizer `gpt2`")
     );
 }
+
+#[test]
+fn ctrl_c_stops_the_audit_and_its_servers() {
+    let home = tempfile::tempdir().unwrap();
+    let probe = home.path().join("hang.toml");
+    std::fs::write(
+        &probe,
+        "[servers.hang]\ncommand = \"sleep\"\nargs = [\"318.25\"]\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(crate::support::bin_path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--no-write",
+            "--timeout",
+            "60",
+        ])
+        .env("HOME", home.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let running = || {
+        let ps = std::process::Command::new("ps")
+            .args(["-eo", "args"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&ps.stdout)
+            .lines()
+            .any(|l| l.trim() == "sleep 318.25")
+    };
+    let started = Instant::now();
+    while !running() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(running(), "the server was started");
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!running(), "the server outlived the audit");
+}
