@@ -75,18 +75,25 @@ pub struct AuditArgs {
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_response_bytes: usize,
-    /// Token budget the engine replays each probe result at [default: 8000]
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Table width for the terminal summary [default: terminal width, or 120 when piped]
+    #[arg(long, value_name = "COLUMNS")]
+    pub width: Option<u16>,
+}
+
+/// The budget engine's settings, shared by `audit` and `replay`.
+#[derive(Debug, clap::Args)]
+pub struct EngineArgs {
+    /// Token budget for each result [default: the probe file's or the policy's, 8000]
     #[arg(long, env = "MCP_BUDGET_BUDGET", value_name = "TOKENS")]
     pub budget: Option<usize>,
     /// Policy file (TOML, a `[policy]` table) on top of the built-in policy and the probe files'
     #[arg(long, env = "MCP_BUDGET_POLICY", value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// Where spilled originals go [default: OUT/spill]
+    /// Where spilled originals go [default: OUT/spill for audit, ~/.cache/mcp-budget/spill for replay]
     #[arg(long, env = "MCP_BUDGET_SPILL_DIR", value_name = "DIR")]
     pub spill_dir: Option<PathBuf>,
-    /// Table width for the terminal summary [default: terminal width, or 120 when piped]
-    #[arg(long, value_name = "COLUMNS")]
-    pub width: Option<u16>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -113,15 +120,8 @@ pub struct ReplayArgs {
     /// Tool name for policy lookup [default: from a `<server>__<tool>` file name, else the stem]
     #[arg(long)]
     pub tool: Option<String>,
-    /// Token budget for each result [default: the policy's, 8000]
-    #[arg(long, env = "MCP_BUDGET_BUDGET", value_name = "TOKENS")]
-    pub budget: Option<usize>,
-    /// Policy file (TOML, a `[policy]` table) on top of the built-in policy
-    #[arg(long, env = "MCP_BUDGET_POLICY", value_name = "FILE")]
-    pub policy: Option<PathBuf>,
-    /// Where spilled originals go [default: ~/.cache/mcp-budget/spill]
-    #[arg(long, env = "MCP_BUDGET_SPILL_DIR", value_name = "DIR")]
-    pub spill_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Engine passes per file; the median time is reported
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub runs: usize,

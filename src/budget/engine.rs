@@ -77,6 +77,7 @@ pub struct Engine {
 
 /// Where a run is: the call, its policy and budget, the work so far, the note's facts.
 struct Run<'a> {
+    result: &'a Value,
     policy: ToolPolicy,
     limit: usize,
     original: &'a Work,
@@ -157,6 +158,7 @@ impl Engine {
             ..NoteFacts::default()
         };
         let mut run = Run {
+            result,
             policy,
             limit,
             original: &original,
@@ -361,7 +363,11 @@ impl Engine {
                 .iter()
                 .map(|t| self.counter.count(t))
                 .sum();
-            if json <= run.limit / 2 {
+            let mut facts = run.facts.clone();
+            facts.cuts = cuts.clone();
+            facts.cuts.extend(json_cuts.describe());
+            let note = self.counter.count(&render(&facts));
+            if json + note <= run.limit / 2 {
                 break;
             }
         }
@@ -420,9 +426,12 @@ impl Engine {
                 None => shave = shave * 2 + 32,
             }
         }
-        // cannot happen unless the note alone is over the budget: send the note only
+        // nothing left fits beside the note: send a short note alone; all is in the spill
         run.work.parts.clear();
         run.work.structured = None;
+        run.facts.cuts =
+            vec!["every block left out: the budget leaves no room beside this note".into()];
+        run.facts.preview_lines = None;
         self.finish(run, Strategy::Spilled, usize::MAX)
     }
 
@@ -513,7 +522,10 @@ impl Engine {
             .spill
             .clone()
             .expect("a reduced result has a planned spill");
-        match self.store.write(&planned, &spill_content(run.original)) {
+        match self
+            .store
+            .write(&planned, &spill_content(run.original, run.result))
+        {
             Ok(h) => run.facts.spill = Some(h),
             Err(e) => {
                 run.facts.spill = None;
@@ -635,10 +647,12 @@ fn lines(text: &str) -> usize {
 }
 
 /// What the spill file holds: a single text as it is, else the whole result as JSON.
-fn spill_content(original: &Work) -> Vec<u8> {
+/// What the spill file holds: a single text as it is, else the whole result as compact JSON
+/// (every field kept, in the order received).
+fn spill_content(original: &Work, result: &Value) -> Vec<u8> {
     match single_text(original) {
         Some(text) => text.as_bytes().to_vec(),
-        None => compact(&original.to_result(&[])).into_bytes(),
+        None => compact(result).into_bytes(),
     }
 }
 

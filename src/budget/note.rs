@@ -7,6 +7,9 @@ pub fn thousands(n: usize) -> String {
     crate::report::thousands(n)
 }
 
+/// Cut lines a note lists before summing up the rest.
+const MAX_CUT_LINES: usize = 6;
+
 /// The facts a note reports.
 #[derive(Debug, Clone, Default)]
 pub struct NoteFacts {
@@ -28,9 +31,15 @@ pub fn render(f: &NoteFacts) -> String {
         f.strategy,
         thousands(f.original_bytes)
     );
-    for cut in &f.cuts {
+    for cut in f.cuts.iter().take(MAX_CUT_LINES) {
         s.push_str("\n- ");
         s.push_str(cut);
+    }
+    if f.cuts.len() > MAX_CUT_LINES {
+        s.push_str(&format!(
+            "\n- and {} more cuts (the original has everything)",
+            f.cuts.len() - MAX_CUT_LINES
+        ));
     }
     if let Some((shown, total)) = f.preview_lines {
         s.push_str(&format!(

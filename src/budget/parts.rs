@@ -215,12 +215,24 @@ pub fn compact(v: &Value) -> String {
     serde_json::to_string(v).expect("a serde_json::Value always serialises")
 }
 
+/// structuredContent repeats the content: a JSON text block equal to it, or an object whose
+/// every value is a string equal to a text block (`{"content": text}`). One shared string among
+/// other data is not a repeat: dropping it would lose the rest.
 fn duplicates(structured: &Value, parts: &[Part]) -> bool {
-    parts.iter().any(|p| match p {
-        Part::Json { value, .. } => value == structured,
-        Part::Prose { text, .. } => structured
-            .as_object()
-            .is_some_and(|m| m.values().any(|v| v.as_str() == Some(text))),
-        _ => false,
-    })
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Prose { text, .. } | Part::Json { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let json_equal = parts
+        .iter()
+        .any(|p| matches!(p, Part::Json { value, .. } if value == structured));
+    let all_texts = structured.as_object().is_some_and(|m| {
+        !m.is_empty()
+            && m.values()
+                .all(|v| v.as_str().is_some_and(|s| texts.contains(&s)))
+    });
+    json_equal || all_texts
 }

@@ -47,7 +47,8 @@ impl Projection {
         let data = jmespath::Variable::from_json(&text).ok()?;
         let out = self.compiled.search(data).ok()?;
         let json = serde_json::to_value(&*out).ok()?;
-        if json.is_null() {
+        // a projection of data of another shape gives nulls: that is not a projection
+        if !has_value(&json) {
             return None;
         }
         Some(self.reorder(json))
@@ -79,6 +80,16 @@ impl Projection {
             }
             other => other,
         }
+    }
+}
+
+/// Whether any leaf of `v` is not null.
+fn has_value(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Array(items) => items.iter().any(has_value),
+        Value::Object(map) => map.values().any(has_value),
+        _ => true,
     }
 }
 
@@ -133,6 +144,12 @@ mod tests {
             r#"[{"zeta":"a","alpha":"p","repo":"o/r"},{"zeta":"b","alpha":"q","repo":"o/s"}]"#
         );
         assert!(p.apply(&json!({"other": 1})).is_none());
+        let hash = Projection::compile("{total: total_count, items: items}").unwrap();
+        assert!(
+            hash.apply(&json!({"message": "Validation Failed"}))
+                .is_none(),
+            "all-null is no fit"
+        );
     }
 
     #[test]

@@ -123,13 +123,13 @@ fn engine(
                 .with_context(|| format!("in {}", probe.path.display()))?;
         }
     }
-    if let Some(path) = &args.policy {
+    if let Some(path) = &args.engine.policy {
         policy.extend_from_file(path)?;
     }
-    if let Some(b) = args.budget.or(file_budget) {
+    if let Some(b) = args.engine.budget.or(file_budget) {
         policy.set_budget(b)?;
     }
-    let spill = match (&args.spill_dir, args.no_write) {
+    let spill = match (&args.engine.spill_dir, args.no_write) {
         (Some(dir), _) => dir.clone(),
         (None, false) => args.out.join("spill"),
         (None, true) => super::replay::default_spill_dir(),

@@ -11,17 +11,21 @@ use crate::cli::{ListFormat, ReplayArgs};
 use crate::exit::ExitStatus;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
-    let mut policy = match &args.policy {
+    let mut policy = match &args.engine.policy {
         Some(path) => Policy::load_file(path)?,
         None => Policy::builtin(),
     };
-    if let Some(b) = args.budget {
+    if let Some(b) = args.engine.budget {
         policy.set_budget(b)?;
     }
     let tokenizer = *Tokenizer::parse_list(&args.tokenizer)?
         .first()
         .context("no tokenizer given")?;
-    let spill_dir = args.spill_dir.clone().unwrap_or_else(default_spill_dir);
+    let spill_dir = args
+        .engine
+        .spill_dir
+        .clone()
+        .unwrap_or_else(default_spill_dir);
     let engine = Engine::new(
         policy,
         tokenizer,

@@ -141,21 +141,24 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
     b
 }
 
-/// structuredContent repeats a text block: a text parses to JSON equal to it, or one of its
-/// top-level string values equals a text block's text.
+/// structuredContent repeats a text block: a text parses to JSON equal to it, or it is an object
+/// whose every value is a string equal to a text block's text (`{"content": text}`).
 fn is_duplicate(structured: &Value, texts: &[String]) -> bool {
     let parses_equal = texts
         .iter()
         .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured));
     let value_equal = match structured {
-        Value::Object(map) => strings(map).any(|s| texts.iter().any(|t| t == s)),
+        Value::Object(map) => {
+            !map.is_empty()
+                && strings_all(map).all(|s| s.is_some_and(|s| texts.iter().any(|t| t == s)))
+        }
         _ => false,
     };
     parses_equal || value_equal
 }
 
-fn strings(map: &Map<String, Value>) -> impl Iterator<Item = &str> {
-    map.values().filter_map(Value::as_str)
+fn strings_all(map: &Map<String, Value>) -> impl Iterator<Item = Option<&str>> {
+    map.values().map(Value::as_str)
 }
 
 #[cfg(test)]

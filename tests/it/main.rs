@@ -5,5 +5,7 @@ mod client_configs;
 mod corpus;
 mod corpus_expected;
 mod demo_audit;
+mod engine;
+mod github_projections;
 mod real_servers;
 mod support;
