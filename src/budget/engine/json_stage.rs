@@ -1,0 +1,158 @@
+//! The JSON stages: the policy's projection, then the shrink ladder searched by bisection.
+
+use serde_json::Value;
+
+use super::super::note::render;
+use super::super::parts::{compact, Part, Work};
+use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
+use super::{Budgeted, Engine, Run, Strategy};
+
+impl Engine {
+    pub(super) fn json_stages(&self, run: &mut Run) -> Option<Budgeted> {
+        let has_json = run.work.structured.is_some()
+            || run
+                .work
+                .parts
+                .iter()
+                .any(|p| matches!(p, Part::Json { .. }));
+        if !has_json {
+            return None;
+        }
+        // when the prose alone is over the budget, no JSON cut can help: go to the preview
+        let mut rest = run.work.clone();
+        rest.parts.retain(|p| !matches!(p, Part::Json { .. }));
+        rest.structured = None;
+        rest.cost_up_to(&self.counter, run.limit)?;
+        let base_cuts = run.facts.cuts.clone();
+        if let Some(projection) = run.policy.project.clone() {
+            let mut applied = false;
+            for_each_json(&mut run.work, |v| {
+                if let Some(out) = projection.apply(v) {
+                    *v = out;
+                    applied = true;
+                }
+            });
+            if applied {
+                run.facts
+                    .cuts
+                    .push(format!("projected with `{}`", projection.expression));
+                run.stage("project");
+                if let Some(done) = self.try_finish(run, Strategy::Projected) {
+                    return Some(done);
+                }
+            }
+        }
+        let projected = run.work.clone();
+        let cuts = run.facts.cuts.clone();
+        let start = Caps {
+            array_items: run.policy.max_array_items,
+            string_chars: run.policy.max_string_chars,
+            depth: run.policy.max_depth,
+        };
+        // the ladder only tightens, so the first step that fits is found by bisection
+        let steps = ladder(start);
+        let (mut lo, mut hi) = (0, steps.len());
+        let mut best: Option<(Work, ShrinkReport, usize)> = None;
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let (mut w, report) = shrunk(&projected, steps[mid]);
+            let mut facts = run.facts.clone();
+            facts.cuts = cuts.clone();
+            facts.cuts.extend(report.describe());
+            facts.strategy = Strategy::Shrunk.name();
+            let note = self.counter.count(&render(&facts));
+            match run
+                .limit
+                .checked_sub(note)
+                .and_then(|room| w.cost_up_to(&self.counter, room))
+            {
+                Some(_) => {
+                    best = Some((w, report, mid));
+                    hi = mid;
+                }
+                None => lo = mid + 1,
+            }
+        }
+        if let Some((w, report, _)) = best {
+            run.work = w;
+            run.facts.cuts = cuts.clone();
+            run.facts.cuts.extend(report.describe());
+            if let Some(done) = self.try_finish(run, Strategy::Shrunk) {
+                return Some(done);
+            }
+        }
+        run.work = projected;
+        run.facts.cuts = if run.facts.cuts.is_empty() {
+            base_cuts
+        } else {
+            cuts
+        };
+        run.stage("shrink");
+        None
+    }
+}
+
+fn for_each_json(work: &mut Work, mut f: impl FnMut(&mut Value)) {
+    for part in &mut work.parts {
+        if let Part::Json { text, value } = part {
+            f(value);
+            *text = compact(value);
+        }
+    }
+    if let Some(s) = &mut work.structured {
+        f(s);
+    }
+}
+
+/// `work` with every JSON part shrunk by `caps`, and what was cut.
+pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
+    let mut report = ShrinkReport {
+        string_chars: caps.string_chars,
+        depth: caps.depth,
+        ..ShrinkReport::default()
+    };
+    let mut one = |v: &Value| {
+        let (s, r) = shrink(v, caps);
+        report.merge(r);
+        s
+    };
+    // build the shrunk copy directly: cloning a large JSON value first would double the work
+    let parts = work
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Json { value, .. } => {
+                let value = one(value);
+                Part::Json {
+                    text: compact(&value),
+                    value,
+                }
+            }
+            other => other.clone(),
+        })
+        .collect();
+    let structured = work.structured.as_ref().map(&mut one);
+    let out = Work {
+        parts,
+        structured,
+        structured_duplicate: work.structured_duplicate,
+        rest: work.rest.clone(),
+    };
+    (out, report)
+}
+
+pub(super) fn json_texts(work: &Work) -> Vec<String> {
+    let mut out: Vec<String> = work
+        .parts
+        .iter()
+        .filter_map(|p| {
+            if let Part::Json { text, .. } = p {
+                Some(text.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.extend(work.structured.as_ref().map(compact));
+    out
+}

@@ -1,0 +1,231 @@
+//! The spill stage: JSON shrunk to leave room, extra blocks left out, and a preview of the text
+//! that fills the rest of the budget exactly; plus what the spill file holds.
+
+use serde_json::Value;
+
+use super::super::note::render;
+use super::super::parts::{compact, Part, Work};
+use super::super::shrink::{ladder, Caps, ShrinkReport};
+use super::super::Scan;
+use super::json_stage::{json_texts, shrunk};
+use super::{Budgeted, Engine, Run, Strategy};
+
+impl Engine {
+    pub(super) fn spill_stage(&self, run: &mut Run) -> Budgeted {
+        let cuts = run.facts.cuts.clone();
+        // JSON: the loosest caps that leave half the budget for the rest
+        let start = Caps {
+            array_items: run.policy.max_array_items,
+            string_chars: run.policy.max_string_chars,
+            depth: run.policy.max_depth,
+        };
+        let projected = run.work.clone();
+        let mut json_cuts = ShrinkReport::default();
+        for caps in ladder(start) {
+            let (w, r) = shrunk(&projected, caps);
+            run.work = w;
+            json_cuts = r;
+            let json: usize = json_texts(&run.work)
+                .iter()
+                .map(|t| self.counter.count(t))
+                .sum();
+            let mut facts = run.facts.clone();
+            facts.cuts = cuts.clone();
+            facts.cuts.extend(json_cuts.describe());
+            let note = self.counter.count(&render(&facts));
+            if json + note <= run.limit / 2 {
+                break;
+            }
+        }
+        run.facts.cuts = cuts;
+        run.facts.cuts.extend(json_cuts.describe());
+        self.drop_extras(run);
+        run.facts.strategy = Strategy::Spilled.name();
+        // the first prose-like part carries the preview; the rest is in the spilled original
+        let preview_at = run
+            .work
+            .parts
+            .iter()
+            .position(|p| matches!(p, Part::Prose { .. } | Part::Resource { .. }));
+        let (full, mut full_scan) = preview_at
+            .map(|i| match &run.work.parts[i] {
+                Part::Prose { text, scan } | Part::Resource { text, scan, .. } => {
+                    (text.clone(), scan.clone())
+                }
+                _ => Default::default(),
+            })
+            .unwrap_or_default();
+        let original_text = preview_at.and_then(|i| same_text(&run.original.parts, i, &full));
+        let exact_lines = original_text.is_some();
+        let total_lines = original_text.map_or(0, lines);
+        let mut shave = 0;
+        for _ in 0..4 {
+            if let Some(i) = preview_at {
+                let allowance = self
+                    .preview_allowance(run, i, &full, exact_lines.then_some(total_lines))
+                    .saturating_sub(shave);
+                let allowance = run
+                    .policy
+                    .preview_tokens
+                    .map_or(allowance, |p| allowance.min(self.counter.bpe_budget(p)));
+                let (len, n) = self
+                    .counter
+                    .prefix_scanned(&full, allowance, 0.1, &mut full_scan);
+                set_prose(
+                    &mut run.work.parts[i],
+                    full[..len].to_string(),
+                    Scan::known(len, n),
+                );
+                run.facts.preview_lines = exact_lines.then(|| (lines(&full[..len]), total_lines));
+                if !exact_lines {
+                    run.facts.cuts.retain(|c| !c.starts_with("preview:"));
+                    run.facts.cuts.push(format!(
+                        "preview: the beginning of the text after stripping ({} of {} bytes)",
+                        len,
+                        full.len()
+                    ));
+                }
+            }
+            run.stage("preview");
+            match self.try_finish(run, Strategy::Spilled) {
+                Some(done) => return done,
+                None => shave = shave * 2 + 32,
+            }
+        }
+        // nothing left fits beside the note: send a short note alone; all is in the spill
+        run.work.parts.clear();
+        run.work.structured = None;
+        run.facts.cuts =
+            vec!["every block left out: the budget leaves no room beside this note".into()];
+        run.facts.preview_lines = None;
+        self.finish(run, Strategy::Spilled, usize::MAX)
+    }
+
+    /// Drop extra prose blocks and fixed blocks that crowd out the preview.
+    fn drop_extras(&self, run: &mut Run) {
+        let mut seen_prose = false;
+        let before = run.work.parts.len();
+        let mut dropped_fixed = 0;
+        let fixed: usize = run
+            .work
+            .parts
+            .iter()
+            .map(|p| {
+                if let Part::Fixed { tokens, .. } | Part::Image { tokens, .. } = p {
+                    *tokens
+                } else {
+                    0
+                }
+            })
+            .sum();
+        let keep_fixed = fixed <= run.limit / 4;
+        run.work.parts.retain(|p| match p {
+            Part::Prose { .. } | Part::Resource { .. } => !std::mem::replace(&mut seen_prose, true),
+            Part::Fixed { .. } | Part::Image { .. } if !keep_fixed => {
+                dropped_fixed += 1;
+                false
+            }
+            _ => true,
+        });
+        let dropped_prose = before - run.work.parts.len() - dropped_fixed;
+        if dropped_prose > 0 {
+            run.facts
+                .cuts
+                .push(format!("{dropped_prose} more text blocks left out"));
+        }
+        if dropped_fixed > 0 {
+            run.facts.cuts.push(format!(
+                "{dropped_fixed} links, images or binary blocks left out"
+            ));
+        }
+    }
+
+    /// Tokens left for the preview once everything else and a worst-case note are counted.
+    fn preview_allowance(
+        &self,
+        run: &mut Run,
+        at: usize,
+        full: &str,
+        total_lines: Option<usize>,
+    ) -> usize {
+        let saved = std::mem::replace(
+            &mut run.work.parts[at],
+            Part::Prose {
+                text: String::new(),
+                scan: Scan::known(0, 0),
+            },
+        );
+        let others = run.work.cost(&self.counter);
+        run.work.parts[at] = saved;
+        let mut facts = run.facts.clone();
+        facts.preview_lines = total_lines.map(|t| (t, t));
+        if total_lines.is_none() {
+            facts.cuts.push(format!(
+                "preview: the beginning of the text after stripping ({} of {} bytes)",
+                full.len(),
+                full.len()
+            ));
+        }
+        let note = self.counter.count(&render(&facts));
+        run.limit.saturating_sub(others + note + 1)
+    }
+}
+
+fn set_prose(p: &mut Part, new: String, counted: Scan) {
+    if let Part::Prose { text, scan } | Part::Resource { text, scan, .. } = p {
+        *text = new;
+        *scan = counted;
+    }
+}
+
+/// Whether the preview text is the original's (no stripping changed it), so lines match.
+fn same_text<'a>(original: &'a [Part], at: usize, text: &str) -> Option<&'a str> {
+    let orig = match original.get(at)? {
+        Part::Prose { text, .. } | Part::Resource { text, .. } => text.as_str(),
+        _ => return None,
+    };
+    (original.len() == 1 && orig.starts_with(text)).then_some(orig)
+}
+
+fn lines(text: &str) -> usize {
+    text.lines().count()
+}
+
+/// What the spill file holds: a single text as it is, else the whole result as JSON.
+/// What the spill file holds: a single text as it is, else the whole result as compact JSON
+/// (every field kept, in the order received).
+pub(super) fn spill_content(original: &Work, result: &Value) -> Vec<u8> {
+    match single_text(original) {
+        Some(text) => text.as_bytes().to_vec(),
+        None => compact(result).into_bytes(),
+    }
+}
+
+/// The one text of a result that has a single text part (and at most a structuredContent that
+/// repeats it).
+fn single_text(original: &Work) -> Option<&str> {
+    if original.structured.is_some() && !original.structured_duplicate {
+        return None;
+    }
+    match original.parts.as_slice() {
+        [Part::Prose { text, .. }] | [Part::Json { text, .. }] | [Part::Resource { text, .. }] => {
+            Some(text)
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn spill_ext(original: &Work) -> &'static str {
+    if single_text(original).is_none() {
+        return "json";
+    }
+    match original.parts.as_slice() {
+        [Part::Prose { .. }] => "md",
+        [Part::Resource { block, .. }] => match block["resource"]["mimeType"].as_str() {
+            Some(m) if m.contains("json") => "json",
+            Some(m) if m.contains("markdown") => "md",
+            _ => "txt",
+        },
+        _ => "json",
+    }
+}
