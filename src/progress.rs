@@ -29,6 +29,7 @@ impl Bars {
             ProgressStyle::with_template("{bar:30} {pos}/{len} servers audited {elapsed}")
                 .expect("static template is valid"),
         );
+        overall.enable_steady_tick(Duration::from_millis(250));
         Bars {
             multi,
             overall,

@@ -1,6 +1,8 @@
 //! A tool result taken apart for the engine: prose, JSON, embedded resource text, images and
 //! fixed-cost blocks, with the model-view cost of each (what a client sends the model).
 
+use std::sync::Arc;
+
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
@@ -13,7 +15,7 @@ pub enum Part {
     /// A text block that is not JSON; `scan` caches its counted segments.
     Prose { text: String, scan: Scan },
     /// A text block holding a JSON object or array: `text` as sent, `value` parsed.
-    Json { text: String, value: Value },
+    Json { text: String, value: Arc<Value> },
     /// An embedded resource with text; `block` keeps uri and mimeType.
     Resource {
         block: Value,
@@ -30,7 +32,7 @@ pub enum Part {
 #[derive(Debug, Clone)]
 pub struct Work {
     pub parts: Vec<Part>,
-    pub structured: Option<Value>,
+    pub structured: Option<Arc<Value>>,
     /// structuredContent repeats a text block.
     pub structured_duplicate: bool,
     /// Other top-level fields (`isError`, `_meta`), kept as they are.
@@ -85,13 +87,23 @@ impl Work {
     }
 
     pub fn parse(result: &Value, counter: &PrefixCounter) -> Work {
-        let mut rest = result.as_object().cloned().unwrap_or_default();
-        let content = rest
-            .remove("content")
-            .and_then(|c| c.as_array().cloned())
-            .unwrap_or_default();
-        let structured = rest.remove("structuredContent").filter(|s| !s.is_null());
-        let parts: Vec<Part> = content.into_iter().map(|b| part(b, counter)).collect();
+        let empty = Map::new();
+        let obj = result.as_object().unwrap_or(&empty);
+        // clone only what is kept: the blocks are taken apart by reference
+        let rest: Map<String, Value> = obj
+            .iter()
+            .filter(|(k, _)| *k != "content" && *k != "structuredContent")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let content = obj
+            .get("content")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        let structured = obj
+            .get("structuredContent")
+            .filter(|s| !s.is_null())
+            .map(|s| Arc::new(s.clone()));
+        let parts: Vec<Part> = content.iter().map(|b| part(b, counter)).collect();
         let structured_duplicate = structured.as_ref().is_some_and(|s| duplicates(s, &parts));
         Work {
             parts,
@@ -125,7 +137,7 @@ impl Work {
         let mut out = Map::new();
         out.insert("content".into(), Value::Array(content));
         if let Some(s) = &self.structured {
-            out.insert("structuredContent".into(), s.clone());
+            out.insert("structuredContent".into(), Value::clone(s));
         }
         for (k, v) in &self.rest {
             out.insert(k.clone(), v.clone());
@@ -134,7 +146,7 @@ impl Work {
     }
 }
 
-fn part(b: Value, counter: &PrefixCounter) -> Part {
+fn part(b: &Value, counter: &PrefixCounter) -> Part {
     let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "text" => {
@@ -146,7 +158,10 @@ fn part(b: Value, counter: &PrefixCounter) -> Part {
             let t = text.trim_start();
             if t.starts_with('{') || t.starts_with('[') {
                 if let Ok(value) = serde_json::from_str::<Value>(&text) {
-                    return Part::Json { text, value };
+                    return Part::Json {
+                        text,
+                        value: Arc::new(value),
+                    };
                 }
             }
             Part::Prose {
@@ -157,7 +172,7 @@ fn part(b: Value, counter: &PrefixCounter) -> Part {
         "resource" if b["resource"]["text"].is_string() => {
             let text = b["resource"]["text"].as_str().unwrap_or("").to_string();
             Part::Resource {
-                block: b,
+                block: b.clone(),
                 text,
                 scan: Scan::default(),
             }
@@ -170,17 +185,20 @@ fn part(b: Value, counter: &PrefixCounter) -> Part {
             let tokens = image_dimensions(&bytes)
                 .map_or(0, |i| claude_image_tokens(i.width_px, i.height_px).0);
             Part::Image {
-                block: b,
+                block: b.clone(),
                 tokens: counter.bpe_budget(tokens),
             }
         }
         "resource" | "audio" => Part::Fixed {
-            block: b,
+            block: b.clone(),
             tokens: 0,
         },
         _ => {
-            let tokens = counter.count(&compact(&b));
-            Part::Fixed { block: b, tokens }
+            let tokens = counter.count(&compact(b));
+            Part::Fixed {
+                block: b.clone(),
+                tokens,
+            }
         }
     }
 }
@@ -228,7 +246,7 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
         .collect();
     let json_equal = parts
         .iter()
-        .any(|p| matches!(p, Part::Json { value, .. } if value == structured));
+        .any(|p| matches!(p, Part::Json { value, .. } if **value == *structured));
     let all_texts = structured.as_object().is_some_and(|m| {
         !m.is_empty()
             && m.values()

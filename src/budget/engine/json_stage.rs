@@ -1,5 +1,7 @@
 //! The JSON stages: the policy's projection, then the shrink ladder searched by bisection.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::super::note::render;
@@ -27,10 +29,9 @@ impl Engine {
         if let Some(projection) = run.policy.project.clone() {
             let mut applied = false;
             for_each_json(&mut run.work, |v| {
-                if let Some(out) = projection.apply(v) {
-                    *v = out;
-                    applied = true;
-                }
+                let out = projection.apply(v)?;
+                applied = true;
+                Some(out)
             });
             if applied {
                 run.facts
@@ -92,15 +93,20 @@ impl Engine {
     }
 }
 
-fn for_each_json(work: &mut Work, mut f: impl FnMut(&mut Value)) {
+/// Replace each JSON part (and structuredContent) by `f`'s value, where it gives one.
+fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
     for part in &mut work.parts {
         if let Part::Json { text, value } = part {
-            f(value);
-            *text = compact(value);
+            if let Some(new) = f(value) {
+                *text = compact(&new);
+                *value = Arc::new(new);
+            }
         }
     }
     if let Some(s) = &mut work.structured {
-        f(s);
+        if let Some(new) = f(s) {
+            *s = Arc::new(new);
+        }
     }
 }
 
@@ -125,13 +131,13 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
                 let value = one(value);
                 Part::Json {
                     text: compact(&value),
-                    value,
+                    value: Arc::new(value),
                 }
             }
             other => other.clone(),
         })
         .collect();
-    let structured = work.structured.as_ref().map(&mut one);
+    let structured = work.structured.as_ref().map(|s| Arc::new(one(s)));
     let out = Work {
         parts,
         structured,
@@ -153,6 +159,6 @@ pub(super) fn json_texts(work: &Work) -> Vec<String> {
             }
         })
         .collect();
-    out.extend(work.structured.as_ref().map(compact));
+    out.extend(work.structured.as_deref().map(compact));
     out
 }
