@@ -15,6 +15,4 @@ pub enum UpstreamError {
         code: i64,
         message: String,
     },
-    #[error("the {transport} transport is not supported yet")]
-    Unsupported { transport: String },
 }

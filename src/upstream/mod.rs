@@ -6,6 +6,7 @@
 
 mod capture;
 mod error;
+mod http;
 mod process;
 mod pump;
 mod session;

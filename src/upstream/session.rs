@@ -11,6 +11,7 @@ use rmcp::service::{RoleClient, RunningService, ServiceError};
 use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
 
+use super::http::{self, Remote};
 use super::process::ChildGuard;
 use super::{pump, Capture, RawResponse, UpstreamError};
 use crate::config::{Probe, ServerSpec, TransportSpec};
@@ -95,10 +96,19 @@ impl Session {
                     pump::start(out, inp, capture.clone(), opts.max_response_bytes),
                 )
             }
-            other => {
-                return Err(UpstreamError::Unsupported {
-                    transport: other.kind().to_string(),
-                });
+            TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+                let kind = match &spec.transport {
+                    TransportSpec::Sse { .. } => Remote::LegacySse,
+                    _ => Remote::Streamable,
+                };
+                let bridge = http::start(kind, url, headers, opts.max_response_bytes)?;
+                let pumps = pump::start(
+                    bridge.server_out,
+                    bridge.server_in,
+                    capture.clone(),
+                    opts.max_response_bytes,
+                );
+                (None, vec![bridge.task], pumps)
             }
         };
         tasks.extend(pumps.tasks);

@@ -9,3 +9,4 @@ mod engine;
 mod github_projections;
 mod real_servers;
 mod support;
+mod transports;
