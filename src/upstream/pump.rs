@@ -2,7 +2,9 @@
 //! verbatim in the [`Capture`]; lines that are not JSON (a server's log output on stdout) are
 //! dropped with a warning instead of breaking the session.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
+
+use regex::Regex;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::task::JoinHandle;
@@ -54,10 +56,23 @@ async fn inbound<R: AsyncRead + Unpin>(
         buf.clear();
         match read_line_capped(&mut reader, &mut buf, max_line_bytes).await {
             Ok(LineRead::Eof) | Err(_) => break,
-            Ok(LineRead::TooLong(n)) => {
-                capture.warn(format!(
-                    "dropped a message of over {n} bytes (over --max-response-bytes)"
-                ));
+            Ok(LineRead::TooLong { head, tail }) => {
+                let what =
+                    format!("a response of over {max_line_bytes} bytes (--max-response-bytes)");
+                capture.warn(format!("dropped {what}"));
+                // answer the request now rather than let it wait for the timeout
+                if let Some(id) = id_of_dropped(&head, &tail) {
+                    let err = format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"the server sent {what}"}}}}"#
+                    );
+                    let line: Arc<str> = Arc::from(err.as_str());
+                    capture.received(line.clone());
+                    if to_rmcp.write_all(line.as_bytes()).await.is_err()
+                        || to_rmcp.write_all(b"\n").await.is_err()
+                    {
+                        break;
+                    }
+                }
                 continue;
             }
             Ok(LineRead::Line) => {}
@@ -118,7 +133,11 @@ async fn outbound<W: AsyncWrite + Unpin>(
 enum LineRead {
     Line,
     Eof,
-    TooLong(usize),
+    /// A line over the cap: its first and last bytes (to find the JSON-RPC id).
+    TooLong {
+        head: Vec<u8>,
+        tail: Vec<u8>,
+    },
 }
 
 /// Read one line into `buf`; a line longer than `max` is consumed and reported, not kept.
@@ -127,39 +146,66 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
     buf: &mut Vec<u8>,
     max: usize,
 ) -> std::io::Result<LineRead> {
-    let mut too_long = false;
+    const KEEP: usize = 512;
+    let mut over: Option<(Vec<u8>, Vec<u8>)> = None;
     loop {
         let chunk = reader.fill_buf().await?;
         if chunk.is_empty() {
-            return Ok(if buf.is_empty() && !too_long {
-                LineRead::Eof
-            } else if too_long {
-                LineRead::TooLong(max)
-            } else {
-                LineRead::Line
+            return Ok(match over {
+                Some((head, tail)) => LineRead::TooLong { head, tail },
+                None if buf.is_empty() => LineRead::Eof,
+                None => LineRead::Line,
             });
         }
         let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
-        if !too_long {
-            if buf.len() + take > max {
-                too_long = true;
+        match &mut over {
+            None if buf.len() + take > max => {
+                let head = buf[..buf.len().min(KEEP)].to_vec();
                 buf.clear();
-            } else {
-                buf.extend_from_slice(&chunk[..take]);
+                over = Some((head, Vec::new()));
+            }
+            None => buf.extend_from_slice(&chunk[..take]),
+            Some(_) => {}
+        }
+        if let Some((_, tail)) = &mut over {
+            tail.extend_from_slice(&chunk[..take]);
+            if tail.len() > KEEP {
+                tail.drain(..tail.len() - KEEP);
             }
         }
         reader.consume(take);
         if done {
-            return Ok(if too_long {
-                LineRead::TooLong(max)
-            } else {
-                LineRead::Line
+            return Ok(match over {
+                Some((head, tail)) => LineRead::TooLong { head, tail },
+                None => LineRead::Line,
             });
         }
     }
+}
+
+/// The id of a response that was too large to keep, from its first or last bytes: servers
+/// put `id` either first (`{"jsonrpc":"2.0","id":7,...`) or last (`...,"id":7}`).
+fn id_of_dropped(head: &[u8], tail: &[u8]) -> Option<String> {
+    static HEAD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")"#,
+        )
+        .expect("valid regex")
+    });
+    static TAIL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#""id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$"#,
+        )
+        .expect("valid regex")
+    });
+    let head = String::from_utf8_lossy(head);
+    let tail = String::from_utf8_lossy(tail);
+    HEAD.captures(&head)
+        .or_else(|| TAIL.captures(&tail))
+        .map(|c| c[1].to_string())
 }
 
 fn trim_eol(buf: &[u8]) -> &[u8] {
@@ -183,6 +229,25 @@ fn preview(text: &str) -> String {
 mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn finds_the_id_of_a_dropped_response_at_either_end() {
+        assert_eq!(
+            id_of_dropped(br#"{"jsonrpc":"2.0","id":7,"result":{"#, b"}}"),
+            Some("7".into())
+        );
+        assert_eq!(
+            id_of_dropped(
+                br#"{"result":{"content":[{"id":3"#,
+                br#"]},"jsonrpc":"2.0","id":"a-1"}"#
+            ),
+            Some("\"a-1\"".into())
+        );
+        assert_eq!(
+            id_of_dropped(br#"{"result":{"id":3"#, br#"...{"id": 9}]}}"#),
+            None
+        );
+    }
 
     #[tokio::test]
     async fn forwards_json_drops_junk_and_records_both_ways() {
@@ -215,7 +280,7 @@ mod tests {
         assert_eq!(w.len(), 3, "{w:?}");
         assert!(w[0].contains("starting up"));
         assert!(w[1].contains("UTF-8"));
-        assert!(w[2].contains("over 64 bytes"));
+        assert!(w[2].contains("over 64 bytes"), "{w:?}");
         assert!(capture.take_response("ping").is_some());
     }
 }

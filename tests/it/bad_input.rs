@@ -258,3 +258,46 @@ fn ctrl_c_stops_the_audit_and_its_servers() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(!running(), "the server outlived the audit");
 }
+
+#[test]
+fn a_response_over_max_response_bytes_fails_its_call_at_once() {
+    let home = tempfile::tempdir().unwrap();
+    let demo = crate::support::repo().join("probes/demo.toml");
+    let started = Instant::now();
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            demo.to_str().unwrap(),
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .args(["--max-response-bytes", "300000", "--timeout", "60"])
+        .assert()
+        .code(0);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the dropped response was waited for"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let probes = report["servers"][0]["probes"].as_array().unwrap();
+    let probe = |t: &str| probes.iter().find(|p| p["tool"] == t).unwrap().clone();
+    let scrape = probe("scrape_as_markdown");
+    assert_eq!(scrape["status"], "error");
+    assert!(
+        scrape["error"]
+            .as_str()
+            .unwrap()
+            .contains("over 300000 bytes"),
+        "{scrape}"
+    );
+    assert_eq!(
+        probe("get_forecast")["status"],
+        "ok",
+        "the session goes on after a dropped response"
+    );
+    assert!(report["servers"][0]["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("--max-response-bytes"));
+}
