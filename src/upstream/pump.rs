@@ -60,18 +60,8 @@ async fn inbound<R: AsyncRead + Unpin>(
                 let what =
                     format!("a response of over {max_line_bytes} bytes (--max-response-bytes)");
                 capture.warn(format!("dropped {what}"));
-                // answer the request now rather than let it wait for the timeout
-                if let Some(id) = id_of_dropped(&head, &tail) {
-                    let err = format!(
-                        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"the server sent {what}"}}}}"#
-                    );
-                    let line: Arc<str> = Arc::from(err.as_str());
-                    capture.received(line.clone());
-                    if to_rmcp.write_all(line.as_bytes()).await.is_err()
-                        || to_rmcp.write_all(b"\n").await.is_err()
-                    {
-                        break;
-                    }
+                if !answer_dropped(&mut to_rmcp, &capture, &head, &tail, &what).await {
+                    break;
                 }
                 continue;
             }
@@ -86,6 +76,10 @@ async fn inbound<R: AsyncRead + Unpin>(
                 "dropped a line of {} bytes that is not valid UTF-8",
                 trimmed.len()
             ));
+            let reason = "a response that is not valid UTF-8";
+            if !answer_dropped(&mut to_rmcp, &capture, trimmed, trimmed, reason).await {
+                break;
+            }
             continue;
         };
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
@@ -93,6 +87,19 @@ async fn inbound<R: AsyncRead + Unpin>(
                 "skipped non-JSON output on stdout: {}",
                 preview(text)
             ));
+            // a line that looks like a response but is not JSON would leave its request waiting
+            if text.starts_with('{')
+                && !answer_dropped(
+                    &mut to_rmcp,
+                    &capture,
+                    trimmed,
+                    trimmed,
+                    "a response that is not valid JSON",
+                )
+                .await
+            {
+                break;
+            }
             continue;
         }
         let line: Arc<str> = Arc::from(text);
@@ -184,6 +191,27 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
             });
         }
     }
+}
+
+/// Answer the request a dropped response was for (when its id can be found at either end), so
+/// it fails now with `what` instead of waiting for the timeout. False when rmcp has gone.
+async fn answer_dropped(
+    to_rmcp: &mut DuplexStream,
+    capture: &Capture,
+    head: &[u8],
+    tail: &[u8],
+    what: &str,
+) -> bool {
+    let head = &head[..head.len().min(512)];
+    let tail = &tail[tail.len().saturating_sub(512)..];
+    let Some(id) = id_of_dropped(head, tail) else {
+        return true;
+    };
+    let message = serde_json::Value::String(format!("the server sent {what}"));
+    let err =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":{message}}}}}"#);
+    capture.received(Arc::from(err.as_str()));
+    to_rmcp.write_all(err.as_bytes()).await.is_ok() && to_rmcp.write_all(b"\n").await.is_ok()
 }
 
 /// The id of a response that was too large to keep, from its first or last bytes: servers

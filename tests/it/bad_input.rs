@@ -301,3 +301,108 @@ fn a_response_over_max_response_bytes_fails_its_call_at_once() {
         .unwrap()
         .contains("--max-response-bytes"));
 }
+
+#[test]
+fn hostile_servers_each_fail_alone_within_the_timeout() {
+    let script = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let modes = [
+        "crash-init",
+        "crash-call",
+        "hang",
+        "junk",
+        "huge",
+        "bad-utf8",
+        "bad-json",
+        "slow-drip",
+        "error",
+    ];
+    let mut toml = String::from(
+        "[servers.demo]\nbuiltin = \"demo\"\n[[servers.demo.probes]]\ntool = \"get_time\"\n",
+    );
+    for m in modes {
+        toml.push_str(&format!(
+            "[servers.{m}]\ncommand = \"python3\"\nargs = [{:?}, \"{m}\"]\n[[servers.{m}.probes]]\ntool = \"probe\"\n",
+            script.display().to_string()
+        ));
+    }
+    let home = tempfile::tempdir().unwrap();
+    let probe = home.path().join("hostile.toml");
+    std::fs::write(&probe, toml).unwrap();
+    let started = Instant::now();
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--no-write",
+            "--format",
+            "json",
+        ])
+        .args([
+            "--timeout",
+            "4",
+            "--concurrency",
+            "10",
+            "--max-response-bytes",
+            "10000000",
+        ])
+        .assert()
+        .code(2);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let servers = report["servers"].as_array().unwrap();
+    let server = |n: &str| servers.iter().find(|s| s["name"] == n).unwrap().clone();
+    let probe_error = |n: &str| {
+        server(n)["probes"][0]["error"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(server("demo")["status"], "ok");
+    let init = server("crash-init")["error"].as_str().unwrap().to_string();
+    assert!(
+        init.contains("exit status: 3") && init.contains("refusing to start"),
+        "{init}"
+    );
+    let crash = probe_error("crash-call");
+    assert!(
+        crash.contains("exit status: 4") || crash.contains("closed"),
+        "{crash}"
+    );
+    assert_eq!(server("hang")["error"], "timed out after 4s");
+    assert_eq!(
+        server("hang")["tools_list"]["tool_count"],
+        1,
+        "what was measured before the hang is kept"
+    );
+    assert_eq!(server("junk")["status"], "ok");
+    assert_eq!(server("junk")["probes"][0]["status"], "ok");
+    assert!(server("junk")["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("[hostile]"));
+    assert!(
+        probe_error("huge").contains("over 10000000 bytes"),
+        "{}",
+        probe_error("huge")
+    );
+    assert!(
+        probe_error("bad-utf8").contains("not valid UTF-8"),
+        "{}",
+        probe_error("bad-utf8")
+    );
+    assert!(
+        probe_error("bad-json").contains("not valid JSON"),
+        "{}",
+        probe_error("bad-json")
+    );
+    assert_eq!(server("slow-drip")["error"], "timed out after 4s");
+    assert!(
+        probe_error("error").contains("database is on fire"),
+        "{}",
+        probe_error("error")
+    );
+}
