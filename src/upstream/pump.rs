@@ -53,6 +53,10 @@ async fn inbound<R: AsyncRead + Unpin>(
     let mut reader = BufReader::with_capacity(64 * 1024, server_out);
     let mut buf = Vec::new();
     loop {
+        // do not keep a huge message's buffer around for the small ones after it
+        if buf.capacity() > 1 << 20 {
+            buf = Vec::new();
+        }
         buf.clear();
         match read_line_capped(&mut reader, &mut buf, max_line_bytes).await {
             Ok(LineRead::Eof) | Err(_) => break,

@@ -8,6 +8,7 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams,
 };
 use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
 
@@ -113,7 +114,12 @@ impl Session {
         };
         tasks.extend(pumps.tasks);
         let served = client_config()
-            .serve((pumps.rmcp_read, pumps.rmcp_write))
+            // the pump already bounds message size (--max-response-bytes); rmcp's own 16 MiB
+            // default would drop a larger line silently and leave its request waiting
+            .serve(
+                AsyncRwTransport::<RoleClient, _, _>::new(pumps.rmcp_read, pumps.rmcp_write)
+                    .with_max_line_length(usize::MAX),
+            )
             .await;
         let service = match served {
             Ok(s) => s,

@@ -406,3 +406,34 @@ fn hostile_servers_each_fail_alone_within_the_timeout() {
         probe_error("error")
     );
 }
+
+#[test]
+fn a_result_over_rmcps_default_line_limit_is_still_measured() {
+    // rmcp drops lines over 16 MiB by default; the pump bounds size itself instead
+    let script = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let home = tempfile::tempdir().unwrap();
+    let probe = home.path().join("big.toml");
+    std::fs::write(
+        &probe,
+        format!("[servers.big]\ncommand = \"python3\"\nargs = [{:?}, \"huge\"]\n[[servers.big.probes]]\ntool = \"probe\"\n", script.display().to_string()),
+    )
+    .unwrap();
+    let assert = mcp_budget(home.path(), home.path())
+        .env("HOSTILE_MB", "17")
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--no-write",
+            "--format",
+            "json",
+            "--timeout",
+            "120",
+        ])
+        .args(["--spill-dir", home.path().join("spill").to_str().unwrap()])
+        .assert()
+        .code(0);
+    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let p = &report["servers"][0]["probes"][0];
+    assert_eq!(p["status"], "ok", "{p}");
+    assert!(p["raw"]["wire_bytes"].as_u64().unwrap() > 17 * 1024 * 1024);
+}

@@ -197,3 +197,62 @@ fn audit_through_an_imported_config_redacts_env_in_every_output() {
     }
     assert!(!everything.contains("TOPSECRET"));
 }
+
+#[test]
+fn a_planted_secret_appears_in_no_output_format() {
+    let home = tempfile::tempdir().unwrap();
+    let bin = bin_path();
+    let cfg = home.path().join("mcp.json");
+    // the secret in env, in an argument, in a header and as a URL token; the HTTP server is absent
+    write(
+        &cfg,
+        &format!(
+            r#"{{"mcpServers": {{
+                "local": {{"command": "{bin}", "args": ["demo-server", "--api-key={SECRET}"], "env": {{"TOKEN": "{SECRET}"}}}},
+                "remote": {{"url": "http://127.0.0.1:9/mcp?access_token={SECRET}", "headers": {{"Authorization": "Bearer {SECRET}"}}}}
+            }}}}"#,
+            bin = bin.display()
+        ),
+    );
+    let mut everything = String::new();
+    for format in ["table", "json", "csv"] {
+        let out = home.path().join(format!("out-{format}"));
+        let a = mcp_budget(home.path(), home.path())
+            .args([
+                "audit",
+                "--config",
+                cfg.to_str().unwrap(),
+                "--format",
+                format,
+                "--out",
+                out.to_str().unwrap(),
+                "--auto-probe",
+            ])
+            .assert()
+            .code(2);
+        everything.push_str(&String::from_utf8_lossy(&a.get_output().stdout));
+        everything.push_str(&String::from_utf8_lossy(&a.get_output().stderr));
+        for f in std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .filter(|f| f.path().is_file())
+        {
+            everything.push_str(&std::fs::read_to_string(f.path()).unwrap());
+        }
+    }
+    for format in ["table", "json"] {
+        let a = mcp_budget(home.path(), home.path())
+            .args([
+                "servers",
+                "--config",
+                cfg.to_str().unwrap(),
+                "--format",
+                format,
+            ])
+            .assert()
+            .code(0);
+        everything.push_str(&String::from_utf8_lossy(&a.get_output().stdout));
+    }
+    assert!(everything.contains("local") && everything.contains("remote"));
+    assert!(!everything.contains("TOPSECRET"), "the secret leaked");
+}

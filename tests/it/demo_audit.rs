@@ -167,3 +167,39 @@ fn concurrency_runs_servers_side_by_side() {
     );
     assert!(csv.starts_with("server,tool,model_tokens,"));
 }
+
+#[test]
+fn fifty_servers_in_one_audit() {
+    let home = tempfile::tempdir().unwrap();
+    let mut toml = String::new();
+    for i in 0..50 {
+        toml.push_str(&format!("[servers.s{i:02}]\nbuiltin = \"demo\"\n[[servers.s{i:02}.probes]]\ntool = \"list_tickets\"\n"));
+    }
+    let probe = home.path().join("fifty.toml");
+    std::fs::write(&probe, toml).unwrap();
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--no-write",
+            "--format",
+            "json",
+            "--concurrency",
+            "50",
+        ])
+        .assert()
+        .code(0);
+    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let servers = report["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 50);
+    let names: Vec<&str> = servers
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "rows come back in the order given");
+    assert!(servers
+        .iter()
+        .all(|s| s["status"] == "ok" && s["probes"][0]["status"] == "ok"));
+}
