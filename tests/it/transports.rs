@@ -186,3 +186,87 @@ fn refused_and_failing_http_servers_are_clear_errors() {
     );
     assert!(!all.contains(SECRET), "a URL token leaked");
 }
+
+/// A minimal streamable-HTTP MCP server that answers every POST with a plain JSON body (not
+/// SSE), as many servers do; notifications get 202.
+fn json_reply_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{BufRead, BufReader, Read, Write};
+        for stream in listener.incoming().take(32) {
+            let Ok(mut s) = stream else { continue };
+            let mut reader = BufReader::new(s.try_clone().unwrap());
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            let _ = reader.read_exact(&mut body);
+            let msg: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            let reply = match (msg["method"].as_str(), msg.get("id")) {
+                (_, None) => None,
+                (Some("initialize"), Some(id)) => Some(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"json-reply","version":"1"}}}}}}"#
+                )),
+                (Some("tools/list"), Some(id)) => Some(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"echo","description":"Echo it back, \u00e9","inputSchema":{{"type":"object"}},"execution":{{"taskSupport":"forbidden"}}}}]}}}}"#
+                )),
+                (Some("tools/call"), Some(id)) => Some(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"hi"}}]}}}}"#
+                )),
+                (_, Some(id)) => Some(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":"no"}}}}"#
+                )),
+            };
+            let _ = match reply {
+                Some(b) => write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: abc\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}",
+                    b.len()
+                ),
+                None => write!(s, "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"),
+            };
+        }
+    });
+    port
+}
+
+#[test]
+fn plain_json_replies_are_captured_byte_for_byte() {
+    let port = json_reply_server();
+    let home = tempfile::tempdir().unwrap();
+    let probe = home.path().join("t.toml");
+    std::fs::write(&probe, format!("[servers.j]\nurl = \"http://127.0.0.1:{port}/mcp\"\n[[servers.j.probes]]\ntool = \"echo\"\n")).unwrap();
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--no-write",
+            "--format",
+            "json",
+            "--timeout",
+            "20",
+        ])
+        .assert()
+        .code(0);
+    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let s = &report["servers"][0];
+    let page = r#"{"tools":[{"name":"echo","description":"Echo it back, \u00e9","inputSchema":{"type":"object"},"execution":{"taskSupport":"forbidden"}}]}"#;
+    assert_eq!(
+        s["tools_list"]["wire_bytes"],
+        page.len(),
+        "the escaped \\u00e9 and `execution` are kept as sent"
+    );
+    assert_eq!(
+        s["tools"][0]["other_tokens"].as_u64().map(|n| n > 0),
+        Some(true)
+    );
+    assert_eq!(s["probes"][0]["status"], "ok");
+}
