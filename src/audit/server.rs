@@ -282,7 +282,7 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
     BudgetedCost {
         budget: out.budget,
         tokens: out.tokens_after,
-        tokens_before: engine.cost(&value),
+        tokens_before: engine.tokens_before(&out, &value),
         strategy: out.strategy.name().to_string(),
         engine_us,
         spill_path: out.spill.map(|s| s.path.display().to_string()),

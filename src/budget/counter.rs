@@ -68,47 +68,6 @@ impl PrefixCounter {
         self.bpe.count_till_limit(&self.bpe.normalize(text), limit)
     }
 
-    /// The longest prefix of `text` with at most `limit` tokens, preferring a cut right after a
-    /// line break when one is within `line_slack` of the end; returns (bytes, tokens).
-    pub fn prefix_within(&self, text: &str, limit: usize, line_slack: f64) -> (usize, usize) {
-        // (start byte, tokens before it) of every whole segment taken
-        let mut starts: Vec<(usize, usize)> = Vec::new();
-        let mut used = (0, 0);
-        let mut partial = (0, 0);
-        for seg in segments(text) {
-            let n = self.count(seg);
-            if used.1 + n > limit {
-                partial = self.partial(seg, limit - used.1);
-                break;
-            }
-            starts.push(used);
-            used = (used.0 + seg.len(), used.1 + n);
-        }
-        let end = used.0 + partial.0;
-        if end == text.len() {
-            return (end, used.1 + partial.1);
-        }
-        // prefer a line boundary when it costs at most `line_slack` of the preview
-        let mut floor = end - ((end as f64 * line_slack) as usize).min(end);
-        while !text.is_char_boundary(floor) {
-            floor -= 1;
-        }
-        let Some(nl) = text[floor..end].rfind('\n') else {
-            return (end, used.1 + partial.1);
-        };
-        let cut = floor + nl + 1;
-        let (seg_start, before) = if cut >= used.0 {
-            used
-        } else {
-            *starts
-                .iter()
-                .rev()
-                .find(|(start, _)| *start <= cut)
-                .unwrap_or(&(0, 0))
-        };
-        (cut, before + self.count(&text[seg_start..cut]))
-    }
-
     /// The longest prefix of one segment within `limit` tokens, cut at a token boundary and a
     /// character boundary, verified by counting it.
     fn partial(&self, seg: &str, limit: usize) -> (usize, usize) {
@@ -214,7 +173,9 @@ impl PrefixCounter {
         }
     }
 
-    /// Like [`Self::prefix_within`], reusing and extending `scan`.
+    /// The longest prefix of `text` with at most `limit` tokens, preferring a cut right after a
+    /// line break when one is within `line_slack` of the end; returns (bytes, tokens). Reuses
+    /// and extends `scan`, so segments already counted are not encoded again.
     pub fn prefix_scanned(
         &self,
         text: &str,
@@ -345,7 +306,7 @@ mod tests {
         #[test]
         fn prefix_fits_and_is_counted_exactly(text in text_strategy(), limit in 0usize..3000) {
             let c = PrefixCounter::new(Tokenizer::Cl100k);
-            let (len, n) = c.prefix_within(&text, limit, 0.1);
+            let (len, n) = c.prefix_scanned(&text, limit, 0.1, &mut Scan::default());
             prop_assert!(text.is_char_boundary(len));
             prop_assert_eq!(n, c.count(&text[..len]));
             prop_assert!(n <= limit);
@@ -364,7 +325,7 @@ mod tests {
     fn prefix_prefers_a_line_break() {
         let c = PrefixCounter::new(Tokenizer::Cl100k);
         let text = "alpha beta gamma delta\n".repeat(100);
-        let (len, n) = c.prefix_within(&text, 50, 0.1);
+        let (len, n) = c.prefix_scanned(&text, 50, 0.1, &mut Scan::default());
         assert!(text[..len].ends_with('\n'), "{:?}", &text[..len]);
         assert!((40..=50).contains(&n));
     }

@@ -108,6 +108,15 @@ impl Engine {
         &self.store
     }
 
+    /// The cost of `result` before the engine ran: known from a pass-through run, counted in
+    /// full otherwise (outside the engine pass, which stops reading once over the budget).
+    pub fn tokens_before(&self, out: &Budgeted, result: &Value) -> usize {
+        match out.strategy {
+            Strategy::PassThrough => out.tokens_after,
+            _ => self.cost(result),
+        }
+    }
+
     /// The exact model-view cost of a result (what the engine measures against the budget).
     pub fn cost(&self, result: &Value) -> usize {
         self.counter

@@ -82,7 +82,7 @@ fn replay_one(
     Ok(ReplayRow {
         file: file.display().to_string(),
         tool: payload.tool.clone(),
-        tokens_before: engine.cost(&payload.result),
+        tokens_before: engine.tokens_before(&b, &payload.result),
         tokens_after: b.tokens_after,
         budget: b.budget,
         strategy: b.strategy.name().to_string(),

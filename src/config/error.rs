@@ -15,8 +15,6 @@ pub enum ConfigError {
     Parse { path: PathBuf, message: String },
     #[error("{path}: not a probe file or an MCP client config (no `servers`, `mcpServers`, `mcp_servers` or `projects` key)")]
     UnknownFormat { path: PathBuf },
-    #[error("{path}: {message}")]
-    Invalid { path: PathBuf, message: String },
 }
 
 /// One broken server entry: reported by file and key, and skipped.
