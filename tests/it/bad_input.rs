@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{bin_path, mcp_budget, read_report};
+use crate::support::{audit_probe, bin_path, mcp_budget, read_report};
 
 #[test]
 fn broken_servers_fail_alone_and_the_demo_is_still_audited() {
@@ -326,33 +326,21 @@ fn hostile_servers_each_fail_alone_within_the_timeout() {
         ));
     }
     let home = tempfile::tempdir().unwrap();
-    let probe = home.path().join("hostile.toml");
-    std::fs::write(&probe, toml).unwrap();
     let started = Instant::now();
-    let assert = mcp_budget(home.path(), home.path())
-        .args([
-            "audit",
-            probe.to_str().unwrap(),
-            "--no-write",
-            "--format",
-            "json",
-        ])
-        .args([
-            "--timeout",
-            "4",
-            "--concurrency",
-            "10",
-            "--max-response-bytes",
-            "10000000",
-        ])
-        .assert()
-        .code(2);
+    let args = [
+        "--timeout",
+        "4",
+        "--concurrency",
+        "10",
+        "--max-response-bytes",
+        "10000000",
+    ];
+    let (report, _) = audit_probe(home.path(), &toml, &args, &[], 2);
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "took {:?}",
         started.elapsed()
     );
-    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
     let servers = report["servers"].as_array().unwrap();
     let server = |n: &str| servers.iter().find(|s| s["name"] == n).unwrap().clone();
     let probe_error = |n: &str| {
@@ -412,27 +400,17 @@ fn a_result_over_rmcps_default_line_limit_is_still_measured() {
     // rmcp drops lines over 16 MiB by default; the pump bounds size itself instead
     let script = crate::support::repo().join("tests/fixtures/hostile_server.py");
     let home = tempfile::tempdir().unwrap();
-    let probe = home.path().join("big.toml");
-    std::fs::write(
-        &probe,
-        format!("[servers.big]\ncommand = \"python3\"\nargs = [{:?}, \"huge\"]\n[[servers.big.probes]]\ntool = \"probe\"\n", script.display().to_string()),
-    )
-    .unwrap();
-    let assert = mcp_budget(home.path(), home.path())
-        .env("HOSTILE_MB", "17")
-        .args([
-            "audit",
-            probe.to_str().unwrap(),
-            "--no-write",
-            "--format",
-            "json",
-            "--timeout",
-            "120",
-        ])
-        .args(["--spill-dir", home.path().join("spill").to_str().unwrap()])
-        .assert()
-        .code(0);
-    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let toml = format!(
+        "[servers.big]\ncommand = \"python3\"\nargs = [{:?}, \"huge\"]\n[[servers.big.probes]]\ntool = \"probe\"\n",
+        script.display().to_string()
+    );
+    let (report, _) = audit_probe(
+        home.path(),
+        &toml,
+        &["--timeout", "120"],
+        &[("HOSTILE_MB", "17")],
+        0,
+    );
     let p = &report["servers"][0]["probes"][0];
     assert_eq!(p["status"], "ok", "{p}");
     assert!(p["raw"]["wire_bytes"].as_u64().unwrap() > 17 * 1024 * 1024);

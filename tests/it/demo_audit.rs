@@ -171,25 +171,11 @@ fn concurrency_runs_servers_side_by_side() {
 #[test]
 fn fifty_servers_in_one_audit() {
     let home = tempfile::tempdir().unwrap();
-    let mut toml = String::new();
-    for i in 0..50 {
-        toml.push_str(&format!("[servers.s{i:02}]\nbuiltin = \"demo\"\n[[servers.s{i:02}.probes]]\ntool = \"list_tickets\"\n"));
-    }
-    let probe = home.path().join("fifty.toml");
-    std::fs::write(&probe, toml).unwrap();
-    let assert = mcp_budget(home.path(), home.path())
-        .args([
-            "audit",
-            probe.to_str().unwrap(),
-            "--no-write",
-            "--format",
-            "json",
-            "--concurrency",
-            "50",
-        ])
-        .assert()
-        .code(0);
-    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let toml: String = (0..50)
+        .map(|i| format!("[servers.s{i:02}]\nbuiltin = \"demo\"\n[[servers.s{i:02}.probes]]\ntool = \"list_tickets\"\n"))
+        .collect();
+    let (report, _) =
+        crate::support::audit_probe(home.path(), &toml, &["--concurrency", "50"], &[], 0);
     let servers = report["servers"].as_array().unwrap();
     assert_eq!(servers.len(), 50);
     let names: Vec<&str> = servers

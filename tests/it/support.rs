@@ -173,3 +173,35 @@ pub fn read_report(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("audit.json")).expect("audit.json written");
     serde_json::from_str(&text).expect("audit.json is JSON")
 }
+
+/// Write `toml` as a probe file in `home`, run `audit` on it (JSON to stdout, no report files,
+/// spills under `home`) with `args` and `envs`, check the exit code, and return the report and
+/// stderr.
+pub fn audit_probe(
+    home: &Path,
+    toml: &str,
+    args: &[&str],
+    envs: &[(&str, &str)],
+    code: i32,
+) -> (serde_json::Value, String) {
+    let probe = home.join("probe.toml");
+    std::fs::write(&probe, toml).expect("probe file written");
+    let spill = home.join("spill");
+    let mut cmd = mcp_budget(home, home);
+    cmd.args([
+        "audit",
+        probe.to_str().unwrap(),
+        "--no-write",
+        "--format",
+        "json",
+    ])
+    .args(["--spill-dir", spill.to_str().unwrap()])
+    .args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let assert = cmd.assert().code(code);
+    let out = assert.get_output();
+    let report = serde_json::from_slice(&out.stdout).expect("a JSON report on stdout");
+    (report, String::from_utf8_lossy(&out.stderr).to_string())
+}

@@ -242,21 +242,8 @@ fn json_reply_server() -> u16 {
 fn plain_json_replies_are_captured_byte_for_byte() {
     let port = json_reply_server();
     let home = tempfile::tempdir().unwrap();
-    let probe = home.path().join("t.toml");
-    std::fs::write(&probe, format!("[servers.j]\nurl = \"http://127.0.0.1:{port}/mcp\"\n[[servers.j.probes]]\ntool = \"echo\"\n")).unwrap();
-    let assert = mcp_budget(home.path(), home.path())
-        .args([
-            "audit",
-            probe.to_str().unwrap(),
-            "--no-write",
-            "--format",
-            "json",
-            "--timeout",
-            "20",
-        ])
-        .assert()
-        .code(0);
-    let report: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let toml = format!("[servers.j]\nurl = \"http://127.0.0.1:{port}/mcp\"\n[[servers.j.probes]]\ntool = \"echo\"\n");
+    let (report, _) = crate::support::audit_probe(home.path(), &toml, &["--timeout", "20"], &[], 0);
     let s = &report["servers"][0];
     let page = r#"{"tools":[{"name":"echo","description":"Echo it back, \u00e9","inputSchema":{"type":"object"},"execution":{"taskSupport":"forbidden"}}]}"#;
     assert_eq!(
