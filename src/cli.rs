@@ -75,6 +75,9 @@ pub struct AuditArgs {
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_response_bytes: usize,
+    /// PEM file of extra certificate authorities to trust for https servers (a private CA)
+    #[arg(long, env = "SSL_CERT_FILE", value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Table width for the terminal summary [default: terminal width, or 120 when piped]

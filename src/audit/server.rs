@@ -1,15 +1,11 @@
 //! The audit of one server: connect, measure the lists, run the probes, all under one timeout.
 //! Whatever was measured before a failure stays in the row.
 
-use std::collections::BTreeMap;
-
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{Probe, Redactor, ServerSpec};
 use crate::measure::{measure_initialize, measure_list, measure_result, measure_tools_pages};
-use crate::report::{
-    BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolsList,
-};
+use crate::report::{BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status};
 use crate::upstream::{Session, UpstreamError};
 
 /// Pages followed at most, against a server whose cursor never ends.
@@ -42,25 +38,12 @@ pub async fn audit_server(
 }
 
 fn empty_report(spec: &ServerSpec) -> ServerReport {
-    ServerReport {
-        name: spec.name.clone(),
-        transport: spec.transport.kind().to_string(),
-        target: spec.transport.to_string(),
-        source: spec.origin.to_string(),
-        status: Status::Ok,
-        error: None,
-        warnings: Vec::new(),
-        protocol_version: None,
-        server_info: None,
-        instructions_tokens: 0,
-        initialize_ms: None,
-        tools_list: ToolsList::default(),
-        tools: Vec::new(),
-        prompts: None,
-        resources: None,
-        probes: Vec::new(),
-        by_tokenizer: BTreeMap::new(),
-    }
+    ServerReport::new(
+        &spec.name,
+        spec.transport.kind(),
+        &spec.transport.to_string(),
+        &spec.origin.to_string(),
+    )
 }
 
 async fn run(

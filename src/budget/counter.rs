@@ -5,6 +5,8 @@
 //! tiktoken on 1.5 million random joins). So text is counted segment by segment at such cuts,
 //! stopping once a limit is passed, and a preview needs only its own prefix encoded.
 
+use std::sync::OnceLock;
+
 use crate::tokens::Tokenizer;
 
 /// Segments are cut near this many bytes.
@@ -18,6 +20,7 @@ pub struct PrefixCounter {
     bpe: &'static bpe_openai::Tokenizer,
     /// Tokens of the tokenizer the budget is written in per BPE token (the Claude estimate's factor).
     factor: f64,
+    o200k: bool,
 }
 
 impl std::fmt::Debug for PrefixCounter {
@@ -32,16 +35,33 @@ impl PrefixCounter {
             Tokenizer::Cl100k => PrefixCounter {
                 bpe: bpe_openai::cl100k_base(),
                 factor: 1.0,
+                o200k: false,
             },
             Tokenizer::O200k => PrefixCounter {
                 bpe: bpe_openai::o200k_base(),
                 factor: 1.0,
+                o200k: true,
             },
             Tokenizer::ClaudeEstimate { factor } => PrefixCounter {
                 bpe: bpe_openai::cl100k_base(),
                 factor,
+                o200k: false,
             },
         }
+    }
+
+    /// Bytes of the vocabulary's longest token.
+    fn longest_token(&self) -> usize {
+        static CL100K: OnceLock<usize> = OnceLock::new();
+        static O200K: OnceLock<usize> = OnceLock::new();
+        let cell = if self.o200k { &O200K } else { &CL100K };
+        *cell.get_or_init(|| {
+            let bpe = &self.bpe.bpe;
+            (0..bpe.num_tokens() as u32)
+                .map(|t| bpe.token_len(t))
+                .max()
+                .unwrap_or(1)
+        })
     }
 
     /// A budget in the tokenizer's units, in BPE tokens.
@@ -64,6 +84,11 @@ impl PrefixCounter {
         if text.len() <= limit {
             // every token is at least one byte
             return Some(self.count(text));
+        }
+        if text.len() > limit.saturating_mul(self.longest_token()) {
+            // no token is longer than the vocabulary's longest, so the count is over `limit`
+            // without reading the text (a 60 MB result costs nothing here)
+            return None;
         }
         self.bpe.count_till_limit(&self.bpe.normalize(text), limit)
     }
@@ -319,6 +344,14 @@ mod tests {
         let text = "The quick brown fox jumps over the lazy dog.\n".repeat(2000);
         assert_eq!(c.count_up_to(&text, 10), None);
         assert_eq!(c.count_up_to(&text, 1_000_000), Some(c.count(&text)));
+        // the shortcut by the longest token: a text too long to fit is over without counting,
+        // and one just short of the bound is still counted exactly
+        let longest = c.longest_token();
+        assert!((64..=1024).contains(&longest), "{longest}");
+        let spaces = " ".repeat(longest * 3);
+        assert_eq!(c.count_up_to(&spaces, 2), None);
+        assert_eq!(c.count_up_to(&spaces, 3), Some(c.count(&spaces)));
+        assert_eq!(c.count(&spaces), 3, "runs of spaces use the longest token");
     }
 
     #[test]

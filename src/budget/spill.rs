@@ -84,7 +84,7 @@ impl SpillStore {
             ..handle.clone()
         };
         if std::fs::metadata(path).is_ok_and(|m| m.len() == content.len() as u64)
-            && std::fs::read(path).is_ok_and(|b| b == content)
+            && same_content(path, content)
         {
             return Ok(done);
         }
@@ -221,6 +221,29 @@ pub fn sanitize(name: &str) -> String {
         s.push('_');
     }
     s
+}
+
+/// Whether the file at `path` holds exactly `content`, read in chunks (not all at once).
+fn same_content(path: &Path, content: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut at = 0;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return at == content.len(),
+            Ok(n) => {
+                if content.get(at..at + n) != Some(&buf[..n]) {
+                    return false;
+                }
+                at += n;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use mcp_budget::report::{
     render_table, write_csv, write_csv_files, write_json, CsvKind, Report, Status,
 };
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
-use mcp_budget::upstream::SessionOptions;
+use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::exit::ExitStatus;
@@ -102,6 +102,10 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
         session: SessionOptions {
             max_response_bytes: args.max_response_bytes,
             record: false,
+            extra_roots: match &args.ca_cert {
+                Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
+                None => Vec::new(),
+            },
         },
         engine: Some(Arc::new(engine)),
     })

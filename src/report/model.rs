@@ -199,6 +199,29 @@ pub struct BlockCost {
 }
 
 impl ServerReport {
+    /// A row with nothing measured yet.
+    pub fn new(name: &str, transport: &str, target: &str, source: &str) -> Self {
+        ServerReport {
+            name: name.to_string(),
+            transport: transport.to_string(),
+            target: target.to_string(),
+            source: source.to_string(),
+            status: Status::Ok,
+            error: None,
+            warnings: Vec::new(),
+            protocol_version: None,
+            server_info: None,
+            instructions_tokens: 0,
+            initialize_ms: None,
+            tools_list: ToolsList::default(),
+            tools: Vec::new(),
+            prompts: None,
+            resources: None,
+            probes: Vec::new(),
+            by_tokenizer: BTreeMap::new(),
+        }
+    }
+
     /// The most expensive tool by model tokens.
     pub fn largest_tool(&self) -> Option<&ToolCost> {
         self.tools.iter().max_by(|a, b| {

@@ -81,6 +81,8 @@ struct State {
     keep_events: bool,
     /// id of the newest request sent for each method
     last_request: HashMap<String, String>,
+    /// method of each request sent, by id, until its response arrives
+    pending: HashMap<String, String>,
     responses: HashMap<String, RawResponse>,
     warnings: Vec<String>,
 }
@@ -133,19 +135,28 @@ impl Capture {
             method: Some(method),
         }) = serde_json::from_str(&line)
         {
-            st.last_request.insert(method, id.to_string());
+            let id = id.to_string();
+            st.pending.insert(id.clone(), method.clone());
+            st.last_request.insert(method, id);
         }
         self.event(&mut st, Direction::Sent, &line);
     }
 
-    /// Record a JSON line the server sent.
-    pub fn received(&self, line: Arc<str>) {
+    /// Record a JSON line the server sent. When it is a successful response, returns the
+    /// method of its request and its id (as JSON text).
+    pub fn received(&self, line: Arc<str>) -> Option<(String, String)> {
         let parsed = RawResponse::parse(line.clone());
         let mut st = self.lock();
+        let mut answered = None;
         if let Some((id, resp)) = parsed {
+            let method = st.pending.remove(&id);
+            if resp.error.is_none() {
+                answered = method.map(|m| (m, id.clone()));
+            }
             st.responses.insert(id, resp);
         }
         self.event(&mut st, Direction::Received, &line);
+        answered
     }
 
     /// Remember something odd the server did (non-JSON output, bad UTF-8).
@@ -185,9 +196,19 @@ mod tests {
         cap.received(line.into());
         cap.received("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}".into());
         let r = cap.take_response("tools/list").unwrap();
-        assert_eq!(r.result_text(), r#"{"tools":[],"z":1,  "a":"\u00e9"}"#);
         assert!(cap.take_response("tools/list").is_none());
-        assert_eq!(cap.events().len(), 3);
+        assert_eq!(
+            cap.received(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into()),
+            None,
+            "a second answer to the same id is not matched to a request again"
+        );
+        cap.sent(r#"{"jsonrpc":"2.0","id":"c","method":"tools/call"}"#.into());
+        assert_eq!(
+            cap.received(r#"{"jsonrpc":"2.0","id":"c","result":{}}"#.into()),
+            Some(("tools/call".to_string(), "\"c\"".to_string()))
+        );
+        assert_eq!(r.result_text(), r#"{"tools":[],"z":1,  "a":"\u00e9"}"#);
+        assert_eq!(cap.events().len(), 6);
     }
 
     #[test]

@@ -15,7 +15,18 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use super::UpstreamError;
+use super::{SessionOptions, UpstreamError};
+
+/// The certificates of a PEM file (one CA or a bundle), to trust for https upstreams.
+pub fn load_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+        .map_err(|e| format!("{}: not a PEM certificate file: {e}", path.display()))?;
+    if certs.is_empty() {
+        return Err(format!("{}: no PEM certificate in it", path.display()));
+    }
+    Ok(certs)
+}
 
 /// The byte streams the pump reads and writes, and the bridge task behind them.
 pub struct Bridge {
@@ -36,8 +47,9 @@ pub fn start(
     kind: Remote,
     url: &str,
     headers: &BTreeMap<String, String>,
-    max_bytes: usize,
+    opts: &SessionOptions,
 ) -> Result<Bridge, UpstreamError> {
+    let max_bytes = opts.max_response_bytes;
     let bad = |message: String| UpstreamError::Initialize { message };
     let url = Url::parse(url).map_err(|e| bad(format!("invalid URL: {e}")))?;
     let mut map = HeaderMap::new();
@@ -48,8 +60,11 @@ pub fn start(
             HeaderValue::from_str(v).map_err(|_| bad(format!("invalid value for header `{k}`")))?;
         map.insert(name, value);
     }
-    let client = reqwest::Client::builder()
-        .default_headers(map)
+    let mut builder = reqwest::Client::builder().default_headers(map);
+    for root in &opts.extra_roots {
+        builder = builder.add_root_certificate(root.clone());
+    }
+    let client = builder
         .build()
         .map_err(|e| bad(format!("HTTP client: {e}")))?;
     let (pump_reads, to_pump) = tokio::io::duplex(256 * 1024);
@@ -372,10 +387,15 @@ fn without_url(e: &reqwest::Error) -> String {
     } else {
         "the request failed"
     };
+    let hint = if causes.iter().any(|c| c.contains("certificate")) {
+        " (for a private CA, pass --ca-cert FILE or set SSL_CERT_FILE)"
+    } else {
+        ""
+    };
     if causes.is_empty() {
         what.to_string()
     } else {
-        format!("{what}: {}", causes.join(": "))
+        format!("{what}: {}{hint}", causes.join(": "))
     }
 }
 

@@ -13,4 +13,5 @@ mod session;
 
 pub use capture::{Capture, CaptureEvent, Direction, RawResponse};
 pub use error::UpstreamError;
+pub use http::load_ca_file;
 pub use session::{CallOutcome, Session, SessionOptions};

@@ -14,6 +14,9 @@ use super::Capture;
 /// Buffer of the in-memory pipes between the pumps and rmcp.
 const PIPE_BYTES: usize = 256 * 1024;
 
+/// Tool results larger than this reach rmcp as an empty stub (the capture keeps the original).
+const STUB_OVER: usize = 1 << 20;
+
 /// The two ends rmcp talks to, and the pump tasks behind them.
 pub struct Pumps {
     pub rmcp_read: DuplexStream,
@@ -107,8 +110,20 @@ async fn inbound<R: AsyncRead + Unpin>(
             continue;
         }
         let line: Arc<str> = Arc::from(text);
-        capture.received(line.clone());
-        if to_rmcp.write_all(line.as_bytes()).await.is_err()
+        if buf.capacity() > 1 << 20 {
+            buf = Vec::new();
+        }
+        let answered = capture.received(line.clone());
+        // rmcp's typed copy of a large tool result is never used (measurement reads the
+        // capture), so it gets a stub: its buffer and parse would double the peak memory
+        let stub = match answered {
+            Some((method, id)) if method == "tools/call" && line.len() > STUB_OVER => Some(
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#),
+            ),
+            _ => None,
+        };
+        let to_send: &str = stub.as_deref().unwrap_or(&line);
+        if to_rmcp.write_all(to_send.as_bytes()).await.is_err()
             || to_rmcp.write_all(b"\n").await.is_err()
         {
             break;

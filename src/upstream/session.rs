@@ -24,6 +24,8 @@ pub struct SessionOptions {
     pub max_response_bytes: usize,
     /// Keep the whole transcript (for recording).
     pub record: bool,
+    /// Certificate authorities trusted for https upstreams besides the built-in web roots.
+    pub extra_roots: Vec<reqwest::Certificate>,
 }
 
 impl Default for SessionOptions {
@@ -31,6 +33,7 @@ impl Default for SessionOptions {
         SessionOptions {
             max_response_bytes: 256 * 1024 * 1024,
             record: false,
+            extra_roots: Vec::new(),
         }
     }
 }
@@ -102,7 +105,7 @@ impl Session {
                     TransportSpec::Sse { .. } => Remote::LegacySse,
                     _ => Remote::Streamable,
                 };
-                let bridge = http::start(kind, url, headers, opts.max_response_bytes)?;
+                let bridge = http::start(kind, url, headers, opts)?;
                 let pumps = pump::start(
                     bridge.server_out,
                     bridge.server_in,

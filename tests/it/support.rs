@@ -15,6 +15,7 @@ pub fn mcp_budget(home: &Path, cwd: &Path) -> assert_cmd::Command {
     cmd.env("HOME", home)
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("CODEX_HOME")
+        .env_remove("SSL_CERT_FILE")
         .current_dir(cwd);
     for (k, _) in std::env::vars() {
         if k.starts_with("MCP_BUDGET_") {

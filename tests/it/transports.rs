@@ -1,5 +1,6 @@
 //! Every transport against the same real server: `server-everything` over stdio, streamable
-//! HTTP and legacy HTTP+SSE on loopback ports gives the same tools and the same wire bytes;
+//! HTTP (plain and over TLS) and legacy HTTP+SSE on loopback ports gives the same tools and the
+//! same wire bytes;
 //! a server that refuses or is not there is a clear error on that server only.
 
 use std::net::TcpListener;
@@ -56,7 +57,11 @@ fn stdio_streamable_http_and_sse_give_the_same_numbers() {
     let (http_port, sse_port) = (free_port(), free_port());
     let _http = serve(&bin, "streamableHttp", http_port);
     let _sse = serve(&bin, "sse", sse_port);
+    // https: the same streamable HTTP server behind TLS with a private CA
+    let (https_port, ca_pem) = tls_front(http_port);
     let home = tempfile::tempdir().unwrap();
+    let ca = home.path().join("ca.pem");
+    std::fs::write(&ca, ca_pem).unwrap();
     let probe = home.path().join("t.toml");
     let probes = "tool = \"get-tiny-image\"";
     std::fs::write(
@@ -64,7 +69,8 @@ fn stdio_streamable_http_and_sse_give_the_same_numbers() {
         format!(
             "[servers.stdio]\ncommand = {:?}\nargs = [\"stdio\"]\n[[servers.stdio.probes]]\n{probes}\n\
              [servers.http]\nurl = \"http://127.0.0.1:{http_port}/mcp\"\nheaders = {{ Authorization = \"Bearer {SECRET}\" }}\n[[servers.http.probes]]\n{probes}\n\
-             [servers.sse]\nurl = \"http://127.0.0.1:{sse_port}/sse\"\ntransport = \"sse\"\nheaders = {{ X-Api-Key = \"{SECRET}\" }}\n[[servers.sse.probes]]\n{probes}\n",
+             [servers.sse]\nurl = \"http://127.0.0.1:{sse_port}/sse\"\ntransport = \"sse\"\nheaders = {{ X-Api-Key = \"{SECRET}\" }}\n[[servers.sse.probes]]\n{probes}\n\
+             [servers.https]\nurl = \"https://localhost:{https_port}/mcp\"\n[[servers.https.probes]]\n{probes}\n",
             bin.display().to_string()
         ),
     )
@@ -78,18 +84,20 @@ fn stdio_streamable_http_and_sse_give_the_same_numbers() {
             out.to_str().unwrap(),
             "--format",
             "json",
+            "--ca-cert",
+            ca.to_str().unwrap(),
         ])
         .assert()
         .code(0);
     let report = read_report(&out);
     let servers = report["servers"].as_array().unwrap();
     let pick = |name: &str| servers.iter().find(|s| s["name"] == name).unwrap();
-    let (stdio, http, sse) = (pick("stdio"), pick("http"), pick("sse"));
+    let (stdio, http, sse, https) = (pick("stdio"), pick("http"), pick("sse"), pick("https"));
     assert_eq!(
         (http["transport"].as_str(), sse["transport"].as_str()),
         (Some("http"), Some("sse"))
     );
-    for remote in [http, sse] {
+    for remote in [http, sse, https] {
         assert_eq!(remote["status"], "ok", "{remote}");
         assert_eq!(
             remote["tools_list"]["tool_count"],
@@ -256,4 +264,119 @@ fn plain_json_replies_are_captured_byte_for_byte() {
         Some(true)
     );
     assert_eq!(s["probes"][0]["status"], "ok");
+}
+
+/// A TLS front on a loopback port for the plain-HTTP server on `target`, with a certificate for
+/// 127.0.0.1 and localhost issued by a fresh CA. Returns the port and the CA's PEM.
+fn tls_front(target: u16) -> (u16, String) {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+    use std::sync::Arc;
+    use tokio_rustls::rustls::{self, pki_types::PrivatePkcs8KeyDer};
+
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "mcp-budget test CA");
+    let ca_pem = ca.self_signed(&ca_key).unwrap().pem();
+    let issuer = Issuer::new(ca, ca_key);
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![leaf.der().clone()],
+        PrivatePkcs8KeyDer::from(leaf_key.serialize_der()).into(),
+    )
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let Ok(mut up) = tokio::net::TcpStream::connect(("127.0.0.1", target)).await
+                    else {
+                        return;
+                    };
+                    let _ = tokio::io::copy_bidirectional(&mut tls, &mut up).await;
+                });
+            }
+        });
+    });
+    (port, ca_pem)
+}
+
+#[test]
+fn https_with_a_private_ca_is_trusted_only_when_given() {
+    let (port, ca_pem) = tls_front(json_reply_server());
+    let home = tempfile::tempdir().unwrap();
+    let ca = home.path().join("ca.pem");
+    std::fs::write(&ca, &ca_pem).unwrap();
+    let toml = format!(
+        "[servers.tls]\nurl = \"https://127.0.0.1:{port}/mcp\"\n[[servers.tls.probes]]\ntool = \"echo\"\n"
+    );
+    let ca_arg = ca.to_str().unwrap();
+    let (report, _) = crate::support::audit_probe(
+        home.path(),
+        &toml,
+        &["--timeout", "20", "--ca-cert", ca_arg],
+        &[],
+        0,
+    );
+    let s = &report["servers"][0];
+    assert_eq!(s["status"], "ok", "{s}");
+    assert_eq!(s["tools_list"]["tool_count"], 1);
+    assert_eq!(s["probes"][0]["status"], "ok");
+
+    // the conventional SSL_CERT_FILE works the same
+    let (report, _) = crate::support::audit_probe(
+        home.path(),
+        &toml,
+        &["--timeout", "20"],
+        &[("SSL_CERT_FILE", ca_arg)],
+        0,
+    );
+    assert_eq!(report["servers"][0]["status"], "ok");
+
+    // without the CA the server's certificate is refused, as a one-line error on that server
+    let (report, _) = crate::support::audit_probe(home.path(), &toml, &["--timeout", "20"], &[], 2);
+    let error = report["servers"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("UnknownIssuer") && error.contains("--ca-cert") && !error.contains('\n'),
+        "{error}"
+    );
+
+    // a file that is not a certificate is a usage error naming it
+    let bogus = home.path().join("bogus.pem");
+    std::fs::write(&bogus, "not a certificate\n").unwrap();
+    let probe = home.path().join("t.toml");
+    std::fs::write(&probe, &toml).unwrap();
+    mcp_budget(home.path(), home.path())
+        .args(["audit", probe.to_str().unwrap(), "--no-write", "--ca-cert"])
+        .arg(&bogus)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("bogus.pem"));
 }

@@ -1,6 +1,8 @@
 //! The spill stage: JSON shrunk to leave room, extra blocks left out, and a preview of the text
 //! that fills the rest of the budget exactly; plus what the spill file holds.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::super::note::render;
@@ -191,13 +193,12 @@ fn lines(text: &str) -> usize {
     text.lines().count()
 }
 
-/// What the spill file holds: a single text as it is, else the whole result as JSON.
 /// What the spill file holds: a single text as it is, else the whole result as compact JSON
 /// (every field kept, in the order received).
-pub(super) fn spill_content(original: &Work, result: &Value) -> Vec<u8> {
+pub(super) fn spill_content<'a>(original: &'a Work, result: &Value) -> Cow<'a, [u8]> {
     match single_text(original) {
-        Some(text) => text.as_bytes().to_vec(),
-        None => compact(result).into_bytes(),
+        Some(text) => Cow::Borrowed(text.as_bytes()),
+        None => Cow::Owned(compact(result).into_bytes()),
     }
 }
 
