@@ -34,6 +34,7 @@ pub enum AuditFormat {
     Table,
     Json,
     Csv,
+    Markdown,
 }
 
 #[derive(Debug, clap::Args)]
@@ -75,6 +76,23 @@ pub struct AuditArgs {
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_response_bytes: usize,
+    /// Model whose prices the dollar costs use (see README for the table)
+    #[arg(
+        long,
+        env = "MCP_BUDGET_MODEL",
+        value_name = "NAME",
+        default_value = "claude-sonnet-4.5"
+    )]
+    pub model: String,
+    /// Override the price: INPUT or INPUT,CACHED in US dollars per million input tokens
+    #[arg(long, value_name = "USD_PER_MTOK")]
+    pub price: Option<String>,
+    /// Print what a findings rule checks and why, then exit (`--explain list` lists the rules)
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
+    /// Do not draw the PNG and SVG charts
+    #[arg(long)]
+    pub no_charts: bool,
     /// PEM file of extra certificate authorities to trust for https servers (a private CA)
     #[arg(long, env = "SSL_CERT_FILE", value_name = "FILE")]
     pub ca_cert: Option<PathBuf>,

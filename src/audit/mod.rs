@@ -93,6 +93,8 @@ pub fn build_report(
                 message: e.message.clone(),
             })
             .collect(),
+        pricing: None,
+        limits: Vec::new(),
     }
 }
 

@@ -66,13 +66,33 @@ async fn run(
         report.instructions_tokens = init.instructions_tokens.primary;
 
         observer.phase(&spec.name, Phase::Listing);
-        let (pages, latency_ms) = list_all(&mut session, "tools/list")
+        let listed = list_all(&mut session, "tools/list")
             .await
             .map_err(|e| e.to_string())?;
-        let texts: Vec<&str> = pages.iter().map(String::as_str).collect();
+        let texts: Vec<&str> = listed.pages.iter().map(String::as_str).collect();
         let tools = measure_tools_pages(&texts, set).map_err(|e| e.to_string())?;
         report.tools_list = tools.list.clone();
-        report.tools_list.latency_ms = latency_ms;
+        report.tools_list.latency_ms = listed.latency_ms;
+        report.tools_list.cursor_ignored = listed.cursor_ignored;
+        // a second listing: prompt caching only works when the tools come back byte for byte
+        if let Ok(again) = list_all(&mut session, "tools/list").await {
+            report.tools_list.relist_identical = Some(again.pages == listed.pages);
+            let names = |pages: &[String]| -> Vec<String> {
+                pages
+                    .iter()
+                    .flat_map(|p| {
+                        let v: serde_json::Value = serde_json::from_str(p).unwrap_or_default();
+                        v["tools"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .map(|t| t["name"].as_str().unwrap_or("").to_string())
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+            };
+            report.tools_list.relist_same_order = Some(names(&again.pages) == names(&listed.pages));
+        }
         report.tools = tools.tools.clone();
         report.by_tokenizer = tools
             .wire
@@ -127,12 +147,18 @@ async fn run(
     result
 }
 
-/// Follow `nextCursor` through every page; returns each page's raw result and the total latency.
-async fn list_all(
-    session: &mut Session,
-    method: &str,
-) -> Result<(Vec<String>, f64), UpstreamError> {
-    let mut pages = Vec::new();
+/// Every page of a list, as the server sent each `result`.
+struct Listed {
+    pages: Vec<String>,
+    latency_ms: f64,
+    /// A cursor brought back the page before it (the server ignores cursors).
+    cursor_ignored: bool,
+}
+
+/// Follow `nextCursor` through every page. A page identical to the one before ends the listing
+/// (the server ignores the cursor) instead of looping.
+async fn list_all(session: &mut Session, method: &str) -> Result<Listed, UpstreamError> {
+    let mut pages: Vec<String> = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::HashSet::new();
     let mut latency = 0.0;
@@ -147,6 +173,13 @@ async fn list_all(
                     .and_then(|c| c.as_str())
                     .map(String::from)
             });
+        if pages.last() == Some(&text) {
+            return Ok(Listed {
+                pages,
+                latency_ms: latency,
+                cursor_ignored: true,
+            });
+        }
         pages.push(text);
         match next {
             Some(c) if pages.len() < MAX_PAGES && seen.insert(c.clone()) => cursor = Some(c),
@@ -158,7 +191,13 @@ async fn list_all(
                     ),
                 })
             }
-            None => return Ok((pages, latency)),
+            None => {
+                return Ok(Listed {
+                    pages,
+                    latency_ms: latency,
+                    cursor_ignored: false,
+                })
+            }
         }
     }
 }
@@ -171,8 +210,8 @@ async fn optional_list(
     warnings: &mut Vec<String>,
 ) -> Option<crate::report::ListCost> {
     let measured = match list_all(session, method).await {
-        Ok((pages, _)) => {
-            let texts: Vec<&str> = pages.iter().map(String::as_str).collect();
+        Ok(listed) => {
+            let texts: Vec<&str> = listed.pages.iter().map(String::as_str).collect();
             measure_list(&texts, key, &opts.tokenizers).map_err(|e| e.to_string())
         }
         Err(e) => Err(e.to_string()),
@@ -215,6 +254,8 @@ async fn run_probe(
         latency_ms: 0.0,
         raw: None,
         budgeted: None,
+        cost: None,
+        limits: Vec::new(),
     };
     let outcome = match session.call_tool(probe).await {
         Ok(o) => o,
@@ -262,7 +303,20 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
     let started = std::time::Instant::now();
     let out = engine.run(&call, &value);
     let engine_us = started.elapsed().as_micros() as u64;
+    let (mut text_bytes, mut text_chars, mut text_lines) = (0, 0, 0);
+    for block in out.result["content"].as_array().into_iter().flatten() {
+        let text = block["text"]
+            .as_str()
+            .or_else(|| block["resource"]["text"].as_str());
+        if let Some(text) = text {
+            let (b, c, l) = crate::measure::text_stats(text);
+            (text_bytes, text_chars, text_lines) = (text_bytes + b, text_chars + c, text_lines + l);
+        }
+    }
     BudgetedCost {
+        text_bytes,
+        text_chars,
+        text_lines,
         budget: out.budget,
         tokens: out.tokens_after,
         tokens_before: engine.tokens_before(&out, &value),

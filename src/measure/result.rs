@@ -20,6 +20,45 @@ struct ToolResult<'a> {
     is_error: Option<bool>,
 }
 
+/// Bytes, characters and lines of a text (what client limits measure).
+pub fn text_stats(text: &str) -> (usize, usize, usize) {
+    let lines = if text.is_empty() {
+        0
+    } else {
+        text.lines().count()
+    };
+    (text.len(), text.chars().count(), lines)
+}
+
+fn add_text_stats(cost: &mut RawCost, text: &str) {
+    let (bytes, chars, lines) = text_stats(text);
+    cost.text_bytes += bytes;
+    cost.text_chars += chars;
+    cost.text_lines += lines;
+}
+
+/// Whether a result says it is partial: a truncation marker or a cursor / next-page field near
+/// its start or end (where servers put them; the middle of a large result is not read).
+pub fn has_continuation(raw: &str) -> bool {
+    static MARKER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?i)truncat|next_?cursor|"cursor"|has_?more|next_?page|page_?token|continuation|more results|\boffset\b"#,
+        )
+        .expect("static regex")
+    });
+    const EDGE: usize = 16 * 1024;
+    let floor = |mut i: usize| {
+        while !raw.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    if raw.len() <= 2 * EDGE {
+        return MARKER.is_match(raw);
+    }
+    MARKER.is_match(&raw[..floor(EDGE)]) || MARKER.is_match(&raw[floor(raw.len() - EDGE)..])
+}
+
 /// Per-tokenizer sums while walking the blocks.
 struct Sums {
     model: Counts,
@@ -42,6 +81,7 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         ..RawCost::default()
     };
     let mut texts: Vec<String> = Vec::new();
+    cost.continuation = has_continuation(raw);
     for block in &parsed.content {
         let v: Value =
             serde_json::from_str(block.get()).map_err(|e| MeasureError::new("content block", e))?;
@@ -98,6 +138,7 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
     match kind.as_str() {
         "text" => {
             let text = v.get("text").and_then(Value::as_str).unwrap_or("");
+            add_text_stats(cost, text);
             let c = set.count(text);
             (b.bytes, b.tokens) = (text.len(), c.primary);
             sums.model.add(&c);
@@ -124,6 +165,7 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
             let r = v.get("resource").cloned().unwrap_or(Value::Null);
             b.mime_type = r.get("mimeType").and_then(Value::as_str).map(String::from);
             if let Some(text) = r.get("text").and_then(Value::as_str) {
+                add_text_stats(cost, text);
                 let c = set.count(text);
                 (b.bytes, b.tokens) = (text.len(), c.primary);
                 sums.model.add(&c);

@@ -120,6 +120,13 @@ pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts),
             .and_then(|s| s.get("required"))
             .and_then(Value::as_array)
             .map_or(0, Vec::len),
+        input_params: tool
+            .get("inputSchema")
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default(),
+        data_uris: raw.matches("data:image/").count() + raw.matches("data:audio/").count(),
         by_tokenizer: model.others.clone(),
     };
     Ok((cost, model))

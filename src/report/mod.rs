@@ -2,16 +2,31 @@
 
 mod count;
 mod csv;
+pub mod findings;
+mod html;
 mod json;
+pub mod limits;
+mod markdown;
 mod model;
+pub mod pricing;
 mod replay;
 mod server_list;
 mod table;
 
 pub use self::csv::{write_csv, write_csv_files, CsvKind};
 pub use count::render_count_table;
+pub use html::render_html;
 pub use json::write_json;
+pub use markdown::{render_markdown, CHART_LINKS};
 pub use model::*;
 pub use replay::{render_replay_table, ReplayRow};
 pub use server_list::{render_server_list, server_list_json};
 pub use table::{render_table, thousands};
+
+/// Price every server and probe, judge them against the client limits, and run the design
+/// checks: everything derived from the measured numbers.
+pub fn annotate(report: &mut Report, price: PriceInfo) {
+    pricing::apply(report, price);
+    limits::apply(report);
+    findings::apply(report);
+}

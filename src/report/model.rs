@@ -19,6 +19,79 @@ pub struct Report {
     /// Config entries that could not be used (file, key, message).
     #[serde(default)]
     pub config_errors: Vec<ConfigIssue>,
+    /// The model and prices every `cost` uses.
+    #[serde(default)]
+    pub pricing: Option<PriceInfo>,
+    /// All audited servers together against each client's tool limits.
+    #[serde(default)]
+    pub limits: Vec<LimitVerdict>,
+}
+
+/// The price of input tokens for one model, with where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriceInfo {
+    pub model: String,
+    pub input_usd_per_mtok: f64,
+    pub cached_input_usd_per_mtok: f64,
+    /// The tokenizer whose counts are priced (an estimate for Claude models).
+    pub tokenizer: String,
+    pub as_of: String,
+    pub source: String,
+    /// Set by `--price` rather than the table.
+    #[serde(default)]
+    pub overridden: bool,
+}
+
+/// What a server's tool definitions cost in dollars.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerCost {
+    pub model: String,
+    /// Schema tax per turn in the priced tokenizer.
+    pub tokens_per_turn: usize,
+    pub usd_per_turn: f64,
+    pub usd_per_1k_turns: f64,
+    /// With prompt caching (every turn after the first reads the tools from the cache).
+    pub usd_per_1k_turns_cached: f64,
+}
+
+/// What one probe's result costs in dollars, as sent and after the budget engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeCost {
+    pub model: String,
+    pub raw_tokens: usize,
+    pub raw_usd: f64,
+    pub budgeted_tokens: Option<usize>,
+    pub budgeted_usd: Option<f64>,
+}
+
+/// One client limit against one measured value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LimitVerdict {
+    pub client: String,
+    /// The limit in words: "25,000 tokens (cap)".
+    pub limit: String,
+    /// What the client does past it: cap, warning, spill, truncate, refuse.
+    pub effect: String,
+    /// The measured value in the limit's unit, as the server sent it.
+    pub value: u64,
+    pub exceeded: bool,
+    /// The same after the budget engine (probes only).
+    #[serde(default)]
+    pub budgeted_value: Option<u64>,
+    #[serde(default)]
+    pub budgeted_exceeded: Option<bool>,
+}
+
+/// A server-design check that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub rule: String,
+    /// error | warning | info
+    pub severity: String,
+    pub tool: Option<String>,
+    pub message: String,
+    /// The one-line fix.
+    pub fix: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -60,6 +133,13 @@ pub struct ServerReport {
     /// Counts of this server by the other tokenizers: name -> totals.
     #[serde(default)]
     pub by_tokenizer: BTreeMap<String, ServerTotals>,
+    #[serde(default)]
+    pub cost: Option<ServerCost>,
+    /// Each client's tool limits against this server alone.
+    #[serde(default)]
+    pub limits: Vec<LimitVerdict>,
+    #[serde(default)]
+    pub findings: Vec<Finding>,
 }
 
 /// A server's headline numbers for one tokenizer.
@@ -79,6 +159,15 @@ pub struct ToolsList {
     /// What a model is sent per turn for these tools: sum of the tools' model views.
     pub model_tokens: usize,
     pub latency_ms: f64,
+    /// A page asked for with a cursor came back the same as the page before (pagination stopped).
+    #[serde(default)]
+    pub cursor_ignored: bool,
+    /// A second tools/list gave the same bytes (prompt caching needs it).
+    #[serde(default)]
+    pub relist_identical: Option<bool>,
+    /// A second tools/list gave the tools in the same order.
+    #[serde(default)]
+    pub relist_same_order: Option<bool>,
 }
 
 /// What one tool's definition costs.
@@ -102,6 +191,12 @@ pub struct ToolCost {
     pub wire_tokens: usize,
     pub read_only: bool,
     pub required_args: usize,
+    /// Names of the input schema's top-level properties (for the design checks).
+    #[serde(default)]
+    pub input_params: Vec<String>,
+    /// `data:` URIs (inline icons or images) inside the definition.
+    #[serde(default)]
+    pub data_uris: usize,
     /// `model_tokens` by the other tokenizers.
     #[serde(default)]
     pub by_tokenizer: BTreeMap<String, usize>,
@@ -135,6 +230,11 @@ pub struct ProbeResult {
     /// What the budget engine made of the raw result.
     #[serde(default)]
     pub budgeted: Option<BudgetedCost>,
+    #[serde(default)]
+    pub cost: Option<ProbeCost>,
+    /// Each client's result limits against this result.
+    #[serde(default)]
+    pub limits: Vec<LimitVerdict>,
 }
 
 /// The budget engine's replay of one probe result.
@@ -150,6 +250,13 @@ pub struct BudgetedCost {
     pub engine_us: u64,
     pub spill_path: Option<String>,
     pub note: Option<String>,
+    /// Size of the budgeted result's text (what client limits in bytes, characters or lines see).
+    #[serde(default)]
+    pub text_bytes: usize,
+    #[serde(default)]
+    pub text_chars: usize,
+    #[serde(default)]
+    pub text_lines: usize,
 }
 
 /// What a tool result costs, as received.
@@ -167,6 +274,16 @@ pub struct RawCost {
     /// What a client that pastes base64 image/audio data as text would pay.
     pub base64_as_text_tokens: usize,
     pub is_error: bool,
+    /// Size of the text a client shows the model (text blocks and embedded resource text).
+    #[serde(default)]
+    pub text_bytes: usize,
+    #[serde(default)]
+    pub text_chars: usize,
+    #[serde(default)]
+    pub text_lines: usize,
+    /// The result says it was truncated or carries a cursor / next page.
+    #[serde(default)]
+    pub continuation: bool,
     pub blocks: Vec<BlockCost>,
     /// wire / model / text tokens by the other tokenizers.
     #[serde(default)]
@@ -219,6 +336,9 @@ impl ServerReport {
             resources: None,
             probes: Vec::new(),
             by_tokenizer: BTreeMap::new(),
+            cost: None,
+            limits: Vec::new(),
+            findings: Vec::new(),
         }
     }
 

@@ -8,5 +8,6 @@ mod demo_audit;
 mod engine;
 mod github_projections;
 mod real_servers;
+mod renderers;
 mod support;
 mod transports;

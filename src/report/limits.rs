@@ -1,0 +1,238 @@
+//! What MCP clients do with large results and many tools, as data with a source and a date, and
+//! the verdict of each limit on every probe (as sent and after the engine), every server, and all
+//! audited servers together.
+
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+
+use super::model::{LimitVerdict, ProbeResult, Report, Status};
+use super::table::thousands;
+
+/// One client limit.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientLimit {
+    pub client: String,
+    /// `result` (one tool result) or `tools` (the tools a client mounts).
+    pub applies: String,
+    /// tokens, chars, bytes, lines or tools
+    pub unit: String,
+    pub threshold: u64,
+    /// warning, cap, spill, truncate, refuse or drop
+    pub effect: String,
+    pub note: String,
+    pub as_of: String,
+    pub source: String,
+}
+
+impl ClientLimit {
+    /// "25,000 tokens (cap)"
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {} ({})",
+            thousands(self.threshold as usize),
+            self.unit,
+            self.effect
+        )
+    }
+}
+
+#[derive(Deserialize)]
+struct Table {
+    limit: Vec<ClientLimit>,
+}
+
+static TABLE: LazyLock<Vec<ClientLimit>> = LazyLock::new(|| {
+    toml::from_str::<Table>(include_str!("data/limits.toml"))
+        .expect("the embedded limits table parses (tested)")
+        .limit
+});
+
+/// Every known client limit.
+pub fn client_limits() -> &'static [ClientLimit] {
+    &TABLE
+}
+
+/// The Claude Code limits charts draw as reference lines: (warning, cap) in tokens.
+pub fn claude_code_token_limits() -> (u64, u64) {
+    let find = |effect: &str| {
+        client_limits()
+            .iter()
+            .find(|l| l.client == "Claude Code" && l.unit == "tokens" && l.effect == effect)
+            .map_or(0, |l| l.threshold)
+    };
+    (find("warning"), find("cap"))
+}
+
+fn verdict(limit: &ClientLimit, value: u64, budgeted: Option<u64>) -> LimitVerdict {
+    LimitVerdict {
+        client: limit.client.clone(),
+        limit: limit.describe(),
+        effect: limit.effect.clone(),
+        value,
+        exceeded: value > limit.threshold,
+        budgeted_value: budgeted,
+        budgeted_exceeded: budgeted.map(|b| b > limit.threshold),
+    }
+}
+
+fn probe_verdicts(p: &ProbeResult) -> Vec<LimitVerdict> {
+    let Some(raw) = &p.raw else {
+        return Vec::new();
+    };
+    client_limits()
+        .iter()
+        .filter(|l| l.applies == "result")
+        .filter_map(|l| {
+            let b = p.budgeted.as_ref();
+            let (value, budgeted) = match l.unit.as_str() {
+                "tokens" => (raw.model_tokens, b.map(|b| b.tokens)),
+                "chars" => (raw.text_chars, b.map(|b| b.text_chars)),
+                "bytes" => (raw.text_bytes, b.map(|b| b.text_bytes)),
+                "lines" => (raw.text_lines, b.map(|b| b.text_lines)),
+                _ => return None,
+            };
+            Some(verdict(l, value as u64, budgeted.map(|v| v as u64)))
+        })
+        .collect()
+}
+
+/// Fill in the limits of every probe, every server and of all servers together.
+pub fn apply(report: &mut Report) {
+    let tool_limits: Vec<&ClientLimit> = client_limits()
+        .iter()
+        .filter(|l| l.applies == "tools" && l.unit == "tools")
+        .collect();
+    let mut total_tools = 0;
+    for s in &mut report.servers {
+        for p in &mut s.probes {
+            p.limits = probe_verdicts(p);
+        }
+        if s.status == Status::Ok {
+            total_tools += s.tools_list.tool_count;
+            s.limits = tool_limits
+                .iter()
+                .map(|l| verdict(l, s.tools_list.tool_count as u64, None))
+                .collect();
+        }
+    }
+    report.limits = tool_limits
+        .iter()
+        .map(|l| verdict(l, total_tools as u64, None))
+        .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{BudgetedCost, ProbeStatus, RawCost, ServerReport};
+
+    #[test]
+    fn the_table_has_every_client_with_a_source_and_date() {
+        for client in [
+            "Claude Code",
+            "Codex",
+            "Copilot CLI",
+            "Claude Desktop",
+            "Cursor",
+            "VS Code",
+        ] {
+            assert!(
+                client_limits().iter().any(|l| l.client == client),
+                "{client}"
+            );
+        }
+        for l in client_limits() {
+            assert!(!l.source.is_empty() && l.as_of.starts_with("20"), "{l:?}");
+            assert!(["result", "tools"].contains(&l.applies.as_str()), "{l:?}");
+            assert!(
+                ["tokens", "chars", "bytes", "lines", "tools"].contains(&l.unit.as_str()),
+                "{l:?}"
+            );
+        }
+        assert_eq!(claude_code_token_limits(), (10_000, 25_000));
+    }
+
+    #[test]
+    fn verdicts_for_probes_servers_and_all_servers() {
+        let mut s = ServerReport::new("s", "stdio", "x", "t");
+        s.tools_list.tool_count = 45;
+        s.probes.push(ProbeResult {
+            tool: "scrape".into(),
+            arguments: serde_json::json!({}),
+            status: ProbeStatus::Ok,
+            error: None,
+            latency_ms: 1.0,
+            raw: Some(RawCost {
+                model_tokens: 30_000,
+                text_chars: 120_000,
+                text_bytes: 120_000,
+                text_lines: 300,
+                ..RawCost::default()
+            }),
+            budgeted: Some(BudgetedCost {
+                budget: 8000,
+                tokens: 7_900,
+                tokens_before: 30_000,
+                strategy: "spilled".into(),
+                engine_us: 1,
+                spill_path: None,
+                note: None,
+                text_bytes: 30_000,
+                text_chars: 30_000,
+                text_lines: 100,
+            }),
+            cost: None,
+            limits: Vec::new(),
+        });
+        let mut other = ServerReport::new("o", "stdio", "x", "t");
+        other.tools_list.tool_count = 90;
+        let mut r = Report {
+            schema_version: 1,
+            tool_version: "0".into(),
+            generated_at: String::new(),
+            tokenizers: vec!["cl100k_base".into()],
+            servers: vec![s, other],
+            config_errors: Vec::new(),
+            pricing: None,
+            limits: Vec::new(),
+        };
+        apply(&mut r);
+        let p = &r.servers[0].probes[0].limits;
+        let get = |client: &str, unit: &str| {
+            p.iter()
+                .find(|v| v.client == client && v.limit.contains(unit))
+                .unwrap()
+                .clone()
+        };
+        let cap = get("Claude Code", "25,000 tokens");
+        assert_eq!(
+            (cap.value, cap.exceeded, cap.budgeted_exceeded),
+            (30_000, true, Some(false))
+        );
+        let lines = get("Codex", "lines");
+        assert_eq!(
+            (lines.exceeded, lines.budgeted_exceeded),
+            (true, Some(false))
+        );
+        let bytes = get("Codex", "bytes");
+        assert_eq!(
+            (bytes.exceeded, bytes.budgeted_exceeded),
+            (true, Some(true))
+        );
+        let cursor = |v: &[LimitVerdict]| v.iter().find(|v| v.client == "Cursor").unwrap().clone();
+        assert!(cursor(&r.servers[0].limits).exceeded);
+        assert_eq!(cursor(&r.limits).value, 135);
+        let vscode = r.limits.iter().find(|v| v.client == "VS Code").unwrap();
+        assert!(vscode.exceeded, "135 tools together are over VS Code's 128");
+        assert!(
+            !r.servers[1]
+                .limits
+                .iter()
+                .find(|v| v.client == "VS Code")
+                .unwrap()
+                .exceeded
+        );
+    }
+}
