@@ -185,26 +185,23 @@ fn header(out: &mut String, names: &[&str], right: &[bool]) {
     out.push('\n');
 }
 
+/// The clients whose limits a result breaks (the "Results over a client limit" table says which).
 fn verdicts(limits: &[LimitVerdict], budgeted: bool) -> String {
-    let broken: Vec<String> = limits
-        .iter()
-        .filter(|l| {
-            if budgeted {
-                l.budgeted_exceeded == Some(true)
-            } else {
-                l.exceeded
-            }
-        })
-        .map(|l| {
-            // "25,000 tokens (cap)" -> "Claude Code 25,000 tokens"
-            let limit = l.limit.split(" (").next().unwrap_or(&l.limit);
-            format!("{} {limit}", l.client)
-        })
-        .collect();
-    if broken.is_empty() {
+    let mut clients: Vec<&str> = Vec::new();
+    for l in limits {
+        let over = if budgeted {
+            l.budgeted_exceeded == Some(true)
+        } else {
+            l.exceeded
+        };
+        if over && !clients.contains(&l.client.as_str()) {
+            clients.push(&l.client);
+        }
+    }
+    if clients.is_empty() {
         "none".into()
     } else {
-        broken.join(", ")
+        clients.join(", ")
     }
 }
 
@@ -454,8 +451,8 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
             ("raw tokens", true, false),
             ("budgeted", true, false),
             ("strategy", false, false),
-            ("limits broken (raw)", false, false),
-            ("limits broken (budgeted)", false, false),
+            ("clients over a limit (raw)", false, false),
+            ("clients over a limit (budgeted)", false, false),
             ("upstream ms", true, false),
             ("engine ms", true, false),
         ];

@@ -12,6 +12,15 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::UpstreamError;
 
+/// Marks the stderr pipe as read to its end when the reader task stops, however it stops.
+struct CloseOnDrop(tokio::sync::watch::Sender<bool>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.send(true);
+    }
+}
+
 /// How much of a server's stderr is kept (the end of it).
 const STDERR_TAIL_BYTES: usize = 16 * 1024;
 
@@ -20,6 +29,8 @@ pub struct ChildGuard {
     child: Child,
     pgid: Option<i32>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// True once the stderr pipe has been read to its end.
+    stderr_closed: tokio::sync::watch::Receiver<bool>,
 }
 
 impl ChildGuard {
@@ -52,9 +63,11 @@ impl ChildGuard {
         let stdout = child.stdout.take().ok_or_else(|| missing("stdout"))?;
         let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
         let stderr = Arc::new(Mutex::new(Vec::new()));
+        let (closed_tx, stderr_closed) = tokio::sync::watch::channel(false);
         if let Some(mut pipe) = child.stderr.take() {
             let tail = stderr.clone();
             tokio::spawn(async move {
+                let _closed = CloseOnDrop(closed_tx);
                 let mut chunk = vec![0u8; 8192];
                 while let Ok(n) = pipe.read(&mut chunk).await {
                     if n == 0 {
@@ -75,10 +88,18 @@ impl ChildGuard {
                 child,
                 pgid,
                 stderr,
+                stderr_closed,
             },
             stdout,
             stdin,
         ))
+    }
+
+    /// Wait (at most `within`) until stderr has been read to its end, so an exited server's
+    /// last words are in [`Self::stderr_tail`].
+    pub async fn stderr_drained(&mut self, within: std::time::Duration) {
+        let mut rx = self.stderr_closed.clone();
+        let _ = tokio::time::timeout(within, rx.wait_for(|closed| *closed)).await;
     }
 
     /// The last non-empty lines of stderr, joined on one line.

@@ -263,6 +263,8 @@ async fn explain(error: &str, child: Option<&mut ChildGuard>, capture: &Capture)
         }
         if let Some(status) = child.exit_status() {
             parts.push(format!("server exited with {status}"));
+            // what it printed last may still be in the pipe
+            child.stderr_drained(Duration::from_millis(500)).await;
         }
         let tail = child.stderr_tail(300);
         if !tail.is_empty() {

@@ -7,6 +7,7 @@ mod corpus_expected;
 mod demo_audit;
 mod engine;
 mod github_projections;
+mod html_browser;
 mod real_servers;
 mod renderers;
 mod support;
