@@ -1,5 +1,6 @@
 //! The report model and one renderer per output format.
 
+pub mod charts;
 mod count;
 mod csv;
 pub mod findings;
