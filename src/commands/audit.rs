@@ -15,8 +15,8 @@ use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
 use mcp_budget::config::{load_sources, parse_config_text, Defaults, Sources};
 use mcp_budget::demo::DEMO_PROBES;
 use mcp_budget::report::{
-    annotate, findings, pricing, render_html, render_markdown, render_table, write_csv,
-    write_csv_files, write_json, CsvKind, Report, Status,
+    annotate, charts, charts::ChartKind, findings, pricing, render_html, render_markdown,
+    render_table, write_csv, write_csv_files, write_json, CsvKind, Report, Status,
 };
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use mcp_budget::upstream::{load_ca_file, SessionOptions};
@@ -182,7 +182,7 @@ fn write_reports(report: &Report, dir: &Path, charts: bool) -> anyhow::Result<()
         Vec::new()
     };
     if charts {
-        write_charts(report, dir).with_context(fail)?;
+        charts::write_charts(report, dir).with_context(fail)?;
     }
     let stems: Vec<&str> = drawn.iter().map(|(s, _)| *s).collect();
     let md = render_markdown(report, &stems);
@@ -237,12 +237,10 @@ fn status(report: &Report, sources: &Sources) -> ExitStatus {
     }
 }
 
-/// Every chart with data, as (file stem, SVG text).
-fn chart_svgs(_report: &Report) -> Vec<(&'static str, String)> {
-    Vec::new()
-}
-
-/// Write charts/*.svg and *.png.
-fn write_charts(_report: &Report, _dir: &Path) -> anyhow::Result<()> {
-    Ok(())
+/// Every chart with data, as (file stem, SVG text), for report.html to inline.
+fn chart_svgs(report: &Report) -> Vec<(&'static str, String)> {
+    ChartKind::ALL
+        .iter()
+        .filter_map(|k| charts::render_svg(report, *k).map(|svg| (k.file_stem(), svg)))
+        .collect()
 }

@@ -230,8 +230,6 @@ fn drawable(c: char) -> bool {
 const TOP_TOOLS: usize = 15;
 /// Longest row label, in characters (escapes count in full).
 const LABEL_CHARS: usize = 48;
-const CLAUDE_CODE_WARN_TOKENS: f64 = 10_000.0;
-const CLAUDE_CODE_CAP_TOKENS: f64 = 25_000.0;
 
 const BLUE: RGBColor = RGBColor(0x4C, 0x78, 0xA8);
 const ORANGE: RGBColor = RGBColor(0xF5, 0x85, 0x18);
@@ -446,15 +444,17 @@ fn probe_tokens(report: &Report) -> Plan {
             dashed: true,
         });
     }
+    // the client limits table is the one place these numbers live
+    let (warn, cap) = super::limits::claude_code_token_limits();
     refs.push(RefLine {
-        at: CLAUDE_CODE_WARN_TOKENS,
-        label: "Claude Code warns 10k".to_string(),
+        at: warn as f64,
+        label: format!("Claude Code warns {}k", warn / 1000),
         color: GREY,
         dashed: true,
     });
     refs.push(RefLine {
-        at: CLAUDE_CODE_CAP_TOKENS,
-        label: "Claude Code cap 25k".to_string(),
+        at: cap as f64,
+        label: format!("Claude Code cap {}k", cap / 1000),
         color: CAP_RED,
         dashed: false,
     });
@@ -974,7 +974,10 @@ mod tests {
                 engine_us: 850,
                 spill_path: None,
                 note: None,
+                ..BudgetedCost::default()
             }),
+            cost: None,
+            limits: Vec::new(),
         }
     }
 
@@ -995,6 +998,8 @@ mod tests {
             tokenizers: vec!["cl100k_base".to_string()],
             servers,
             config_errors: Vec::new(),
+            pricing: None,
+            limits: Vec::new(),
         }
     }
 

@@ -238,7 +238,7 @@ pub struct ProbeResult {
 }
 
 /// The budget engine's replay of one probe result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BudgetedCost {
     pub budget: usize,
     /// Tokens of the result as the model would be sent it after the engine.
