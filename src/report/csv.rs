@@ -1,9 +1,11 @@
 //! servers.csv, tools.csv and probes.csv: one flat row per server, tool and probe, for
-//! spreadsheets and scripts. Token columns use the primary tokenizer.
+//! spreadsheets and scripts. Token columns use the primary tokenizer; the other tokenizers follow
+//! in columns named after them, then dollars and client limits.
 
 use std::io::Write;
 
 use serde::Serialize;
+use serde_json::{json, Map, Value};
 
 use super::{ProbeStatus, Report, Status};
 
@@ -84,15 +86,44 @@ struct ProbeRow<'a> {
     error: &'a str,
 }
 
-/// Write one table.
+/// Write one table. Columns: the row's fixed fields, then one per other tokenizer, then the
+/// dollar cost and the limit verdicts.
 pub fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> csv::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
+    let others: Vec<String> = report
+        .servers
+        .iter()
+        .flat_map(|s| s.by_tokenizer.keys().cloned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut rows: Vec<Map<String, Value>> = Vec::new();
+    let usd = |x: Option<f64>| x.map_or(Value::Null, |x| Value::String(format!("{x:.6}")));
     for s in &report.servers {
         match kind {
-            CsvKind::Servers => w.serialize(server_row(s))?,
+            CsvKind::Servers => {
+                let mut row = fields(&server_row(s));
+                for o in &others {
+                    let n = s.by_tokenizer.get(o).map(|t| t.tools_model_tokens);
+                    row.insert(format!("tools_model_tokens_{o}"), json!(n));
+                }
+                let c = s.cost.as_ref();
+                row.insert("model".into(), json!(c.map(|c| c.model.as_str())));
+                row.insert("usd_per_turn".into(), usd(c.map(|c| c.usd_per_turn)));
+                row.insert(
+                    "usd_per_1k_turns".into(),
+                    usd(c.map(|c| c.usd_per_1k_turns)),
+                );
+                row.insert(
+                    "usd_per_1k_turns_cached".into(),
+                    usd(c.map(|c| c.usd_per_1k_turns_cached)),
+                );
+                let rules: Vec<&str> = s.findings.iter().map(|f| f.rule.as_str()).collect();
+                row.insert("findings".into(), json!(rules.join(" ")));
+                rows.push(row);
+            }
             CsvKind::Tools => {
                 for t in &s.tools {
-                    w.serialize(ToolRow {
+                    let mut row = fields(&ToolRow {
                         server: &s.name,
                         tool: &t.name,
                         model_tokens: t.model_tokens,
@@ -106,18 +137,71 @@ pub fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> csv::Re
                         other_tokens: t.other_tokens,
                         wire_bytes: t.wire_bytes,
                         wire_tokens: t.wire_tokens,
-                    })?;
+                    });
+                    for o in &others {
+                        row.insert(format!("model_tokens_{o}"), json!(t.by_tokenizer.get(o)));
+                    }
+                    rows.push(row);
                 }
             }
             CsvKind::Probes => {
                 for p in &s.probes {
-                    w.serialize(probe_row(&s.name, p))?;
+                    let mut row = fields(&probe_row(&s.name, p));
+                    for o in &others {
+                        let n = p
+                            .raw
+                            .as_ref()
+                            .and_then(|r| r.by_tokenizer.get(o))
+                            .map(|t| t.model_tokens);
+                        row.insert(format!("model_tokens_{o}"), json!(n));
+                    }
+                    let c = p.cost.as_ref();
+                    row.insert("raw_usd".into(), usd(c.map(|c| c.raw_usd)));
+                    row.insert("budgeted_usd".into(), usd(c.and_then(|c| c.budgeted_usd)));
+                    let over = |budgeted: bool| {
+                        let mut v: Vec<String> = p
+                            .limits
+                            .iter()
+                            .filter(|l| {
+                                if budgeted {
+                                    l.budgeted_exceeded == Some(true)
+                                } else {
+                                    l.exceeded
+                                }
+                            })
+                            .map(|l| format!("{}: {}", l.client, l.limit))
+                            .collect();
+                        v.dedup();
+                        v.join("; ")
+                    };
+                    row.insert("limits_exceeded".into(), json!(over(false)));
+                    row.insert("limits_exceeded_budgeted".into(), json!(over(true)));
+                    rows.push(row);
                 }
             }
         }
     }
+    let mut w = csv::Writer::from_writer(out);
+    if let Some(first) = rows.first() {
+        w.write_record(first.keys())?;
+    }
+    for row in &rows {
+        w.write_record(row.values().map(|v| match v {
+            Value::Null => String::new(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }))?;
+    }
     w.flush()?;
     Ok(())
+}
+
+/// A row struct's fields in declaration order.
+fn fields(row: &impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(row) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
 }
 
 fn server_row(s: &super::ServerReport) -> ServerRow<'_> {

@@ -263,6 +263,12 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
             ));
         }
     }
+    // errors first, then warnings, then notes; each kind in the order found
+    out.sort_by_key(|f| match f.severity.as_str() {
+        "error" => 0,
+        "warning" => 1,
+        _ => 2,
+    });
     out
 }
 
@@ -359,14 +365,14 @@ mod tests {
         ];
         let got = rules(&s);
         let want: Vec<(String, Option<String>)> = [
-            ("long-description", Some("explain")),
-            ("schema-dwarfs-description", Some("configure")),
-            ("data-uri-in-tools-list", Some("draw")),
             ("result-over-cap-unpaginated", Some("p30000")),
+            ("cursor-ignored", None),
+            ("long-description", Some("explain")),
+            ("data-uri-in-tools-list", Some("draw")),
             ("structured-duplicate", Some("p30000")),
             ("unstable-tools-list", None),
-            ("cursor-ignored", None),
             ("too-many-tools", None),
+            ("schema-dwarfs-description", Some("configure")),
         ]
         .into_iter()
         .map(|(r, t)| (r.to_string(), t.map(String::from)))

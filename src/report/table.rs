@@ -30,6 +30,34 @@ pub fn render_table(report: &Report, width: Option<u16>) -> String {
         out.push_str(&probes.to_string());
         out.push('\n');
     }
+    if let Some(p) = &report.pricing {
+        let ok = report.servers.iter().filter_map(|s| s.cost.as_ref());
+        let (per_1k, cached) = ok.fold((0.0, 0.0), |(a, b), c| {
+            (a + c.usd_per_1k_turns, b + c.usd_per_1k_turns_cached)
+        });
+        out.push_str(&format!(
+            "\nSchema tax on {}: {} per 1,000 turns, {} with prompt caching ({}).\n",
+            p.model,
+            super::markdown::usd(per_1k),
+            super::markdown::usd(cached),
+            p.tokenizer
+        ));
+    }
+    let findings: Vec<(&str, &super::Finding)> = report
+        .servers
+        .iter()
+        .flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f)))
+        .collect();
+    if !findings.is_empty() {
+        out.push_str(&format!("\nFindings ({})\n", findings.len()));
+        for (server, f) in findings {
+            let tool = f.tool.as_deref().map_or(String::new(), |t| format!("/{t}"));
+            out.push_str(&format!(
+                "  {:<7} {server}{tool}: {} [{}]\n",
+                f.severity, f.message, f.rule
+            ));
+        }
+    }
     for e in &report.config_errors {
         out.push_str(&format!(
             "skipped config entry {}: `{}`: {}\n",
