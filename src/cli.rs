@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Connect to MCP servers, measure the schema tax of their tools and the size of probe results
-    Audit(AuditArgs),
+    Audit(Box<AuditArgs>),
     /// Run saved tool results (JSON-RPC lines, bare results or text) through the budget engine
     Replay(ReplayArgs),
     /// List the servers found in client configs and probe files (secrets redacted)
@@ -27,6 +27,65 @@ pub enum Command {
     Count(CountArgs),
     /// Run the embedded demo MCP server on stdio
     DemoServer,
+    /// Gate a report (audit.json) on thresholds and on growth against a baseline report
+    Gate(GateArgs),
+}
+
+/// Output of the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateFormat {
+    Table,
+    Markdown,
+    Github,
+    Json,
+}
+
+/// Gate thresholds as flags (the same names as a probe file's `[gate]` keys; flags win).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ThresholdArgs {
+    /// Largest schema tax of one server, tokens per turn
+    #[arg(long, value_name = "TOKENS")]
+    pub max_tools_tokens: Option<usize>,
+    /// Largest definition of one tool, tokens per turn
+    #[arg(long, value_name = "TOKENS")]
+    pub max_tool_tokens: Option<usize>,
+    /// Largest raw result of one probe, tokens
+    #[arg(long, value_name = "TOKENS")]
+    pub max_raw_tokens: Option<usize>,
+    /// Largest result of one probe after the budget engine, tokens
+    #[arg(long, value_name = "TOKENS")]
+    pub max_budgeted_tokens: Option<usize>,
+    /// Most tools one server may offer
+    #[arg(long, value_name = "N")]
+    pub max_tool_count: Option<usize>,
+    /// Largest growth against the baseline of a server's schema tax, a tool or a result, percent
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub max_regression_pct: Option<f64>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GateArgs {
+    /// The report to gate (an audit.json)
+    #[arg(value_name = "CURRENT.json")]
+    pub current: PathBuf,
+    /// The report to compare with
+    #[arg(long, value_name = "BASELINE.json")]
+    pub baseline: Option<PathBuf>,
+    /// Probe files whose `[gate]` tables give thresholds (flags win)
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
+    /// table | markdown (a PR comment) | github (annotations, and the Markdown appended to
+    /// $GITHUB_STEP_SUMMARY) | json
+    #[arg(long, value_enum, default_value_t = GateFormat::Table)]
+    pub format: GateFormat,
+    /// Exit 0 even when the gate fails (report only)
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Table width [default: terminal width, or 120 when piped]
+    #[arg(long, value_name = "COLUMNS")]
+    pub width: Option<u16>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -93,6 +152,17 @@ pub struct AuditArgs {
     /// Do not draw the PNG and SVG charts
     #[arg(long)]
     pub no_charts: bool,
+    /// A previous audit.json to compare with (the changes go into gate.md and gate.json)
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Apply the gate: thresholds from the probe files' `[gate]` and the flags, and the baseline
+    #[arg(long)]
+    pub gate: bool,
+    /// Exit 0 even when the gate fails (report only)
+    #[arg(long)]
+    pub exit_zero: bool,
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
     /// PEM file of extra certificate authorities to trust for https servers (a private CA)
     #[arg(long, env = "SSL_CERT_FILE", value_name = "FILE")]
     pub ca_cert: Option<PathBuf>,

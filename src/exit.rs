@@ -6,7 +6,6 @@ pub enum ExitStatus {
     /// 0: everything was measured (and every gate passed).
     Success,
     /// 1: a gate failed (thresholds or regression); `--exit-zero` turns it into 0.
-    #[allow(dead_code)]
     GateFailed,
     /// 2: usage, config or I/O error, or a server that could not be audited (the report is
     /// still written for the others).

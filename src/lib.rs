@@ -9,6 +9,7 @@ pub mod audit;
 pub mod budget;
 pub mod config;
 pub mod demo;
+pub mod gate;
 pub mod measure;
 pub mod report;
 pub mod tokens;

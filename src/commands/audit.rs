@@ -14,6 +14,7 @@ use mcp_budget::audit::{build_report, run_audit, AuditOptions};
 use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
 use mcp_budget::config::{load_sources, parse_config_text, Defaults, Sources};
 use mcp_budget::demo::DEMO_PROBES;
+use mcp_budget::gate::Thresholds;
 use mcp_budget::report::{
     annotate, charts, charts::ChartKind, findings, pricing, render_html, render_markdown,
     render_table, write_csv, write_csv_files, write_json, CsvKind, Report, Status,
@@ -59,6 +60,11 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Error);
     }
     let opts = options(&args, &sources)?;
+    let thresholds = if args.gate {
+        Some(gate_thresholds(&args, &sources)?)
+    } else {
+        None
+    };
     let specs = sources.servers.servers.clone();
     let bars = Arc::new(Bars::new(specs.len()));
     let rows = super::runtime()?.block_on(async {
@@ -78,7 +84,17 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         write_reports(&report, &args.out, !args.no_charts)?;
     }
     print_report(&report, &args)?;
-    Ok(status(&report, &sources))
+    let audited = status(&report, &sources);
+    if args.gate || args.baseline.is_some() {
+        let t = thresholds.unwrap_or_default();
+        let out = (!args.no_write).then_some(args.out.as_path());
+        let verdict = super::gate::audit_gate(&report, args.baseline.as_deref(), &t, out)?;
+        // a server that could not be audited (2) outranks a failed gate (1)
+        if audited == ExitStatus::Success && args.gate {
+            return Ok(super::gate::status(&verdict, args.exit_zero));
+        }
+    }
+    Ok(audited)
 }
 
 fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> {
@@ -149,6 +165,20 @@ fn engine(
         tokenizer,
         SpillStore::new(spill, DEFAULT_MAX_BYTES),
     ))
+}
+
+/// The probe files' `[gate]` tables in order, then the flags.
+fn gate_thresholds(args: &AuditArgs, sources: &Sources) -> anyhow::Result<Thresholds> {
+    let mut t = Thresholds::default();
+    for probe in &sources.probe_files {
+        if let Some(table) = probe.gate.as_ref().and_then(toml::Value::as_table) {
+            t = t.overlay(&Thresholds::from_toml(
+                table,
+                &probe.path.display().to_string(),
+            )?);
+        }
+    }
+    super::gate::thresholds(t, &args.thresholds)
 }
 
 /// `audit --explain RULE`: what a findings rule checks and why.

@@ -3,6 +3,7 @@
 mod audit;
 mod count;
 mod demo_server;
+mod gate;
 mod replay;
 mod servers;
 
@@ -12,11 +13,12 @@ use crate::exit::ExitStatus;
 /// Run the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
-        Command::Audit(args) => audit::run(args),
+        Command::Audit(args) => audit::run(*args),
         Command::Replay(args) => replay::run(args),
         Command::Servers(args) => servers::run(args),
         Command::Count(args) => count::run(args),
         Command::DemoServer => demo_server::run(),
+        Command::Gate(args) => gate::run(args),
     }
 }
 

@@ -6,6 +6,7 @@ mod corpus;
 mod corpus_expected;
 mod demo_audit;
 mod engine;
+mod gate;
 mod github_projections;
 mod html_browser;
 mod real_servers;

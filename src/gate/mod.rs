@@ -1,0 +1,365 @@
+//! The CI gate: thresholds and a baseline diff turned into a verdict, and the renderers for it
+//! (terminal table, Markdown for a PR comment, GitHub annotations, JSON). Pure: reports in,
+//! verdict out; loading a report from disk is the one I/O here.
+
+mod diff;
+mod github;
+mod markdown;
+mod table;
+mod thresholds;
+
+pub use diff::{diff, Change, Movement, Subject};
+pub use github::render_github;
+pub use markdown::render_markdown;
+pub use table::render_table;
+pub use thresholds::{ThresholdError, Thresholds, ToolLimits};
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::report::{Report, Status, SCHEMA_VERSION};
+
+/// A threshold a report broke.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    /// The threshold's name (`max_tool_tokens`, ...), or `server_error`.
+    pub rule: String,
+    pub server: String,
+    pub tool: Option<String>,
+    pub value: f64,
+    pub limit: f64,
+    pub message: String,
+}
+
+/// The gate's verdict on a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub passed: bool,
+    pub violations: Vec<Violation>,
+    /// Against the baseline, largest impact first; empty without a baseline.
+    pub changes: Vec<Change>,
+    /// The baseline's file, when there was one.
+    pub baseline: Option<String>,
+}
+
+impl Verdict {
+    /// Changes that moved (not unchanged).
+    pub fn moved(&self) -> impl Iterator<Item = &Change> {
+        self.changes
+            .iter()
+            .filter(|c| c.movement != Movement::Unchanged)
+    }
+}
+
+/// A report that cannot be used as a gate input.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read {path}: {message}")]
+    Read { path: String, message: String },
+    #[error("{path} is not an mcp-budget report: {message}")]
+    NotAReport { path: String, message: String },
+    #[error("{path} has schema_version {found}, newer than this mcp-budget reads ({SCHEMA_VERSION}): upgrade mcp-budget")]
+    Newer { path: String, found: u64 },
+}
+
+/// Load an audit.json, checking its `schema_version` first so an incompatible file gets a clear
+/// message instead of a missing-field error.
+pub fn load_report(path: &Path) -> Result<Report, LoadError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError::Read {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    let not = |message: String| LoadError::NotAReport {
+        path: shown.clone(),
+        message,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| not(format!("not JSON ({e})")))?;
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| not("no `schema_version` field".into()))?;
+    if version > u64::from(SCHEMA_VERSION) {
+        return Err(LoadError::Newer {
+            path: shown,
+            found: version,
+        });
+    }
+    // version 1 is the first; older schemas would be upgraded here
+    serde_json::from_value(value).map_err(|e| not(e.to_string()))
+}
+
+fn violation(
+    rule: &str,
+    server: &str,
+    tool: Option<&str>,
+    value: f64,
+    limit: f64,
+    message: String,
+) -> Violation {
+    Violation {
+        rule: rule.into(),
+        server: server.into(),
+        tool: tool.map(String::from),
+        value,
+        limit,
+        message,
+    }
+}
+
+/// Judge `current` against `thresholds` and, when given, its `baseline`.
+pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresholds) -> Verdict {
+    use crate::report::thousands as th;
+    let mut v = Vec::new();
+    for s in &current.servers {
+        if s.status == Status::Error {
+            v.push(violation(
+                "server_error",
+                &s.name,
+                None,
+                0.0,
+                0.0,
+                format!(
+                    "server `{}` could not be audited: {}",
+                    s.name,
+                    s.error.as_deref().unwrap_or("failed")
+                ),
+            ));
+            continue;
+        }
+        if let Some(max) = t.max_tools_tokens {
+            if s.tools_list.model_tokens > max {
+                v.push(violation(
+                    "max_tools_tokens",
+                    &s.name,
+                    None,
+                    s.tools_list.model_tokens as f64,
+                    max as f64,
+                    format!(
+                        "server `{}` costs {} schema tokens per turn (max {})",
+                        s.name,
+                        th(s.tools_list.model_tokens),
+                        th(max)
+                    ),
+                ));
+            }
+        }
+        if let Some(max) = t.max_tool_count {
+            if s.tools_list.tool_count > max {
+                v.push(violation(
+                    "max_tool_count",
+                    &s.name,
+                    None,
+                    s.tools_list.tool_count as f64,
+                    max as f64,
+                    format!(
+                        "server `{}` offers {} tools (max {max})",
+                        s.name, s.tools_list.tool_count
+                    ),
+                ));
+            }
+        }
+        for tool in &s.tools {
+            if let Some(max) = t.for_tool(&tool.name).max_tool_tokens {
+                if tool.model_tokens > max {
+                    v.push(violation(
+                        "max_tool_tokens",
+                        &s.name,
+                        Some(&tool.name),
+                        tool.model_tokens as f64,
+                        max as f64,
+                        format!(
+                            "tool `{}` costs {} tokens per turn (max {})",
+                            tool.name,
+                            th(tool.model_tokens),
+                            th(max)
+                        ),
+                    ));
+                }
+            }
+        }
+        for p in &s.probes {
+            let limits = t.for_tool(&p.tool);
+            if let (Some(max), Some(raw)) = (limits.max_raw_tokens, &p.raw) {
+                if raw.model_tokens > max {
+                    v.push(violation(
+                        "max_raw_tokens",
+                        &s.name,
+                        Some(&p.tool),
+                        raw.model_tokens as f64,
+                        max as f64,
+                        format!(
+                            "`{}` returned {} tokens (max {})",
+                            p.tool,
+                            th(raw.model_tokens),
+                            th(max)
+                        ),
+                    ));
+                }
+            }
+            if let (Some(max), Some(b)) = (limits.max_budgeted_tokens, &p.budgeted) {
+                if b.tokens > max {
+                    v.push(violation(
+                        "max_budgeted_tokens",
+                        &s.name,
+                        Some(&p.tool),
+                        b.tokens as f64,
+                        max as f64,
+                        format!(
+                            "`{}` is {} tokens after the budget engine (max {})",
+                            p.tool,
+                            th(b.tokens),
+                            th(max)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let changes = baseline.map(|(b, _)| diff(b, current)).unwrap_or_default();
+    for c in &changes {
+        let limits = match c.subject {
+            Subject::Server => t.tools,
+            Subject::Tool | Subject::Probe => t.for_tool(&c.name),
+        };
+        if let (Some(max), Some(pct)) = (limits.max_regression_pct, c.pct) {
+            if pct > max {
+                let what = match c.subject {
+                    Subject::Server => format!("server `{}`'s schema tax", c.server),
+                    Subject::Tool => format!("tool `{}`", c.name),
+                    Subject::Probe => format!("the result of `{}`", c.name),
+                };
+                v.push(violation(
+                    "max_regression_pct",
+                    &c.server,
+                    (c.subject != Subject::Server).then_some(c.name.as_str()),
+                    pct,
+                    max,
+                    format!(
+                        "{what} grew {pct:.1}% ({} -> {} tokens; max +{max}%)",
+                        th(c.before.unwrap_or(0)),
+                        th(c.after.unwrap_or(0))
+                    ),
+                ));
+            }
+        }
+    }
+    Verdict {
+        passed: v.is_empty(),
+        violations: v,
+        changes,
+        baseline: baseline.map(|(_, path)| path.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(tools: &[(&str, usize)], probe: usize) -> Report {
+        diff::tests::report(tools, Some(probe))
+    }
+
+    #[test]
+    fn each_threshold_fails_alone_and_names_the_tool() {
+        let cur = report(&[("a", 100), ("big", 900)], 30_000);
+        assert!(evaluate(&cur, None, &Thresholds::default()).passed);
+        let t = |f: &dyn Fn(&mut Thresholds)| {
+            let mut t = Thresholds::default();
+            f(&mut t);
+            let v = evaluate(&cur, None, &t);
+            assert!(!v.passed);
+            v.violations
+                .iter()
+                .map(|v| (v.rule.clone(), v.tool.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            t(&|t| t.max_tools_tokens = Some(999)),
+            vec![("max_tools_tokens".to_string(), None)]
+        );
+        assert_eq!(
+            t(&|t| t.max_tool_count = Some(1)),
+            vec![("max_tool_count".to_string(), None)]
+        );
+        assert_eq!(
+            t(&|t| t.tools.max_tool_tokens = Some(500)),
+            vec![("max_tool_tokens".to_string(), Some("big".to_string()))]
+        );
+        assert_eq!(
+            t(&|t| t.tools.max_raw_tokens = Some(25_000)),
+            vec![("max_raw_tokens".to_string(), Some("a".to_string()))]
+        );
+    }
+
+    #[test]
+    fn a_regression_of_one_tool_names_that_tool() {
+        let base = report(&[("a", 100), ("b", 100)], 1000);
+        let cur = report(&[("a", 100), ("b", 130)], 1000);
+        let mut t = Thresholds::default();
+        t.tools.max_regression_pct = Some(10.0);
+        let v = evaluate(&cur, Some((&base, "base.json")), &t);
+        assert!(!v.passed);
+        // the tool grew 30%; the server only 15%: both over 10%
+        let named: Vec<(&str, Option<&str>)> = v
+            .violations
+            .iter()
+            .map(|v| (v.rule.as_str(), v.tool.as_deref()))
+            .collect();
+        assert_eq!(
+            named,
+            vec![
+                ("max_regression_pct", None),
+                ("max_regression_pct", Some("b"))
+            ]
+        );
+        assert!(v.violations[1].message.contains("grew 30.0%"));
+        // a per-tool override lets `b` grow
+        let mut loose = t.clone();
+        let m = globset::Glob::new("b").unwrap().compile_matcher();
+        loose.overrides.push((
+            "b".into(),
+            m,
+            ToolLimits {
+                max_regression_pct: Some(50.0),
+                ..ToolLimits::default()
+            },
+        ));
+        loose.tools.max_regression_pct = Some(20.0);
+        assert!(evaluate(&cur, Some((&base, "base.json")), &loose).passed);
+    }
+
+    #[test]
+    fn reports_load_or_are_refused_clearly() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("a.json");
+        std::fs::write(
+            &good,
+            serde_json::to_string(&report(&[("a", 1)], 1)).unwrap(),
+        )
+        .unwrap();
+        assert!(load_report(&good).is_ok());
+        let newer = dir.path().join("n.json");
+        std::fs::write(&newer, r#"{"schema_version": 99}"#).unwrap();
+        let e = load_report(&newer).unwrap_err().to_string();
+        assert!(
+            e.contains("schema_version 99") && e.contains("n.json"),
+            "{e}"
+        );
+        let junk = dir.path().join("j.json");
+        std::fs::write(&junk, "{}").unwrap();
+        assert!(load_report(&junk)
+            .unwrap_err()
+            .to_string()
+            .contains("not an mcp-budget report"));
+        let e = load_report(&dir.path().join("missing.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("cannot read") && e.contains("missing.json"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,63 @@
+//! The gate's verdict as terminal text: the verdict, what broke, and the changes table.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+
+use super::{Subject, Verdict};
+use crate::report::thousands;
+
+/// Render the verdict; `width` fixes the table width (None: the terminal's).
+pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
+    let mut out = String::new();
+    if v.passed {
+        out.push_str("gate passed\n");
+    } else {
+        out.push_str(&format!(
+            "gate FAILED: {} threshold(s) broken\n",
+            v.violations.len()
+        ));
+        for x in &v.violations {
+            out.push_str(&format!("  {}: {}\n", x.rule, x.message));
+        }
+    }
+    let Some(base) = &v.baseline else {
+        return out;
+    };
+    let moved: Vec<_> = v.moved().collect();
+    out.push_str(&format!(
+        "\nChanges against {base}: {} of {} moved\n",
+        moved.len(),
+        v.changes.len()
+    ));
+    if moved.is_empty() {
+        return out;
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_content_arrangement(ContentArrangement::Dynamic);
+    if let Some(w) = width {
+        t.set_width(w);
+    }
+    t.set_header([
+        "change", "what", "server", "name", "before", "after", "delta", "%",
+    ]);
+    let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+    for c in moved {
+        t.add_row(vec![
+            Cell::new(format!("{:?}", c.movement).to_lowercase()),
+            Cell::new(match c.subject {
+                Subject::Server => "schema tax",
+                Subject::Tool => "tool",
+                Subject::Probe => "result",
+            }),
+            Cell::new(&c.server),
+            Cell::new(&c.name),
+            num(c.before.map_or("-".into(), thousands)),
+            num(c.after.map_or("-".into(), thousands)),
+            num(format!("{:+}", c.delta)),
+            num(c.pct.map_or("-".into(), |p| format!("{p:+.1}%"))),
+        ]);
+    }
+    out.push_str(&t.to_string());
+    out.push('\n');
+    out
+}
