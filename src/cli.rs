@@ -29,6 +29,68 @@ pub enum Command {
     DemoServer,
     /// Gate a report (audit.json) on thresholds and on growth against a baseline report
     Gate(GateArgs),
+    /// Serve an upstream MCP server on stdio with every tool result kept within the budget
+    Proxy(Box<ProxyArgs>),
+    /// Per-tool statistics of a proxy call log (count, p50, p95, max tokens and engine time)
+    Stats(StatsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ProxyArgs {
+    /// The upstream command and its arguments (after `--`)
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// A remote upstream (streamable HTTP; with --sse the 2024-11-05 HTTP+SSE protocol)
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub upstream_url: Option<String>,
+    /// The remote upstream speaks legacy HTTP+SSE
+    #[arg(long, requires = "upstream_url")]
+    pub sse: bool,
+    /// A header for the remote upstream, `Name: value` (repeatable)
+    #[arg(long = "header", value_name = "HEADER", requires = "upstream_url")]
+    pub headers: Vec<String>,
+    /// An upstream from a probe file or client config, by name
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["command", "upstream_url"])]
+    pub server: Option<String>,
+    /// Probe files or client configs to find --server in [default: discover client configs]
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    /// Show only tools matching one of these globs (repeatable)
+    #[arg(long, value_name = "GLOB")]
+    pub allow: Vec<String>,
+    /// Hide tools matching these globs (repeatable; wins over --allow)
+    #[arg(long, value_name = "GLOB")]
+    pub deny: Vec<String>,
+    /// Append one JSON line per call to this file
+    #[arg(long, env = "MCP_BUDGET_LOG", value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// The upstream's name in spill files and the log [default: the command's or server's name]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Tokenizer the budget is counted in
+    #[arg(long, default_value = "cl100k_base")]
+    pub tokenizer: String,
+    /// Seconds the upstream has to start and answer `initialize`
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    pub timeout: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// A call log written by `proxy --log`
+    #[arg(value_name = "LOG.jsonl")]
+    pub log: PathBuf,
+    #[arg(long, value_enum, default_value_t = StatsFormat::Table)]
+    pub format: StatsFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    Table,
+    Json,
+    Csv,
 }
 
 /// Output of the gate.

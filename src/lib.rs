@@ -11,6 +11,7 @@ pub mod config;
 pub mod demo;
 pub mod gate;
 pub mod measure;
+pub mod proxy;
 pub mod report;
 pub mod tokens;
 pub mod upstream;

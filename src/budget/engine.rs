@@ -77,6 +77,8 @@ pub struct Engine {
     policy: Policy,
     counter: PrefixCounter,
     store: SpillStore,
+    /// Notes name `mcp_budget_read` (set by the proxy).
+    reader_tool: bool,
 }
 
 /// Where a run is: the call, its policy and budget, the work so far, the note's facts.
@@ -97,7 +99,14 @@ impl Engine {
             policy,
             counter: PrefixCounter::new(tokenizer),
             store,
+            reader_tool: false,
         }
+    }
+
+    /// Notes point to the proxy's `mcp_budget_read` tool instead of the file.
+    pub fn with_reader_tool(mut self) -> Self {
+        self.reader_tool = true;
+        self
     }
 
     pub fn policy(&self) -> &Policy {
@@ -158,6 +167,7 @@ impl Engine {
             cuts = self.strip_work(&mut work, &policy, limit, call, false);
         }
         let facts = NoteFacts {
+            reader_tool: self.reader_tool,
             budget: policy.budget,
             original_bytes: original.payload_bytes(),
             spill: Some(self.store.plan(

@@ -21,6 +21,8 @@ pub struct NoteFacts {
     pub preview_lines: Option<(usize, usize)>,
     pub spill: Option<SpillHandle>,
     pub spill_error: Option<String>,
+    /// The reader is a model behind the proxy: point to `mcp_budget_read`, not the file.
+    pub reader_tool: bool,
 }
 
 /// The note text.
@@ -56,9 +58,16 @@ pub fn render(f: &NoteFacts) -> String {
                 h.uri()
             ));
             let next = f.preview_lines.map_or(1, |(shown, _)| shown + 1);
-            s.push_str(&format!(
-                "\nRead more: open the file (continue at line {next}) or grep it."
-            ));
+            if f.reader_tool {
+                s.push_str(&format!(
+                    "\nRead more: call mcp_budget_read with handle \"{}\" and start_line {next}, or with grep to find lines.",
+                    h.id
+                ));
+            } else {
+                s.push_str(&format!(
+                    "\nRead more: open the file (continue at line {next}) or grep it."
+                ));
+            }
         }
         (None, Some(e)) => s.push_str(&format!("\nThe full original could NOT be saved: {e}")),
         (None, None) => {}

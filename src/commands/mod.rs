@@ -4,8 +4,10 @@ mod audit;
 mod count;
 mod demo_server;
 mod gate;
+mod proxy;
 mod replay;
 mod servers;
+mod stats;
 
 use crate::cli::{Cli, Command};
 use crate::exit::ExitStatus;
@@ -19,6 +21,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Count(args) => count::run(args),
         Command::DemoServer => demo_server::run(),
         Command::Gate(args) => gate::run(args),
+        Command::Proxy(args) => proxy::run(*args),
+        Command::Stats(args) => stats::run(args),
     }
 }
 

@@ -12,6 +12,7 @@ mod model;
 pub mod pricing;
 mod replay;
 mod server_list;
+mod stats;
 mod table;
 
 pub use self::csv::{write_csv, write_csv_files, CsvKind};
@@ -22,6 +23,7 @@ pub use markdown::{render_markdown, CHART_LINKS};
 pub use model::*;
 pub use replay::{render_replay_table, ReplayRow};
 pub use server_list::{render_server_list, server_list_json};
+pub use stats::{render_stats_table, stats_rows, write_stats_csv, StatsRow};
 pub use table::{render_table, thousands};
 
 /// Price every server and probe, judge them against the client limits, and run the design

@@ -174,6 +174,11 @@ impl Capture {
         st.responses.remove(&id)
     }
 
+    /// The response to the request with this id (its JSON text, e.g. `7` or `"a"`).
+    pub fn take_response_by_id(&self, id: &str) -> Option<RawResponse> {
+        self.lock().responses.remove(id)
+    }
+
     pub fn warnings(&self) -> Vec<String> {
         self.lock().warnings.clone()
     }

@@ -5,9 +5,10 @@
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams,
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
+    Implementation, PaginatedRequestParams,
 };
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
@@ -186,6 +187,70 @@ impl Session {
         };
         let latency = ms(started);
         self.finish(method, result).await.map(|r| (r, latency))
+    }
+
+    /// Call a tool from any number of tasks at once (the proxy): the response is matched to
+    /// its request by id. A result with `isError: true` is a success here.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<CallOutcome, UpstreamError> {
+        let failed = |message: String| UpstreamError::Request {
+            method: "tools/call".into(),
+            message,
+        };
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(name.to_string()).with_arguments(arguments),
+        ));
+        let started = Instant::now();
+        let handle = self
+            .service
+            .peer()
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let id = serde_json::to_string(&handle.id).map_err(|e| failed(e.to_string()))?;
+        let answer = handle.await_response().await;
+        let latency_ms = ms(started);
+        let raw = self.capture.take_response_by_id(&id);
+        match (answer, raw) {
+            (_, Some(raw)) if raw.error.is_none() => Ok(CallOutcome {
+                response: raw,
+                latency_ms,
+            }),
+            (Err(ServiceError::McpError(e)), _) => Err(UpstreamError::Rpc {
+                method: "tools/call".into(),
+                code: e.code.0 as i64,
+                message: e.message.to_string(),
+            }),
+            (_, Some(raw)) => Err(UpstreamError::Rpc {
+                method: "tools/call".into(),
+                code: raw
+                    .error
+                    .as_ref()
+                    .and_then(|e| e["code"].as_i64())
+                    .unwrap_or(0),
+                message: raw
+                    .error
+                    .as_ref()
+                    .and_then(|e| e["message"].as_str())
+                    .unwrap_or("error")
+                    .to_string(),
+            }),
+            (Err(e), None) => Err(failed(e.to_string())),
+            (Ok(_), None) => Err(failed("the response was not captured".into())),
+        }
+    }
+
+    /// The rmcp peer, for requests forwarded as typed values (prompts, resources).
+    pub fn peer(&self) -> &rmcp::service::Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    /// Whether the server process (or connection) has ended.
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed()
     }
 
     /// Call a tool. A result with `isError: true` is a success here; the caller reads it.

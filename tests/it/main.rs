@@ -9,6 +9,7 @@ mod engine;
 mod gate;
 mod github_projections;
 mod html_browser;
+mod proxy;
 mod real_servers;
 mod renderers;
 mod support;

@@ -1,0 +1,158 @@
+//! `mcp-budget proxy`: an upstream MCP server served on stdio with every result within the
+//! budget. stdout carries the protocol: everything else goes to stderr.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
+use mcp_budget::config::{load_sources, Origin, ServerSpec, TransportSpec};
+use mcp_budget::proxy::{CallLog, Proxy, ProxyOptions};
+use mcp_budget::report::thousands;
+use mcp_budget::tokens::Tokenizer;
+use mcp_budget::upstream::SessionOptions;
+use rmcp::ServiceExt;
+
+use crate::cli::ProxyArgs;
+use crate::exit::ExitStatus;
+
+pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
+    let spec = upstream(&args)?;
+    let tokenizer: Tokenizer = args.tokenizer.parse()?;
+    let mut policy = Policy::builtin();
+    if let Some(path) = &args.engine.policy {
+        policy.extend_from_file(path)?;
+    }
+    if let Some(b) = args.engine.budget {
+        policy.set_budget(b)?;
+    }
+    let spill = args
+        .engine
+        .spill_dir
+        .clone()
+        .unwrap_or_else(super::replay::default_spill_dir);
+    let engine = Engine::new(policy, tokenizer, SpillStore::new(spill, DEFAULT_MAX_BYTES))
+        .with_reader_tool();
+    let log = match &args.log {
+        Some(p) => {
+            Some(Arc::new(CallLog::open(p).with_context(|| {
+                format!("cannot open the call log {}", p.display())
+            })?))
+        }
+        None => None,
+    };
+    let opts = ProxyOptions {
+        server: args.name.clone().unwrap_or_else(|| spec.name.clone()),
+        allow: args.allow.clone(),
+        deny: args.deny.clone(),
+        engine: Arc::new(engine),
+        tokenizer,
+        log,
+        transport: "stdio".into(),
+    };
+    super::runtime()?.block_on(async {
+        let started = tokio::time::timeout(
+            Duration::from_secs(args.timeout),
+            Proxy::start(&spec, &SessionOptions::default(), opts),
+        )
+        .await;
+        let proxy = match started {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => anyhow::bail!("upstream `{}`: {e}", spec.name),
+            Err(_) => anyhow::bail!(
+                "upstream `{}`: did not start within {}s",
+                spec.name,
+                args.timeout
+            ),
+        };
+        let s = &proxy.startup;
+        eprintln!(
+            "mcp-budget proxy: `{}`: {} of {} tools shown; schema {} -> {} tokens per turn (hidden tools save {}, mcp_budget_read adds {})",
+            spec.name,
+            s.shown_tools,
+            s.upstream_tools,
+            thousands(s.upstream_tokens),
+            thousands(s.shown_tokens),
+            thousands(s.hidden_tokens),
+            thousands(s.read_tool_tokens)
+        );
+        let running = proxy.serve(rmcp::transport::stdio()).await?;
+        running.waiting().await?;
+        Ok(ExitStatus::Success)
+    })
+}
+
+/// The upstream from `-- COMMAND`, `--upstream-url` or `--server`.
+fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
+    let origin = |key: &str| Origin {
+        file: "<command line>".into(),
+        key: key.into(),
+        client: "proxy".into(),
+    };
+    if let Some((command, rest)) = args.command.split_first() {
+        let name = std::path::Path::new(command)
+            .file_stem()
+            .map_or("upstream".into(), |s| s.to_string_lossy().to_string());
+        return Ok(ServerSpec {
+            name,
+            origin: origin("--"),
+            transport: TransportSpec::Stdio {
+                command: command.clone(),
+                args: rest.to_vec(),
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+            probes: Vec::new(),
+            timeout_secs: None,
+        });
+    }
+    if let Some(url) = &args.upstream_url {
+        let mut headers = BTreeMap::new();
+        for h in &args.headers {
+            let (k, v) = h.split_once(':').with_context(|| {
+                format!(
+                    "--header `{}` is not `Name: value`",
+                    h.split(':').next().unwrap_or("")
+                )
+            })?;
+            headers.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        let transport = if args.sse {
+            TransportSpec::Sse {
+                url: url.clone(),
+                headers,
+            }
+        } else {
+            TransportSpec::Http {
+                url: url.clone(),
+                headers,
+            }
+        };
+        return Ok(ServerSpec {
+            name: "remote".into(),
+            origin: origin("--upstream-url"),
+            transport,
+            probes: Vec::new(),
+            timeout_secs: None,
+        });
+    }
+    let Some(name) = &args.server else {
+        anyhow::bail!(
+            "no upstream: give `-- COMMAND ARGS...`, --upstream-url URL or --server NAME"
+        );
+    };
+    let cwd = std::env::current_dir()?;
+    let home = super::home();
+    let mut sources = load_sources(&args.configs, home.as_deref(), &cwd, &super::env_var);
+    sources
+        .servers
+        .select(std::slice::from_ref(name))
+        .map_err(|e| anyhow::anyhow!(e))?;
+    sources
+        .servers
+        .servers
+        .into_iter()
+        .next()
+        .with_context(|| format!("unknown server `{name}`"))
+}

@@ -1,0 +1,79 @@
+//! The call log: one JSON line per proxied tool call, appended whole under concurrent calls.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+/// One call, as DESIGN.md lists the fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// RFC 3339, UTC.
+    pub ts: String,
+    pub server: String,
+    pub tool: String,
+    pub client_name: Option<String>,
+    pub client_version: Option<String>,
+    /// How the client reached the proxy (`stdio`).
+    pub transport: String,
+    pub raw_bytes: usize,
+    pub raw_tokens: usize,
+    pub returned_tokens: usize,
+    pub strategy: String,
+    pub spill_id: Option<String>,
+    pub upstream_ms: f64,
+    pub engine_ms: f64,
+    pub is_error: bool,
+}
+
+/// An append-only JSONL file shared by every call.
+#[derive(Debug)]
+pub struct CallLog {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+}
+
+impl CallLog {
+    /// Open (create) `path` for appending.
+    pub fn open(path: &Path) -> std::io::Result<CallLog> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(CallLog {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append one record as one `write` of one whole line.
+    pub fn append(&self, record: &CallRecord) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record)?;
+        line.push(b'\n');
+        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(&line)?;
+        f.flush()
+    }
+}
+
+/// Read a log back; a line that does not parse is reported with its number.
+pub fn read_log(path: &Path) -> Result<Vec<CallRecord>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map_err(|e| format!("{}:{}: not a call record: {e}", path.display(), i + 1))
+        })
+        .collect()
+}

@@ -1,0 +1,465 @@
+//! The proxy: an MCP server (rmcp) in front of one upstream server. The client sees the
+//! upstream's tools under their own names and schemas (filtered by `--allow`/`--deny`), every
+//! tool result goes through the budget engine, and one added tool, `mcp_budget_read`, pages
+//! through what the engine spilled. Spills are also listed and readable as resources.
+
+mod log;
+mod read;
+
+pub use log::{read_log, CallLog, CallRecord};
+pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+use crate::budget::{CallInfo, Engine, SpillStore};
+use crate::config::ServerSpec;
+use crate::measure::compact_json;
+use crate::tokens::Tokenizer;
+use crate::upstream::{Session, SessionOptions, UpstreamError};
+
+/// How the proxy behaves.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// The upstream's name in spill files and the call log.
+    pub server: String,
+    /// Tools shown: all when empty, else those matching one of these globs.
+    pub allow: Vec<String>,
+    /// Tools hidden (wins over `allow`).
+    pub deny: Vec<String>,
+    pub engine: Arc<Engine>,
+    /// Counts the log's raw and returned tokens and `mcp_budget_read` pages.
+    pub tokenizer: Tokenizer,
+    pub log: Option<Arc<CallLog>>,
+    /// How clients reach the proxy, for the log (`stdio`).
+    pub transport: String,
+}
+
+/// What the proxy found at startup (for its log line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Startup {
+    pub upstream_tools: usize,
+    pub shown_tools: usize,
+    /// Schema tokens per turn of the upstream's tools, and of what the client is shown.
+    pub upstream_tokens: usize,
+    pub shown_tokens: usize,
+    /// What the hidden tools would have cost per turn, and what `mcp_budget_read` costs.
+    pub hidden_tokens: usize,
+    pub read_tool_tokens: usize,
+}
+
+/// A bad `--allow`/`--deny` glob.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid tool glob `{glob}`: {message}")]
+pub struct GlobError {
+    pub glob: String,
+    pub message: String,
+}
+
+fn globset(globs: &[String]) -> Result<GlobSet, GlobError> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        b.add(Glob::new(g).map_err(|e| GlobError {
+            glob: g.clone(),
+            message: e.to_string(),
+        })?);
+    }
+    b.build().map_err(|e| GlobError {
+        glob: globs.join(","),
+        message: e.to_string(),
+    })
+}
+
+/// Which tools the client may see and call.
+#[derive(Debug, Clone)]
+pub struct ToolFilter {
+    allow: Option<GlobSet>,
+    deny: GlobSet,
+}
+
+impl ToolFilter {
+    pub fn new(allow: &[String], deny: &[String]) -> Result<ToolFilter, GlobError> {
+        Ok(ToolFilter {
+            allow: if allow.is_empty() {
+                None
+            } else {
+                Some(globset(allow)?)
+            },
+            deny: globset(deny)?,
+        })
+    }
+
+    pub fn shows(&self, tool: &str) -> bool {
+        !self.deny.is_match(tool) && self.allow.as_ref().is_none_or(|a| a.is_match(tool))
+    }
+}
+
+/// The proxy server (cheap to clone: every field is shared).
+#[derive(Clone)]
+pub struct Proxy {
+    session: Arc<Session>,
+    opts: Arc<ProxyOptions>,
+    filter: ToolFilter,
+    /// The tools the client sees, as JSON definitions, `mcp_budget_read` last.
+    tools: Arc<Vec<Value>>,
+    info: Arc<Value>,
+    pub startup: Startup,
+}
+
+fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+fn error_result(text: &str) -> CallToolResult {
+    serde_json::from_value(json!({"content": [{"type": "text", "text": text}], "isError": true}))
+        .expect("a static result shape")
+}
+
+/// A tool's schema tax: its model view, as `audit` counts it.
+fn tool_tokens(tool: &Value, tokenizer: Tokenizer) -> usize {
+    let view = json!({
+        "name": tool["name"],
+        "description": tool.get("description").cloned().unwrap_or(Value::Null),
+        "input_schema": tool.get("inputSchema").cloned().unwrap_or(json!({"type": "object"})),
+    });
+    tokenizer.count(&compact_json(&view))
+}
+
+impl Proxy {
+    /// Connect to the upstream and read its tools.
+    pub async fn start(
+        spec: &ServerSpec,
+        session: &SessionOptions,
+        opts: ProxyOptions,
+    ) -> Result<Proxy, ProxyStartError> {
+        let filter = ToolFilter::new(&opts.allow, &opts.deny)?;
+        let mut session = Session::connect(spec, session).await?;
+        let init: Value =
+            serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let (raw, _) = session.list_page("tools/list", cursor.take()).await?;
+            let page: Value = serde_json::from_str(raw.result_text()).unwrap_or_default();
+            all.extend(page["tools"].as_array().cloned().unwrap_or_default());
+            match page["nextCursor"].as_str() {
+                Some(c) if all.len() < 100_000 => cursor = Some(c.to_string()),
+                _ => break,
+            }
+        }
+        let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
+        let mut tools: Vec<Value> = all
+            .iter()
+            .filter(|t| filter.shows(t["name"].as_str().unwrap_or("")))
+            .cloned()
+            .collect();
+        let shown_tools = tools.len();
+        let kept: usize = tools.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
+        let read_tool = read_tool_definition();
+        let read_tool_tokens = tool_tokens(&read_tool, opts.tokenizer);
+        tools.push(read_tool);
+        let shown_tokens = kept + read_tool_tokens;
+        let mut info = json!({
+            "protocolVersion": init.get("protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
+            "capabilities": init.get("capabilities").cloned().unwrap_or(json!({})),
+            "serverInfo": init.get("serverInfo").cloned().unwrap_or(json!({"name": opts.server, "version": "0"})),
+        });
+        if let Some(i) = init.get("instructions") {
+            info["instructions"] = i.clone();
+        }
+        // the proxy always serves tools (mcp_budget_read) and resources (the spills)
+        info["capabilities"]["tools"] = json!({});
+        if !info["capabilities"]["resources"].is_object() {
+            info["capabilities"]["resources"] = json!({});
+        }
+        Ok(Proxy {
+            session: Arc::new(session),
+            filter,
+            tools: Arc::new(tools),
+            info: Arc::new(info),
+            startup: Startup {
+                upstream_tools: all.len(),
+                shown_tools,
+                upstream_tokens,
+                shown_tokens,
+                hidden_tokens: upstream_tokens - kept,
+                read_tool_tokens,
+            },
+            opts: Arc::new(opts),
+        })
+    }
+
+    fn store(&self) -> &SpillStore {
+        self.opts.engine.store()
+    }
+
+    /// Forward one call to the upstream and budget its result.
+    async fn forward(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        client: (Option<String>, Option<String>),
+    ) -> Result<CallToolResult, ErrorData> {
+        let outcome = match self.session.call(name, args.clone()).await {
+            Ok(o) => o,
+            Err(UpstreamError::Rpc { code, message, .. }) => {
+                return Err(ErrorData::new(
+                    rmcp::model::ErrorCode(code as i32),
+                    message,
+                    None,
+                ))
+            }
+            Err(e) => {
+                let message = if self.session.is_closed() {
+                    format!(
+                        "the upstream server `{}` has stopped: {e}",
+                        self.opts.server
+                    )
+                } else {
+                    format!("the upstream server `{}` failed: {e}", self.opts.server)
+                };
+                return Err(ErrorData::internal_error(message, None));
+            }
+        };
+        let raw_text = outcome.response.result_text();
+        let raw: Value = serde_json::from_str(raw_text).map_err(|e| {
+            ErrorData::internal_error(format!("upstream result is not JSON: {e}"), None)
+        })?;
+        let engine = self.opts.engine.clone();
+        let server = self.opts.server.clone();
+        let tool = name.to_string();
+        let (budgeted, engine_ms) = tokio::task::spawn_blocking(move || {
+            let started = Instant::now();
+            let call = CallInfo {
+                server: &server,
+                tool: &tool,
+                arguments: &args,
+            };
+            let out = engine.run(&call, &raw);
+            (out, started.elapsed().as_secs_f64() * 1000.0)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))?;
+        if let Some(log) = &self.opts.log {
+            let t = self.opts.tokenizer;
+            let record = CallRecord {
+                ts: now(),
+                server: self.opts.server.clone(),
+                tool: name.to_string(),
+                client_name: client.0,
+                client_version: client.1,
+                transport: self.opts.transport.clone(),
+                raw_bytes: raw_text.len(),
+                raw_tokens: t.count(raw_text),
+                returned_tokens: budgeted.tokens_after,
+                strategy: budgeted.strategy.name().to_string(),
+                spill_id: budgeted.spill.as_ref().map(|s| s.id.clone()),
+                upstream_ms: outcome.latency_ms,
+                engine_ms,
+                is_error: budgeted.result["isError"] == json!(true),
+            };
+            // a log that cannot be written must not fail the call
+            let _ = log.append(&record);
+        }
+        from_json(budgeted.result)
+    }
+
+    /// The spills in the store, as MCP resources.
+    fn spill_resources(&self) -> Vec<Value> {
+        let dir = self.store().dir();
+        let mut out = Vec::new();
+        let Ok(servers) = std::fs::read_dir(dir) else {
+            return out;
+        };
+        for server in servers.flatten() {
+            let Ok(files) = std::fs::read_dir(server.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let name = f.file_name().to_string_lossy().to_string();
+                if name.starts_with('.') {
+                    continue;
+                }
+                let id = format!("{}/{}", server.file_name().to_string_lossy(), name);
+                let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+                out.push(json!({
+                    "uri": format!("mcp-budget://spill/{id}"),
+                    "name": id,
+                    "description": "A full tool result that mcp-budget shortened",
+                    "mimeType": if name.ends_with(".json") { "application/json" } else { "text/plain" },
+                    "size": size,
+                }));
+            }
+        }
+        out.sort_by(|a, b| a["uri"].as_str().cmp(&b["uri"].as_str()));
+        out
+    }
+}
+
+/// Why the proxy could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ProxyStartError {
+    #[error(transparent)]
+    Glob(#[from] GlobError),
+    #[error(transparent)]
+    Upstream(#[from] UpstreamError),
+}
+
+fn now() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+impl ServerHandler for Proxy {
+    fn get_info(&self) -> ServerConfig {
+        serde_json::from_value((*self.info).clone()).unwrap_or_else(|_| {
+            serde_json::from_value(json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}, "resources": {}},
+                "serverInfo": {"name": "mcp-budget-proxy", "version": env!("CARGO_PKG_VERSION")}
+            }))
+            .expect("static server info is valid")
+        })
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        from_json(json!({"tools": *self.tools}))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        if request.name == READ_TOOL {
+            let parsed: Result<ReadArgs, _> = serde_json::from_value(Value::Object(args));
+            let budget = self.opts.engine.policy().for_tool(READ_TOOL).budget;
+            let result = match parsed {
+                Err(e) => error_result(&ReadError::Arguments(e.to_string()).to_string()),
+                Ok(a) => match read(self.store(), &a, budget, self.opts.tokenizer) {
+                    Ok(text) => from_json(json!({"content": [{"type": "text", "text": text}]}))?,
+                    Err(e) => error_result(&e.to_string()),
+                },
+            };
+            return Ok(result.into());
+        }
+        if !self.filter.shows(&request.name) {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{}`", request.name),
+                None,
+            ));
+        }
+        let client = context
+            .peer
+            .peer_info()
+            .map(|i| {
+                (
+                    Some(i.client_info.name.clone()),
+                    Some(i.client_info.version.clone()),
+                )
+            })
+            .unwrap_or((None, None));
+        Ok(self.forward(&request.name, args, client).await?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if self.info["capabilities"]["prompts"].is_null() {
+            return from_json(json!({"prompts": []}));
+        }
+        self.session
+            .peer()
+            .list_prompts(request)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let result = self
+            .session
+            .peer()
+            .get_prompt(request)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let mut resources: Vec<Value> = Vec::new();
+        let mut next = None;
+        if request.as_ref().and_then(|r| r.cursor.as_ref()).is_some()
+            || !self.info["capabilities"]["resources"]
+                .as_object()
+                .is_none_or(|o| o.is_empty())
+        {
+            if let Ok(up) = self.session.peer().list_resources(request.clone()).await {
+                let v = serde_json::to_value(&up).unwrap_or_default();
+                resources.extend(v["resources"].as_array().cloned().unwrap_or_default());
+                next = v.get("nextCursor").cloned();
+            }
+        }
+        if request.and_then(|r| r.cursor).is_none() {
+            resources.extend(self.spill_resources());
+        }
+        let mut body = json!({"resources": resources});
+        if let Some(n) = next.filter(|n| !n.is_null()) {
+            body["nextCursor"] = n;
+        }
+        from_json(body)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri.starts_with("mcp-budget://spill/") {
+            let path = self.store().resolve(&request.uri).ok_or_else(|| {
+                ErrorData::resource_not_found(format!("no spill `{}`", request.uri), None)
+            })?;
+            let text =
+                std::fs::read(&path).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            let result: rmcp::model::ReadResourceResult = from_json(json!({"contents": [{
+                "uri": request.uri,
+                "mimeType": "text/plain",
+                "text": String::from_utf8_lossy(&text),
+            }]}))?;
+            return Ok(result.into());
+        }
+        let result = self
+            .session
+            .peer()
+            .read_resource(request)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,183 @@
+//! `mcp-budget stats`: a proxy call log per tool: count, p50, p95 and max of raw and returned
+//! tokens and of engine time. One renderer per format: table and CSV here, JSON by serde.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use serde::Serialize;
+
+use super::table::thousands;
+use crate::proxy::CallRecord;
+
+/// One tool's calls.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatsRow {
+    pub server: String,
+    pub tool: String,
+    pub calls: usize,
+    pub errors: usize,
+    pub spilled: usize,
+    pub raw_tokens_p50: usize,
+    pub raw_tokens_p95: usize,
+    pub raw_tokens_max: usize,
+    pub returned_tokens_p50: usize,
+    pub returned_tokens_p95: usize,
+    pub returned_tokens_max: usize,
+    pub engine_ms_p50: f64,
+    pub engine_ms_p95: f64,
+    pub engine_ms_max: f64,
+}
+
+/// The nearest-rank percentile `p` (0-100) of sorted values.
+fn percentile<T: Copy + Default>(sorted: &[T], p: f64) -> T {
+    if sorted.is_empty() {
+        return T::default();
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Rows per (server, tool), the tools with the largest raw p95 first.
+pub fn stats_rows(records: &[CallRecord]) -> Vec<StatsRow> {
+    let mut by: BTreeMap<(&str, &str), Vec<&CallRecord>> = BTreeMap::new();
+    for r in records {
+        by.entry((&r.server, &r.tool)).or_default().push(r);
+    }
+    let mut rows: Vec<StatsRow> = by
+        .into_iter()
+        .map(|((server, tool), calls)| {
+            let mut raw: Vec<usize> = calls.iter().map(|c| c.raw_tokens).collect();
+            let mut ret: Vec<usize> = calls.iter().map(|c| c.returned_tokens).collect();
+            let mut eng: Vec<f64> = calls.iter().map(|c| c.engine_ms).collect();
+            raw.sort_unstable();
+            ret.sort_unstable();
+            eng.sort_by(f64::total_cmp);
+            StatsRow {
+                server: server.to_string(),
+                tool: tool.to_string(),
+                calls: calls.len(),
+                errors: calls.iter().filter(|c| c.is_error).count(),
+                spilled: calls.iter().filter(|c| c.spill_id.is_some()).count(),
+                raw_tokens_p50: percentile(&raw, 50.0),
+                raw_tokens_p95: percentile(&raw, 95.0),
+                raw_tokens_max: raw.last().copied().unwrap_or(0),
+                returned_tokens_p50: percentile(&ret, 50.0),
+                returned_tokens_p95: percentile(&ret, 95.0),
+                returned_tokens_max: ret.last().copied().unwrap_or(0),
+                engine_ms_p50: percentile(&eng, 50.0),
+                engine_ms_p95: percentile(&eng, 95.0),
+                engine_ms_max: eng.last().copied().unwrap_or(0.0),
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.raw_tokens_p95
+            .cmp(&a.raw_tokens_p95)
+            .then(a.tool.cmp(&b.tool))
+    });
+    rows
+}
+
+/// The rows as a terminal table.
+pub fn render_stats_table(rows: &[StatsRow]) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header([
+        "server",
+        "tool",
+        "calls",
+        "raw p50",
+        "raw p95",
+        "raw max",
+        "returned p50",
+        "returned p95",
+        "returned max",
+        "engine ms p50",
+        "engine ms p95",
+        "engine ms max",
+    ]);
+    let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+    for r in rows {
+        t.add_row(vec![
+            Cell::new(&r.server),
+            Cell::new(&r.tool),
+            num(r.calls.to_string()),
+            num(thousands(r.raw_tokens_p50)),
+            num(thousands(r.raw_tokens_p95)),
+            num(thousands(r.raw_tokens_max)),
+            num(thousands(r.returned_tokens_p50)),
+            num(thousands(r.returned_tokens_p95)),
+            num(thousands(r.returned_tokens_max)),
+            num(format!("{:.2}", r.engine_ms_p50)),
+            num(format!("{:.2}", r.engine_ms_p95)),
+            num(format!("{:.2}", r.engine_ms_max)),
+        ]);
+    }
+    format!("{t}\n")
+}
+
+/// The rows as CSV.
+pub fn write_stats_csv(rows: &[StatsRow], out: &mut dyn Write) -> csv::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for r in rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &str, raw: usize, ret: usize, ms: f64) -> CallRecord {
+        CallRecord {
+            ts: String::new(),
+            server: "s".into(),
+            tool: tool.into(),
+            client_name: None,
+            client_version: None,
+            transport: "stdio".into(),
+            raw_bytes: raw * 4,
+            raw_tokens: raw,
+            returned_tokens: ret,
+            strategy: "pass_through".into(),
+            spill_id: (raw > ret).then(|| "s/x.md".into()),
+            upstream_ms: 1.0,
+            engine_ms: ms,
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn percentiles_per_tool() {
+        let mut log: Vec<CallRecord> = (1..=100)
+            .map(|i| call("big", i * 1000, 8000.min(i * 1000), i as f64))
+            .collect();
+        log.push(call("small", 10, 10, 0.1));
+        let rows = stats_rows(&log);
+        assert_eq!(rows[0].tool, "big");
+        assert_eq!(
+            (
+                rows[0].calls,
+                rows[0].raw_tokens_p50,
+                rows[0].raw_tokens_p95,
+                rows[0].raw_tokens_max
+            ),
+            (100, 50_000, 95_000, 100_000)
+        );
+        assert_eq!((rows[0].returned_tokens_p95, rows[0].spilled), (8000, 92));
+        assert_eq!(rows[0].engine_ms_p95, 95.0);
+        assert_eq!(
+            (rows[1].tool.as_str(), rows[1].calls, rows[1].raw_tokens_p95),
+            ("small", 1, 10)
+        );
+        assert!(render_stats_table(&rows).contains("95,000"));
+        let mut csv = Vec::new();
+        write_stats_csv(&rows, &mut csv).unwrap();
+        assert!(String::from_utf8(csv)
+            .unwrap()
+            .starts_with("server,tool,calls,errors,spilled,raw_tokens_p50"));
+    }
+}

@@ -1,0 +1,256 @@
+//! The proxy end to end: a real client (the raw JSON-RPC client of these tests) through
+//! `mcp-budget proxy` to the demo server: a 237k-token result arrives within the budget, paging
+//! `mcp_budget_read` to the end gives back the whole original, denied tools are invisible and
+//! uncallable, every call is logged once, and 100 concurrent calls each get their own result.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use mcp_budget::demo::DemoServer;
+use mcp_budget::tokens::Tokenizer;
+use serde_json::{json, Value};
+
+use crate::support::{bin_path, RawClient};
+
+fn proxy_args<'a>(spill: &'a str, log: &'a str, bin: &'a str, budget: &'a str) -> Vec<&'a str> {
+    vec![
+        "proxy",
+        "--spill-dir",
+        spill,
+        "--log",
+        log,
+        "--deny",
+        "create_*",
+        "--budget",
+        budget,
+        "--name",
+        "demo",
+        "--",
+        bin,
+        "demo-server",
+    ]
+}
+
+fn texts(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_huge_result_fits_and_reads_back_whole() {
+    let home = tempfile::tempdir().unwrap();
+    let (spill, log) = (home.path().join("spill"), home.path().join("calls.jsonl"));
+    let bin = bin_path();
+    let (spill_s, log_s, bin_s) = (
+        spill.to_str().unwrap(),
+        log.to_str().unwrap(),
+        bin.to_str().unwrap(),
+    );
+    let mut c = RawClient::spawn(&bin, &proxy_args(spill_s, log_s, bin_s, "4000"));
+
+    let tools: Value = serde_json::from_str(&c.request("tools/list", json!({}))).unwrap();
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names.len(),
+        13,
+        "12 of the demo's 13 tools and mcp_budget_read: {names:?}"
+    );
+    assert!(!names.contains(&"create_ticket") && names.contains(&"mcp_budget_read"));
+
+    let raw = c.request(
+        "tools/call",
+        json!({"name": "scrape_as_markdown", "arguments": {}}),
+    );
+    let result: Value = serde_json::from_str(&raw).unwrap();
+    let shown = texts(&result);
+    assert!(
+        Tokenizer::Cl100k.count(&shown) <= 4000,
+        "{}",
+        Tokenizer::Cl100k.count(&shown)
+    );
+    let handle = shown
+        .split("mcp_budget_read with handle \"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("the note names the handle")
+        .to_string();
+
+    // page to the end: the whole original comes back
+    let original = DemoServer::new("demo")
+        .call("scrape_as_markdown", &serde_json::Map::new())
+        .unwrap();
+    let original = original["content"][0]["text"].as_str().unwrap();
+    assert!(Tokenizer::Cl100k.count(original) > 200_000);
+    let mut got = String::new();
+    let (mut start, mut start_char) = (1usize, 0usize);
+    let mut pages = 0;
+    loop {
+        let page: Value = serde_json::from_str(&c.request(
+            "tools/call",
+            json!({"name": "mcp_budget_read", "arguments": {
+                "handle": handle, "start_line": start, "start_char": start_char}}),
+        ))
+        .unwrap();
+        let text = texts(&page);
+        assert!(
+            Tokenizer::Cl100k.count(&text) <= 4000,
+            "a page fits the budget"
+        );
+        let (body, footer) = text.rsplit_once("[mcp-budget: ").unwrap();
+        pages += 1;
+        let num = |key: &str| -> Option<usize> {
+            footer.split(key).nth(1).map(|r| {
+                let digits: String = r.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse().unwrap()
+            })
+        };
+        let at = num("start_char=");
+        // a line longer than the budget continues on the next page
+        got.push_str(if at.is_some() {
+            body.strip_suffix('\n').unwrap()
+        } else {
+            body
+        });
+        match num("start_line=") {
+            Some(n) => (start, start_char) = (n, at.unwrap_or(0)),
+            None => break,
+        }
+    }
+    let (got, want): (Vec<&str>, Vec<&str>) = (got.lines().collect(), original.lines().collect());
+    assert_eq!(got.len(), want.len(), "line count");
+    if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+        panic!(
+            "line {} differs ({} vs {} bytes)",
+            i + 1,
+            got[i].len(),
+            want[i].len()
+        );
+    }
+    assert!(pages > 50, "{pages} pages");
+
+    // grep: numbered matching lines
+    let found: Value = serde_json::from_str(&c.request(
+        "tools/call",
+        json!({"name": "mcp_budget_read", "arguments": {"handle": handle, "grep": "^## "}}),
+    ))
+    .unwrap();
+    let found = texts(&found);
+    let first = original.lines().position(|l| l.starts_with("## ")).unwrap() + 1;
+    assert!(found.starts_with(&format!("{first}: ## ")), "{found}");
+
+    // the spill is a resource too
+    let resources: Value = serde_json::from_str(&c.request("resources/list", json!({}))).unwrap();
+    let uri = format!("mcp-budget://spill/{handle}");
+    assert!(resources["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["uri"] == uri));
+    let read: Value =
+        serde_json::from_str(&c.request("resources/read", json!({"uri": uri}))).unwrap();
+    assert_eq!(read["contents"][0]["text"].as_str().unwrap(), original);
+
+    // one log line per upstream call (reads are not upstream calls), secrets-free by design
+    drop(c);
+    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let r = &records[0];
+    assert_eq!(
+        (
+            r.tool.as_str(),
+            r.client_name.as_deref(),
+            r.strategy.as_str()
+        ),
+        ("scrape_as_markdown", Some("raw-test-client"), "spilled")
+    );
+    assert_eq!(r.spill_id.as_deref(), Some(handle.as_str()));
+    assert!(r.raw_tokens > 200_000 && r.returned_tokens <= 4000, "{r:?}");
+}
+
+#[test]
+fn denied_tools_are_refused_and_100_concurrent_calls_each_get_their_result() {
+    let home = tempfile::tempdir().unwrap();
+    let (spill, log) = (home.path().join("spill"), home.path().join("calls.jsonl"));
+    let bin = bin_path();
+    let mut child = Command::new(&bin)
+        .args(proxy_args(
+            spill.to_str().unwrap(),
+            log.to_str().unwrap(),
+            bin.to_str().unwrap(),
+            "8000",
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "burst", "version": "1"}}}),
+    );
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // all at once, without waiting: list_tickets pages of different sizes, and a denied tool
+    for i in 0..100u64 {
+        send(
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+            "name": "list_tickets", "arguments": {"limit": i % 50 + 1}}}),
+        );
+    }
+    send(
+        json!({"jsonrpc": "2.0", "id": "denied", "method": "tools/call", "params": {
+        "name": "create_ticket", "arguments": {"title": "x"}}}),
+    );
+    let demo = DemoServer::new("demo");
+    let mut seen = std::collections::BTreeSet::new();
+    while seen.len() < 101 {
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the proxy closed stdout"
+        );
+        let msg: Value = serde_json::from_str(&line).unwrap();
+        if msg["id"] == "denied" {
+            assert_eq!(msg["error"]["code"], -32602);
+            assert!(msg["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("create_ticket"));
+            seen.insert(u64::MAX);
+            continue;
+        }
+        let Some(id) = msg["id"].as_u64() else {
+            continue;
+        };
+        let mut args = serde_json::Map::new();
+        args.insert("limit".into(), json!(id % 50 + 1));
+        let want = demo.call("list_tickets", &args).unwrap();
+        assert_eq!(msg["result"]["content"], want["content"], "call {id}");
+        assert!(seen.insert(id), "call {id} answered twice");
+    }
+    drop(stdin);
+    let _ = child.wait();
+    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    assert_eq!(records.len(), 100, "each call logged once, whole");
+    assert!(records
+        .iter()
+        .all(|r| r.tool == "list_tickets" && r.client_name.as_deref() == Some("burst")));
+}
