@@ -77,8 +77,12 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     if !args.no_write {
         write_reports(&report, &args.out, !args.no_charts)?;
     }
+    let recorded = super::serve_capture::recorded(opts.recorder.as_deref());
     print_report(&report, &args)?;
-    Ok(status(&report, &sources))
+    match recorded {
+        ExitStatus::Success => Ok(status(&report, &sources)),
+        failed => Ok(failed),
+    }
 }
 
 fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> {
@@ -100,6 +104,7 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
     };
     let tokenizers = TokenizerSet::new(tokenizers);
     let engine = engine(args, sources, budget, tokenizers.primary())?;
+    let recorder = super::serve_capture::recorder(args.record.as_deref(), &tokenizers, &engine)?;
     Ok(AuditOptions {
         tokenizers,
         timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
@@ -107,13 +112,14 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
         auto_probe: args.auto_probe,
         session: SessionOptions {
             max_response_bytes: args.max_response_bytes,
-            record: false,
+            record: args.record.is_some(),
             extra_roots: match &args.ca_cert {
                 Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
                 None => Vec::new(),
             },
         },
         engine: Some(Arc::new(engine)),
+        recorder,
     })
 }
 

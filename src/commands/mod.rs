@@ -4,6 +4,7 @@ mod audit;
 mod count;
 mod demo_server;
 mod replay;
+mod serve_capture;
 mod servers;
 
 use crate::cli::{Cli, Command};
@@ -17,6 +18,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Servers(args) => servers::run(args),
         Command::Count(args) => count::run(args),
         Command::DemoServer => demo_server::run(),
+        Command::ServeCapture(args) => serve_capture::run(args),
     }
 }
 
