@@ -31,6 +31,9 @@ pub struct Recorder {
     exe: PathBuf,
     defaults: ReplayDefaults,
     recorded_at: String,
+    /// Secrets of every server of the run: a server can print another's (an inherited
+    /// environment variable, say), so every transcript is cleaned of all of them.
+    run_secrets: Vec<String>,
     state: Mutex<State>,
 }
 
@@ -69,8 +72,14 @@ impl Recorder {
             exe: exe.to_path_buf(),
             defaults,
             recorded_at: now_rfc3339(),
+            run_secrets: Vec::new(),
             state: Mutex::new(State::default()),
         })
+    }
+
+    /// Also replace the secrets of these servers in every transcript (all the run's servers).
+    pub fn redact_secrets_of(&mut self, specs: &[ServerSpec]) {
+        self.run_secrets.extend(specs.iter().flat_map(secrets));
     }
 
     /// The recording's directory, absolute.
@@ -128,7 +137,9 @@ impl Recorder {
     }
 
     fn try_record(&self, spec: &ServerSpec, events: &[CaptureEvent]) -> Result<(), CaptureError> {
-        let redactor = redactor(spec);
+        let mut secrets = secrets(spec);
+        secrets.extend(self.run_secrets.iter().cloned());
+        let redactor = redactor(secrets);
         let file = self.file_for(&spec.name);
         let path = self.dir.join(&file);
         let mut written = Written::default();
@@ -237,15 +248,20 @@ fn tool_call(line: &str) -> Option<RecordedProbe> {
     })
 }
 
-/// The spec's secrets (env and header values), the values its probes took from `${VAR}`, and
-/// each as it is written inside a JSON string (escaped, and with non-ASCII as `\uXXXX`).
-fn redactor(spec: &ServerSpec) -> Redactor {
+/// The spec's secrets: its env and header values, and the values its probes took from `${VAR}`.
+fn secrets(spec: &ServerSpec) -> Vec<String> {
     let mut secrets = spec.transport.secrets();
     for probe in &spec.probes {
         let shown = Value::Object(probe.shown_arguments.clone());
         let actual = Value::Object(probe.arguments.clone());
         expanded_values(&shown, &actual, &mut secrets);
     }
+    secrets
+}
+
+/// A redactor of `secrets`, each also as it is written inside a JSON string (escaped, and with
+/// non-ASCII as `\uXXXX`).
+fn redactor(secrets: Vec<String>) -> Redactor {
     let mut escaped = Vec::new();
     for s in &secrets {
         let json = serde_json::to_string(s).expect("a string serialises");

@@ -104,7 +104,9 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
     };
     let tokenizers = TokenizerSet::new(tokenizers);
     let engine = engine(args, sources, budget, tokenizers.primary())?;
-    let recorder = super::serve_capture::recorder(args.record.as_deref(), &tokenizers, &engine)?;
+    let specs = &sources.servers.servers;
+    let recorder =
+        super::serve_capture::recorder(args.record.as_deref(), &tokenizers, &engine, specs)?;
     Ok(AuditOptions {
         tokenizers,
         timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),

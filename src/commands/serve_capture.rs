@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use mcp_budget::budget::Engine;
 use mcp_budget::capture::{self, CaptureError, Recorder, Replay, ReplayDefaults, PROBES_FILE};
+use mcp_budget::config::ServerSpec;
 use mcp_budget::tokens::TokenizerSet;
 
 use crate::cli::ServeCaptureArgs;
@@ -38,12 +39,13 @@ pub fn run(args: ServeCaptureArgs) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// The recorder for `audit --record DIR`; its `probes.toml` runs this executable and keeps the
-/// run's tokenizers and budget.
+/// The recorder for `audit --record DIR`: every transcript is cleaned of every server's secrets,
+/// and its `probes.toml` runs this executable with the run's tokenizers and budget.
 pub(super) fn recorder(
     dir: Option<&Path>,
     tokenizers: &TokenizerSet,
     engine: &Engine,
+    specs: &[ServerSpec],
 ) -> anyhow::Result<Option<Arc<Recorder>>> {
     let Some(dir) = dir else {
         return Ok(None);
@@ -57,7 +59,8 @@ pub(super) fn recorder(
             .collect(),
         budget: Some(engine.policy().budget()),
     };
-    let recorder = Recorder::create(dir, &exe, defaults).context("--record")?;
+    let mut recorder = Recorder::create(dir, &exe, defaults).context("--record")?;
+    recorder.redact_secrets_of(specs);
     Ok(Some(Arc::new(recorder)))
 }
 
