@@ -7,6 +7,7 @@ mod error;
 mod manifest;
 mod record;
 mod replay;
+mod secrets;
 mod serve;
 
 pub use error::CaptureError;
