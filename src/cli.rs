@@ -33,6 +33,8 @@ pub enum Command {
     Proxy(Box<ProxyArgs>),
     /// Per-tool statistics of a proxy call log (count, p50, p95, max tokens and engine time)
     Stats(StatsArgs),
+    /// Serve a recording made by `audit --record` as an MCP server on stdio
+    ServeCapture(ServeCaptureArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -194,6 +196,10 @@ pub struct AuditArgs {
     /// Also call every tool annotated readOnlyHint: true that has no required arguments
     #[arg(long)]
     pub auto_probe: bool,
+    /// Record every JSON-RPC exchange (secrets redacted) into DIR, with a manifest and a
+    /// probes.toml that audits the recording (`serve-capture`)
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_response_bytes: usize,
@@ -304,6 +310,15 @@ pub struct CountArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeCaptureArgs {
+    /// The recording's directory (as written by `audit --record`, holding manifest.json)
+    pub dir: PathBuf,
+    /// The recorded server to serve; required when the recording holds more than one
+    #[arg(long, value_name = "NAME")]
+    pub server: Option<String>,
 }
 
 #[cfg(test)]

@@ -2,11 +2,13 @@
 //!
 //! The library is the whole tool except argument parsing and printing: `config` finds servers,
 //! `upstream` talks to them with exact byte capture, `measure` turns bytes into token numbers,
-//! `audit` runs it all concurrently, `report` renders the results, `demo` is the embedded server.
+//! `audit` runs it all concurrently, `report` renders the results, `demo` is the embedded server,
+//! `capture` records a run and serves a recording back.
 
 pub mod atomic;
 pub mod audit;
 pub mod budget;
+pub mod capture;
 pub mod config;
 pub mod demo;
 pub mod gate;

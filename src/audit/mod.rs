@@ -15,6 +15,7 @@ pub use observer::{AuditObserver, NoProgress, Phase};
 pub use server::audit_server;
 
 use crate::budget::Engine;
+use crate::capture::Recorder;
 use crate::config::{EntryError, ServerSpec};
 use crate::report::{ConfigIssue, Report, ServerReport, SCHEMA_VERSION};
 use crate::tokens::TokenizerSet;
@@ -33,6 +34,8 @@ pub struct AuditOptions {
     pub session: SessionOptions,
     /// The budget engine every probe result is replayed through.
     pub engine: Option<Arc<Engine>>,
+    /// Where each server's transcript goes (`--record`); needs `session.record`.
+    pub recorder: Option<Arc<Recorder>>,
 }
 
 impl Default for AuditOptions {
@@ -44,6 +47,7 @@ impl Default for AuditOptions {
             auto_probe: false,
             session: SessionOptions::default(),
             engine: None,
+            recorder: None,
         }
     }
 }

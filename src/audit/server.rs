@@ -6,7 +6,7 @@ use crate::budget::{CallInfo, Engine};
 use crate::config::{Probe, Redactor, ServerSpec};
 use crate::measure::{measure_initialize, measure_list, measure_result, measure_tools_pages};
 use crate::report::{BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status};
-use crate::upstream::{Session, UpstreamError};
+use crate::upstream::{Capture, Session, UpstreamError};
 
 /// Pages followed at most, against a server whose cursor never ends.
 const MAX_PAGES: usize = 1000;
@@ -18,11 +18,13 @@ pub async fn audit_server(
     observer: &dyn AuditObserver,
 ) -> ServerReport {
     let mut report = empty_report(spec);
+    let mut capture = None;
     let timeout = spec
         .timeout_secs
         .map(std::time::Duration::from_secs)
         .unwrap_or(opts.timeout);
-    let outcome = tokio::time::timeout(timeout, run(spec, opts, observer, &mut report)).await;
+    let audit = run(spec, opts, observer, &mut report, &mut capture);
+    let outcome = tokio::time::timeout(timeout, audit).await;
     let error = match outcome {
         Ok(Ok(())) => None,
         Ok(Err(e)) => Some(e),
@@ -33,6 +35,11 @@ pub async fn audit_server(
         report.error = Some(e);
     }
     redact(&mut report, spec);
+    // recorded after the timeout too: a transcript cut short still shows where it stopped
+    if let (Some(recorder), Some(capture)) = (&opts.recorder, capture) {
+        let saved = recorder.clone().save(spec.clone(), capture.events()).await;
+        report.warnings.extend(saved.err().map(|e| e.to_string()));
+    }
     observer.finished(&report);
     report
 }
@@ -51,12 +58,14 @@ async fn run(
     opts: &AuditOptions,
     observer: &dyn AuditObserver,
     report: &mut ServerReport,
+    capture: &mut Option<Capture>,
 ) -> Result<(), String> {
     let set = &opts.tokenizers;
     observer.phase(&spec.name, Phase::Connecting);
     let mut session = Session::connect(spec, &opts.session)
         .await
         .map_err(|e| e.to_string())?;
+    *capture = Some(session.capture().clone());
     let result = async {
         report.initialize_ms = Some(session.init_latency_ms);
         let init = measure_initialize(session.initialize_response().result_text(), set)

@@ -83,13 +83,18 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     if !args.no_write {
         write_reports(&report, &args.out, !args.no_charts)?;
     }
+    let recorded = super::serve_capture::recorded(opts.recorder.as_deref());
     print_report(&report, &args)?;
-    let audited = status(&report, &sources);
+    // a recording that failed, or a server that could not be audited (2), outranks a failed
+    // gate (1)
+    let audited = match recorded {
+        ExitStatus::Success => status(&report, &sources),
+        failed => failed,
+    };
     if args.gate || args.baseline.is_some() {
         let t = thresholds.unwrap_or_default();
         let out = (!args.no_write).then_some(args.out.as_path());
         let verdict = super::gate::audit_gate(&report, args.baseline.as_deref(), &t, out)?;
-        // a server that could not be audited (2) outranks a failed gate (1)
         if audited == ExitStatus::Success && args.gate {
             return Ok(super::gate::status(&verdict, args.exit_zero));
         }
@@ -116,6 +121,9 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
     };
     let tokenizers = TokenizerSet::new(tokenizers);
     let engine = engine(args, sources, budget, tokenizers.primary())?;
+    let specs = &sources.servers.servers;
+    let recorder =
+        super::serve_capture::recorder(args.record.as_deref(), &tokenizers, &engine, specs)?;
     Ok(AuditOptions {
         tokenizers,
         timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
@@ -123,13 +131,14 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
         auto_probe: args.auto_probe,
         session: SessionOptions {
             max_response_bytes: args.max_response_bytes,
-            record: false,
+            record: args.record.is_some(),
             extra_roots: match &args.ca_cert {
                 Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
                 None => Vec::new(),
             },
         },
         engine: Some(Arc::new(engine)),
+        recorder,
     })
 }
 

@@ -6,6 +6,7 @@ mod demo_server;
 mod gate;
 mod proxy;
 mod replay;
+mod serve_capture;
 mod servers;
 mod stats;
 
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Gate(args) => gate::run(args),
         Command::Proxy(args) => proxy::run(*args),
         Command::Stats(args) => stats::run(args),
+        Command::ServeCapture(args) => serve_capture::run(args),
     }
 }
 

@@ -30,16 +30,28 @@ impl Redactor {
 
     /// `text` with every known secret, and credentials in URLs, replaced.
     pub fn redact(&self, text: &str) -> String {
+        self.redact_counted(text).0
+    }
+
+    /// `text` with every known secret replaced, and how many replacements were made.
+    pub fn redact_counted(&self, text: &str) -> (String, usize) {
         let mut out = text.to_string();
+        let mut replaced = 0;
         // longest first, so a secret that contains another is replaced whole
         let mut secrets: Vec<&String> = self.secrets.iter().collect();
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         for s in secrets {
             if out.contains(s.as_str()) {
+                replaced += out.matches(s.as_str()).count();
                 out = out.replace(s.as_str(), REDACTED);
             }
         }
-        out
+        (out, replaced)
+    }
+
+    /// Whether no secret is known (nothing would be replaced).
+    pub fn is_empty(&self) -> bool {
+        self.secrets.is_empty()
     }
 }
 
@@ -104,6 +116,10 @@ mod tests {
         assert_eq!(
             r.redact("auth failed for abcd1234 (xy)"),
             "auth failed for <redacted> (xy)"
+        );
+        assert_eq!(
+            r.redact_counted("abcd1234 Bearer abcd1234"),
+            ("<redacted> <redacted>".to_string(), 2)
         );
     }
 

@@ -10,7 +10,11 @@ use crate::support::{mcp_budget, repo};
 /// playwright-core's folder and the chromium binary, or a skip (fatal under
 /// MCP_BUDGET_REQUIRE_REAL_SERVERS).
 fn browser() -> Option<(PathBuf, PathBuf)> {
-    let pw = repo().join("target/test-servers/node_modules/playwright-core");
+    // where `.ci/run` installs it, as for the real servers (support::real_server)
+    let pw = std::env::var_os("MCP_BUDGET_TEST_SERVERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/test-servers"))
+        .join("node_modules/playwright-core");
     let chromium = std::env::var_os("CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
