@@ -84,6 +84,7 @@ pub struct StatsArgs {
     /// A call log written by `proxy --log`
     #[arg(value_name = "LOG.jsonl")]
     pub log: PathBuf,
+    /// Output format
     #[arg(long, value_enum, default_value_t = StatsFormat::Table)]
     pub format: StatsFormat,
 }

@@ -86,7 +86,6 @@ impl Manifest {
     pub fn probes_toml(
         &self,
         dir: &Path,
-        exe: &Path,
         defaults: &ReplayDefaults,
     ) -> Result<String, CaptureError> {
         let mut out =
@@ -107,26 +106,19 @@ impl Manifest {
             }
         }
         for server in &self.servers {
-            out.push_str(&replay_entry(server, dir, exe)?);
+            out.push_str(&replay_entry(server)?);
         }
         Ok(out)
     }
 }
 
 /// `[servers.<name>]` running `serve-capture` for this server, and its probes.
-fn replay_entry(server: &ManifestServer, dir: &Path, exe: &Path) -> Result<String, CaptureError> {
+fn replay_entry(server: &ManifestServer) -> Result<String, CaptureError> {
     let key = toml_key(&server.name);
-    let args = [
-        "serve-capture",
-        &dir.display().to_string(),
-        "--server",
-        &server.name,
-    ]
-    .map(toml_string);
+    // `capture` is relative to this file, so the folder can move (into a repository, to CI)
     let mut out = format!(
-        "\n[servers.{key}]\ncommand = {}\nargs = [{}]\n",
-        toml_string(&exe.display().to_string()),
-        args.join(", ")
+        "\n[servers.{key}]\ncapture = \".\"\ncapture_server = {}\n",
+        toml_string(&server.name)
     );
     for probe in &server.probes {
         out.push_str(&format!(

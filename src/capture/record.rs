@@ -29,7 +29,6 @@ pub struct ReplayDefaults {
 #[derive(Debug)]
 pub struct Recorder {
     dir: PathBuf,
-    exe: PathBuf,
     defaults: ReplayDefaults,
     recorded_at: String,
     /// Secrets of every server of the run: a server can print another's (an inherited
@@ -55,13 +54,9 @@ struct TranscriptLine<'a> {
 }
 
 impl Recorder {
-    /// A recorder writing into `dir` (created). `exe` is the mcp-budget binary that
-    /// `probes.toml` runs as `exe serve-capture DIR --server NAME`.
-    pub fn create(
-        dir: &Path,
-        exe: &Path,
-        defaults: ReplayDefaults,
-    ) -> Result<Recorder, CaptureError> {
+    /// A recorder writing into `dir` (created). Its `probes.toml` audits the recording in
+    /// place (`capture = "."`), wherever the folder is moved.
+    pub fn create(dir: &Path, defaults: ReplayDefaults) -> Result<Recorder, CaptureError> {
         let failed = |source| CaptureError::Write {
             path: dir.to_path_buf(),
             source,
@@ -70,7 +65,6 @@ impl Recorder {
         let dir = dir.canonicalize().map_err(failed)?;
         Ok(Recorder {
             dir,
-            exe: exe.to_path_buf(),
             defaults,
             recorded_at: now_rfc3339(),
             run_secrets: Vec::new(),
@@ -167,7 +161,7 @@ impl Recorder {
             servers: st.servers.clone(),
         };
         manifest.write(&self.dir)?;
-        let toml = manifest.probes_toml(&self.dir, &self.exe, &self.defaults)?;
+        let toml = manifest.probes_toml(&self.dir, &self.defaults)?;
         let path = self.dir.join(PROBES_FILE);
         write_atomic(&path, |out| out.write_all(toml.as_bytes()))
             .map_err(|source| CaptureError::Write { path, source })
@@ -297,12 +291,11 @@ mod tests {
     #[test]
     fn writes_redacted_transcripts_a_manifest_and_a_probe_file() {
         let dir = tempfile::tempdir().unwrap();
-        let exe = Path::new("/opt/mcp-budget");
         let defaults = ReplayDefaults {
             tokenizer: vec!["o200k_base".into()],
             budget: Some(4000),
         };
-        let rec = Recorder::create(&dir.path().join("rec"), exe, defaults).unwrap();
+        let rec = Recorder::create(&dir.path().join("rec"), defaults).unwrap();
         let events = [
             event(
                 Direction::Sent,
@@ -374,12 +367,14 @@ mod tests {
         let servers = loaded.servers.servers;
         assert_eq!(servers.len(), 2);
         assert_eq!(servers[0].name, "a/b");
-        let TransportSpec::Stdio { command, args, .. } = &servers[0].transport else {
-            panic!("a stdio server");
-        };
-        assert_eq!(command, "/opt/mcp-budget");
-        let dir_arg = rec.dir().display().to_string();
-        assert_eq!(args, &["serve-capture", &dir_arg, "--server", "a/b"]);
+        // the recording is found relative to probes.toml: the folder can move
+        assert_eq!(
+            servers[0].transport,
+            TransportSpec::Capture {
+                dir: rec.dir().join("."),
+                server: Some("a/b".into()),
+            }
+        );
         assert_eq!(
             serde_json::Value::Object(servers[0].probes[0].arguments.clone()),
             serde_json::json!({ "n": 1, "q": "<redacted>" })

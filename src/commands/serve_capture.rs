@@ -50,7 +50,6 @@ pub(super) fn recorder(
     let Some(dir) = dir else {
         return Ok(None);
     };
-    let exe = std::env::current_exe().context("failed to find the mcp-budget executable")?;
     let defaults = ReplayDefaults {
         tokenizer: tokenizers
             .all()
@@ -59,7 +58,7 @@ pub(super) fn recorder(
             .collect(),
         budget: Some(engine.policy().budget()),
     };
-    let mut recorder = Recorder::create(dir, &exe, defaults).context("--record")?;
+    let mut recorder = Recorder::create(dir, defaults).context("--record")?;
     recorder.redact_secrets_of(specs);
     Ok(Some(Arc::new(recorder)))
 }

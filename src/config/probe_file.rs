@@ -55,6 +55,10 @@ struct ServerEntry {
     headers: BTreeMap<String, String>,
     transport: Option<String>,
     from: Option<String>,
+    /// A recording made by `audit --record` (a folder, relative to this file).
+    capture: Option<String>,
+    /// Which server of the recording (needed when it holds several).
+    capture_server: Option<String>,
     timeout_secs: Option<u64>,
     #[serde(default)]
     probes: Vec<ProbeEntry>,
@@ -237,11 +241,20 @@ fn entry_transport(
         entry.command.is_some(),
         entry.url.is_some(),
         entry.from.is_some(),
+        entry.capture.is_some(),
     ];
     match given.iter().filter(|g| **g).count() {
-        0 => return Err("needs one of `builtin`, `command`, `url` or `from`".into()),
+        0 => return Err("needs one of `builtin`, `command`, `url`, `from` or `capture`".into()),
         1 => {}
-        _ => return Err("give only one of `builtin`, `command`, `url` and `from`".into()),
+        _ => {
+            return Err("give only one of `builtin`, `command`, `url`, `from` and `capture`".into())
+        }
+    }
+    if let Some(c) = &entry.capture {
+        return Ok(TransportSpec::Capture {
+            dir: dir.join(ex(c)?),
+            server: entry.capture_server.clone(),
+        });
     }
     if let Some(b) = &entry.builtin {
         if b != "demo" {

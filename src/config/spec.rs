@@ -45,6 +45,12 @@ pub enum TransportSpec {
         url: String,
         headers: BTreeMap<String, String>,
     },
+    /// A recording made by `audit --record`, served in-process (no credentials, no network).
+    Capture {
+        dir: PathBuf,
+        /// The recorded server; `None` when the recording holds one.
+        server: Option<String>,
+    },
 }
 
 impl TransportSpec {
@@ -55,6 +61,7 @@ impl TransportSpec {
             TransportSpec::Stdio { .. } => "stdio",
             TransportSpec::Http { .. } => "http",
             TransportSpec::Sse { .. } => "sse",
+            TransportSpec::Capture { .. } => "capture",
         }
     }
 
@@ -65,7 +72,7 @@ impl TransportSpec {
             TransportSpec::Http { headers, .. } | TransportSpec::Sse { headers, .. } => {
                 headers.values().cloned().collect()
             }
-            TransportSpec::Builtin { .. } => Vec::new(),
+            TransportSpec::Builtin { .. } | TransportSpec::Capture { .. } => Vec::new(),
         }
     }
 }
@@ -75,6 +82,13 @@ impl fmt::Display for TransportSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TransportSpec::Builtin { name } => write!(f, "builtin:{name}"),
+            TransportSpec::Capture { dir, server } => {
+                write!(f, "capture:{}", dir.display())?;
+                match server {
+                    Some(s) => write!(f, " ({s})"),
+                    None => Ok(()),
+                }
+            }
             TransportSpec::Stdio {
                 command, args, env, ..
             } => {

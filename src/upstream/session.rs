@@ -88,6 +88,25 @@ impl Session {
                     pump::start(out, inp, capture.clone(), opts.max_response_bytes),
                 )
             }
+            TransportSpec::Capture { dir, server } => {
+                let mut replay =
+                    crate::capture::Replay::load(dir, server.as_deref()).map_err(|e| {
+                        UpstreamError::Initialize {
+                            message: e.to_string(),
+                        }
+                    })?;
+                let (client_end, server_end) = tokio::io::duplex(256 * 1024);
+                let (server_read, server_write) = tokio::io::split(server_end);
+                let task = tokio::spawn(async move {
+                    let _ = crate::capture::serve(&mut replay, server_read, server_write).await;
+                });
+                let (out, inp) = tokio::io::split(client_end);
+                (
+                    None,
+                    vec![task],
+                    pump::start(out, inp, capture.clone(), opts.max_response_bytes),
+                )
+            }
             TransportSpec::Stdio {
                 command,
                 args,

@@ -39,8 +39,17 @@ fn normalise(v: &mut Value) {
 fn record_and_replay(home: &Path, toml: &str, envs: &[(&str, &str)]) -> (Value, Value) {
     let dir = home.join("rec");
     let (run, _) = audit_probe(home, toml, &["--record", dir.to_str().unwrap()], envs, 0);
-    let probes = std::fs::read_to_string(dir.join("probes.toml")).expect("probes.toml written");
-    let (replayed, _) = audit_probe(home, &probes, &[], &[], 0);
+    // moved elsewhere first: the recording must not depend on where it was made
+    let moved = home.join("moved");
+    std::fs::rename(&dir, &moved).unwrap();
+    let out = crate::support::mcp_budget(home, home)
+        .arg("audit")
+        .arg(moved.join("probes.toml"))
+        .args(["--no-write", "--format", "json", "--spill-dir"])
+        .arg(home.join("spill"))
+        .assert()
+        .code(0);
+    let replayed = serde_json::from_slice(&out.get_output().stdout).expect("a JSON report");
     (run, replayed)
 }
 
@@ -97,8 +106,8 @@ fn the_audit_of_a_recording_equals_the_audit_it_was_recorded_from() {
         .zip(replayed["servers"].as_array().unwrap())
     {
         assert_eq!(
-            b["transport"], "stdio",
-            "{} is replayed by serve-capture",
+            b["transport"], "capture",
+            "{} is replayed from the recording",
             a["name"]
         );
     }
@@ -233,8 +242,14 @@ tool = "get-env"
     }
 
     // the recording audits without the secrets: the redacted arguments match what was recorded
-    let probes = std::fs::read_to_string(dir.join("probes.toml")).unwrap();
-    let (replayed, _) = audit_probe(home.path(), &probes, &[], &[], 0);
+    let out = crate::support::mcp_budget(home.path(), home.path())
+        .arg("audit")
+        .arg(dir.join("probes.toml"))
+        .args(["--no-write", "--format", "json", "--spill-dir"])
+        .arg(home.path().join("spill"))
+        .assert()
+        .code(0);
+    let replayed: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     for (a, b) in run["servers"]
         .as_array()
         .unwrap()
