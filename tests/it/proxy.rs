@@ -175,6 +175,17 @@ fn a_huge_result_fits_and_reads_back_whole() {
     );
     assert_eq!(r.spill_id.as_deref(), Some(handle.as_str()));
     assert!(r.raw_tokens > 200_000 && r.returned_tokens <= 4000, "{r:?}");
+
+    // and `stats` summarises the log
+    let out = crate::support::mcp_budget(home.path(), home.path())
+        .args(["stats", log_s, "--format", "json"])
+        .assert()
+        .success();
+    let rows: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(rows[0]["tool"], "scrape_as_markdown");
+    assert_eq!(rows[0]["calls"], 1);
+    assert_eq!(rows[0]["raw_tokens_max"], r.raw_tokens);
+    assert_eq!(rows[0]["spilled"], 1);
 }
 
 #[test]
@@ -253,4 +264,134 @@ fn denied_tools_are_refused_and_100_concurrent_calls_each_get_their_result() {
     assert!(records
         .iter()
         .all(|r| r.tool == "list_tickets" && r.client_name.as_deref() == Some("burst")));
+}
+
+/// The official Python SDK's client (`mcp` from PyPI, installed by `.ci/run` into
+/// target/test-venv), or a skip (fatal under MCP_BUDGET_REQUIRE_REAL_SERVERS).
+fn python_sdk() -> Option<std::path::PathBuf> {
+    let python = crate::support::repo().join("target/test-venv/bin/python");
+    let ok = python.exists()
+        && Command::new(&python)
+            .args(["-c", "import mcp"])
+            .status()
+            .is_ok_and(|s| s.success());
+    if ok {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
+        "the Python mcp SDK is missing in target/test-venv but MCP_BUDGET_REQUIRE_REAL_SERVERS is set"
+    );
+    eprintln!("SKIP: the Python mcp SDK is not installed (run .ci/run)");
+    None
+}
+
+/// Run tests/fixtures/sdk_client.py against `proxy ... -- upstream...`.
+fn sdk_run(python: &std::path::Path, tool: &str, proxy: &[&str]) -> Value {
+    let out = Command::new(python)
+        .arg(crate::support::repo().join("tests/fixtures/sdk_client.py"))
+        .arg(tool)
+        .arg(bin_path())
+        .args(proxy)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_python_sdk_client_works_through_the_proxy() {
+    let Some(python) = python_sdk() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let spill = home.path().join("spill");
+    let bin = bin_path();
+    let (spill_s, bin_s) = (spill.to_str().unwrap(), bin.to_str().unwrap());
+
+    // the demo: a 237k-token scrape arrives within 4,000 tokens and pages back whole
+    let got = sdk_run(
+        &python,
+        "scrape_as_markdown",
+        &[
+            "proxy",
+            "--spill-dir",
+            spill_s,
+            "--budget",
+            "4000",
+            "--",
+            bin_s,
+            "demo-server",
+        ],
+    );
+    assert_eq!(
+        got["server_name"], "mcp-budget-demo",
+        "the upstream's own name"
+    );
+    assert_eq!(got["tools"].as_array().unwrap().len(), 14);
+    let shown = got["shown"].as_str().unwrap();
+    assert!(Tokenizer::Cl100k.count(shown) <= 4000);
+    let original = DemoServer::new("demo")
+        .call("scrape_as_markdown", &serde_json::Map::new())
+        .unwrap();
+    let original = original["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        got["paged"].as_str().unwrap().lines().count(),
+        original.lines().count()
+    );
+    assert!(got["paged"].as_str().unwrap().lines().eq(original.lines()));
+    assert_eq!(got["resource"].as_str().unwrap(), original);
+
+    // the real server-everything: its tools pass through, a small result untouched
+    if let Some(everything) = crate::support::real_server("mcp-server-everything") {
+        let got = sdk_run(
+            &python,
+            "get-tiny-image",
+            &[
+                "proxy",
+                "--spill-dir",
+                spill_s,
+                "--",
+                everything.to_str().unwrap(),
+                "stdio",
+            ],
+        );
+        let tools: Vec<&str> = got["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        assert!(tools.contains(&"get-tiny-image") && tools.contains(&"mcp_budget_read"));
+        assert_eq!(
+            tools.len(),
+            14,
+            "server-everything's 13 tools and mcp_budget_read"
+        );
+        assert_eq!(got["is_error"], false);
+        assert_eq!(got["handle"], Value::Null, "a small result is not cut");
+    }
+}
+
+#[test]
+fn an_upstream_that_dies_mid_call_is_a_clear_error_not_a_hang() {
+    let home = tempfile::tempdir().unwrap();
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let toml = format!(
+        "[servers.p]\ncommand = {:?}\nargs = [\"proxy\", \"--spill-dir\", {:?}, \"--\", \"python3\", {:?}, \"crash-call\"]\n[[servers.p.probes]]\ntool = \"probe\"\n",
+        bin_path().display().to_string(),
+        home.path().join("spill").display().to_string(),
+        hostile.display().to_string()
+    );
+    let started = std::time::Instant::now();
+    let (report, _) = crate::support::audit_probe(home.path(), &toml, &["--timeout", "30"], &[], 0);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let probe = &report["servers"][0]["probes"][0];
+    assert_eq!(probe["status"], "error", "{probe}");
+    let error = probe["error"].as_str().unwrap();
+    assert!(error.contains("upstream server `python3`"), "{error}");
 }
