@@ -9,8 +9,9 @@ mod read;
 pub use log::{read_log, CallLog, CallRecord};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rmcp::model::{
@@ -105,10 +106,50 @@ impl ToolFilter {
     }
 }
 
+/// The upstream session, replaced by a fresh one (with backoff) when the server dies.
+struct Upstream {
+    spec: ServerSpec,
+    opts: SessionOptions,
+    current: std::sync::RwLock<Arc<Session>>,
+    restarting: AtomicBool,
+    restarts: AtomicUsize,
+}
+
+impl Upstream {
+    fn get(&self) -> Arc<Session> {
+        self.current
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Start the server again in the background, waiting 0.2 s, 0.4 s, ... (at most 30 s)
+    /// between attempts; calls meanwhile fail at once with a clear error instead of hanging.
+    fn restart(self: &Arc<Self>) {
+        if self.restarting.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let me = self.clone();
+        tokio::spawn(async move {
+            let mut delay = Duration::from_millis(200);
+            loop {
+                if let Ok(session) = Session::connect(&me.spec, &me.opts).await {
+                    *me.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(session);
+                    me.restarts.fetch_add(1, Ordering::SeqCst);
+                    break;
+                }
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(30));
+            }
+            me.restarting.store(false, Ordering::SeqCst);
+        });
+    }
+}
+
 /// The proxy server (cheap to clone: every field is shared).
 #[derive(Clone)]
 pub struct Proxy {
-    session: Arc<Session>,
+    upstream: Arc<Upstream>,
     opts: Arc<ProxyOptions>,
     filter: ToolFilter,
     /// The tools the client sees, as JSON definitions, `mcp_budget_read` last.
@@ -140,11 +181,11 @@ impl Proxy {
     /// Connect to the upstream and read its tools.
     pub async fn start(
         spec: &ServerSpec,
-        session: &SessionOptions,
+        session_opts: &SessionOptions,
         opts: ProxyOptions,
     ) -> Result<Proxy, ProxyStartError> {
         let filter = ToolFilter::new(&opts.allow, &opts.deny)?;
-        let mut session = Session::connect(spec, session).await?;
+        let mut session = Session::connect(spec, session_opts).await?;
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let mut all = Vec::new();
@@ -184,7 +225,13 @@ impl Proxy {
             info["capabilities"]["resources"] = json!({});
         }
         Ok(Proxy {
-            session: Arc::new(session),
+            upstream: Arc::new(Upstream {
+                spec: spec.clone(),
+                opts: session_opts.clone(),
+                current: std::sync::RwLock::new(Arc::new(session)),
+                restarting: AtomicBool::new(false),
+                restarts: AtomicUsize::new(0),
+            }),
             filter,
             tools: Arc::new(tools),
             info: Arc::new(info),
@@ -200,6 +247,11 @@ impl Proxy {
         })
     }
 
+    /// How many times the upstream was started again after it died.
+    pub fn restarts(&self) -> usize {
+        self.upstream.restarts.load(Ordering::SeqCst)
+    }
+
     fn store(&self) -> &SpillStore {
         self.opts.engine.store()
     }
@@ -211,7 +263,8 @@ impl Proxy {
         args: Map<String, Value>,
         client: (Option<String>, Option<String>),
     ) -> Result<CallToolResult, ErrorData> {
-        let outcome = match self.session.call(name, args.clone()).await {
+        let session = self.upstream.get();
+        let outcome = match session.call(name, args.clone()).await {
             Ok(o) => o,
             Err(UpstreamError::Rpc { code, message, .. }) => {
                 return Err(ErrorData::new(
@@ -221,9 +274,12 @@ impl Proxy {
                 ))
             }
             Err(e) => {
-                let message = if self.session.is_closed() {
+                // rmcp reports a dead transport before `is_closed` turns true
+                let stopped = session.is_closed() || e.to_string().contains("closed");
+                let message = if stopped {
+                    self.upstream.restart();
                     format!(
-                        "the upstream server `{}` has stopped: {e}",
+                        "the upstream server `{}` has stopped (mcp-budget is restarting it; try again): {e}",
                         self.opts.server
                     )
                 } else {
@@ -387,7 +443,8 @@ impl ServerHandler for Proxy {
         if self.info["capabilities"]["prompts"].is_null() {
             return from_json(json!({"prompts": []}));
         }
-        self.session
+        self.upstream
+            .get()
             .peer()
             .list_prompts(request)
             .await
@@ -400,7 +457,8 @@ impl ServerHandler for Proxy {
         _: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let result = self
-            .session
+            .upstream
+            .get()
             .peer()
             .get_prompt(request)
             .await
@@ -420,7 +478,13 @@ impl ServerHandler for Proxy {
                 .as_object()
                 .is_none_or(|o| o.is_empty())
         {
-            if let Ok(up) = self.session.peer().list_resources(request.clone()).await {
+            if let Ok(up) = self
+                .upstream
+                .get()
+                .peer()
+                .list_resources(request.clone())
+                .await
+            {
                 let v = serde_json::to_value(&up).unwrap_or_default();
                 resources.extend(v["resources"].as_array().cloned().unwrap_or_default());
                 next = v.get("nextCursor").cloned();
@@ -455,7 +519,8 @@ impl ServerHandler for Proxy {
             return Ok(result.into());
         }
         let result = self
-            .session
+            .upstream
+            .get()
             .peer()
             .read_resource(request)
             .await

@@ -395,3 +395,74 @@ fn an_upstream_that_dies_mid_call_is_a_clear_error_not_a_hang() {
     let error = probe["error"].as_str().unwrap();
     assert!(error.contains("upstream server `python3`"), "{error}");
 }
+
+#[test]
+fn a_dead_upstream_is_restarted_and_the_next_call_works() {
+    let home = tempfile::tempdir().unwrap();
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let marker = home.path().join("crashed-once");
+    let mut child = Command::new(bin_path())
+        .args(["proxy", "--spill-dir"])
+        .arg(home.path().join("spill"))
+        .args(["--", "python3"])
+        .arg(&hostile)
+        .arg("crash-once")
+        .env("HOSTILE_MARKER", &marker)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut call = |id: u64, method: &str, params: Value| -> Value {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "the proxy closed stdout"
+            );
+            let msg: Value = serde_json::from_str(&line).unwrap();
+            if msg["id"] == id {
+                return msg;
+            }
+        }
+    };
+    call(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let first = call(1, "tools/call", json!({"name": "probe", "arguments": {}}));
+    let error = first["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        error.contains("has stopped") && error.contains("restarting"),
+        "{first}"
+    );
+    assert!(marker.exists());
+    // the proxy starts the server again; a later call is answered by the new process
+    let mut answered = None;
+    for id in 2..40 {
+        let msg = call(id, "tools/call", json!({"name": "probe", "arguments": {}}));
+        if msg.get("result").is_some() {
+            answered = Some(msg);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    let msg = answered.expect("the restarted upstream answers within 10 s");
+    assert_eq!(msg["result"]["content"][0]["text"], "back up");
+    drop(stdin);
+    let _ = child.wait();
+}
