@@ -77,7 +77,8 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             thousands(s.hidden_tokens),
             thousands(s.read_tool_tokens)
         );
-        let running = proxy.serve(rmcp::transport::stdio()).await?;
+        let running = proxy.clone().serve(rmcp::transport::stdio()).await?;
+        proxy.attach(running.peer().clone());
         running.waiting().await?;
         Ok(ExitStatus::Success)
     })

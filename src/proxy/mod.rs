@@ -153,7 +153,9 @@ pub struct Proxy {
     opts: Arc<ProxyOptions>,
     filter: ToolFilter,
     /// The tools the client sees, as JSON definitions, `mcp_budget_read` last.
-    tools: Arc<Vec<Value>>,
+    tools: Arc<std::sync::RwLock<Arc<Vec<Value>>>>,
+    /// The client, once connected: notifications from the upstream are forwarded to it.
+    downstream: Arc<std::sync::OnceLock<rmcp::service::Peer<RoleServer>>>,
     info: Arc<Value>,
     pub startup: Startup,
 }
@@ -220,7 +222,7 @@ impl Proxy {
             info["instructions"] = i.clone();
         }
         // the proxy always serves tools (mcp_budget_read) and resources (the spills)
-        info["capabilities"]["tools"] = json!({});
+        info["capabilities"]["tools"] = json!({"listChanged": true});
         if !info["capabilities"]["resources"].is_object() {
             info["capabilities"]["resources"] = json!({});
         }
@@ -233,7 +235,8 @@ impl Proxy {
                 restarts: AtomicUsize::new(0),
             }),
             filter,
-            tools: Arc::new(tools),
+            tools: Arc::new(std::sync::RwLock::new(Arc::new(tools))),
+            downstream: Arc::new(std::sync::OnceLock::new()),
             info: Arc::new(info),
             startup: Startup {
                 upstream_tools: all.len(),
@@ -245,6 +248,75 @@ impl Proxy {
             },
             opts: Arc::new(opts),
         })
+    }
+
+    /// Forward the upstream's notifications to `client` from now on (also after a restart):
+    /// logging messages, resource updates and list changes. A tools/list_changed refreshes the
+    /// tools the client is shown before it is forwarded. (Progress notifications carry the
+    /// proxy's own progress tokens, not the client's, and are not forwarded.)
+    pub fn attach(&self, client: rmcp::service::Peer<RoleServer>) {
+        if self.downstream.set(client).is_err() {
+            return;
+        }
+        let me = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let session = me.upstream.get();
+                let mut rx = session.capture().subscribe_notifications();
+                drop(session);
+                while let Some(line) = rx.recv().await {
+                    me.relay(&line).await;
+                }
+                // the session was replaced (a restart): follow the new one
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+    }
+
+    async fn relay(&self, line: &str) {
+        let Ok(msg) = serde_json::from_str::<Value>(line) else {
+            return;
+        };
+        let method = msg["method"].as_str().unwrap_or("");
+        if method == "notifications/progress" || method == "notifications/cancelled" {
+            return;
+        }
+        if method == "notifications/tools/list_changed" {
+            self.refresh_tools().await;
+        }
+        let note =
+            json!({"method": method, "params": msg.get("params").cloned().unwrap_or(json!({}))});
+        let Ok(note) = serde_json::from_value::<rmcp::model::ServerNotification>(note) else {
+            return;
+        };
+        if let Some(peer) = self.downstream.get() {
+            let _ = peer.send_notification(note).await;
+        }
+    }
+
+    /// Read the upstream's tools again (after it said they changed).
+    async fn refresh_tools(&self) {
+        let session = self.upstream.get();
+        let mut all: Vec<Value> = Vec::new();
+        let mut cursor = None;
+        loop {
+            let params = Some(PaginatedRequestParams::default().with_cursor(cursor.take()));
+            let Ok(page) = session.peer().list_tools(params).await else {
+                return;
+            };
+            let page = serde_json::to_value(&page).unwrap_or_default();
+            all.extend(page["tools"].as_array().cloned().unwrap_or_default());
+            match page["nextCursor"].as_str() {
+                Some(c) if all.len() < 100_000 => cursor = Some(c.to_string()),
+                _ => break,
+            }
+        }
+        let mut tools: Vec<Value> = all
+            .into_iter()
+            .filter(|t| self.filter.shows(t["name"].as_str().unwrap_or("")))
+            .collect();
+        tools.push(read_tool_definition());
+        *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
     }
 
     /// How many times the upstream was started again after it died.
@@ -395,7 +467,8 @@ impl ServerHandler for Proxy {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        from_json(json!({"tools": *self.tools}))
+        let tools = self.tools.read().unwrap_or_else(|p| p.into_inner()).clone();
+        from_json(json!({"tools": *tools}))
     }
 
     async fn call_tool(

@@ -85,6 +85,19 @@ struct State {
     pending: HashMap<String, String>,
     responses: HashMap<String, RawResponse>,
     warnings: Vec<String>,
+    /// Where the server's notifications go, once someone asked for them (the proxy).
+    notifications: Option<tokio::sync::mpsc::UnboundedSender<Arc<str>>>,
+}
+
+/// A JSON-RPC notification: a `method` and no `id`.
+fn is_notification(line: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Msg<'a> {
+        #[serde(borrow)]
+        method: Option<&'a str>,
+        id: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Msg>(line).is_ok_and(|m| m.method.is_some() && m.id.is_none())
 }
 
 /// Shared between the pumps (writers) and the session (reader).
@@ -154,9 +167,20 @@ impl Capture {
                 answered = method.map(|m| (m, id.clone()));
             }
             st.responses.insert(id, resp);
+        } else if let Some(tx) = &st.notifications {
+            if is_notification(&line) {
+                let _ = tx.send(line.clone());
+            }
         }
         self.event(&mut st, Direction::Received, &line);
         answered
+    }
+
+    /// Every notification the server sends from now on, as its exact line.
+    pub fn subscribe_notifications(&self) -> tokio::sync::mpsc::UnboundedReceiver<Arc<str>> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        self.lock().notifications = Some(tx);
+        rx
     }
 
     /// Remember something odd the server did (non-JSON output, bad UTF-8).

@@ -466,3 +466,95 @@ fn a_dead_upstream_is_restarted_and_the_next_call_works() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn upstream_notifications_reach_the_client_and_list_changes_refresh_the_tools() {
+    let home = tempfile::tempdir().unwrap();
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let mut child = Command::new(bin_path())
+        .args(["proxy", "--spill-dir"])
+        .arg(home.path().join("spill"))
+        .args(["--", "python3"])
+        .arg(&hostile)
+        .arg("notify")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut notes: Vec<Value> = Vec::new();
+    let mut call = |id: u64, method: &str, params: Value, notes: &mut Vec<Value>| -> Value {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "the proxy closed stdout"
+            );
+            let msg: Value = serde_json::from_str(&line).unwrap();
+            if msg["id"] == id {
+                return msg;
+            }
+            if msg.get("id").is_none() {
+                notes.push(msg);
+            }
+        }
+    };
+    call(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}),
+        &mut notes,
+    );
+    let tools = |v: &Value| -> Vec<String> {
+        v["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = call(1, "tools/list", json!({}), &mut notes);
+    assert_eq!(tools(&before), vec!["probe", "mcp_budget_read"]);
+    call(
+        2,
+        "tools/call",
+        json!({"name": "probe", "arguments": {}}),
+        &mut notes,
+    );
+    // the notifications may trail the result: wait for them with a ping or two
+    for id in 3..20 {
+        if notes.len() >= 2 {
+            break;
+        }
+        call(id, "ping", json!({}), &mut notes);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let methods: Vec<&str> = notes
+        .iter()
+        .map(|n| n["method"].as_str().unwrap())
+        .collect();
+    assert!(methods.contains(&"notifications/message"), "{notes:?}");
+    assert!(
+        methods.contains(&"notifications/tools/list_changed"),
+        "{notes:?}"
+    );
+    let log = notes
+        .iter()
+        .find(|n| n["method"] == "notifications/message")
+        .unwrap();
+    assert_eq!(log["params"]["data"], "disk almost full");
+    let after = call(30, "tools/list", json!({}), &mut notes);
+    assert_eq!(tools(&after), vec!["probe", "probe2", "mcp_budget_read"]);
+    drop(stdin);
+    let _ = child.wait();
+}
