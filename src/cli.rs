@@ -75,6 +75,15 @@ pub struct ProxyArgs {
     /// Seconds the upstream has to start and answer `initialize`
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub timeout: u64,
+    /// Serve streamable HTTP on this address instead of stdio (e.g. 127.0.0.1:8931)
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// Require `Authorization: Bearer <token>` with the token read from this environment variable
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub bearer_token_env: Option<String>,
+    /// Accept this Host besides localhost and 127.0.0.1 (repeatable; for a non-loopback --listen)
+    #[arg(long = "allow-host", value_name = "HOST", requires = "listen")]
+    pub allow_hosts: Vec<String>,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

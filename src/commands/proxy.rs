@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
 use mcp_budget::config::{load_sources, Origin, ServerSpec, TransportSpec};
-use mcp_budget::proxy::{CallLog, Proxy, ProxyOptions};
+use mcp_budget::proxy::{listen, CallLog, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::report::thousands;
 use mcp_budget::tokens::Tokenizer;
 use mcp_budget::upstream::SessionOptions;
@@ -49,7 +49,21 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         engine: Arc::new(engine),
         tokenizer,
         log,
-        transport: "stdio".into(),
+        transport: if args.listen.is_some() {
+            "http"
+        } else {
+            "stdio"
+        }
+        .into(),
+    };
+    let bearer = match &args.bearer_token_env {
+        Some(var) => Some(
+            std::env::var(var)
+                .ok()
+                .filter(|t| !t.is_empty())
+                .with_context(|| format!("--bearer-token-env: ${var} is not set"))?,
+        ),
+        None => None,
     };
     super::runtime()?.block_on(async {
         let started = tokio::time::timeout(
@@ -77,6 +91,19 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             thousands(s.hidden_tokens),
             thousands(s.read_tool_tokens)
         );
+        if let Some(addr) = args.listen {
+            let options = ListenOptions {
+                addr,
+                bearer,
+                extra_hosts: args.allow_hosts.clone(),
+            };
+            let (bound, serve) = listen(proxy, options)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            eprintln!("mcp-budget proxy: listening on http://{bound}/mcp");
+            serve.await;
+            return Ok(ExitStatus::Success);
+        }
         let running = proxy.clone().serve(rmcp::transport::stdio()).await?;
         proxy.attach(running.peer().clone());
         running.waiting().await?;

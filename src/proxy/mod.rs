@@ -3,9 +3,11 @@
 //! tool result goes through the budget engine, and one added tool, `mcp_budget_read`, pages
 //! through what the engine spilled. Spills are also listed and readable as resources.
 
+mod http;
 mod log;
 mod read;
 
+pub use http::{listen, ListenOptions};
 pub use log::{read_log, CallLog, CallRecord};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
