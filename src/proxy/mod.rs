@@ -108,6 +108,8 @@ impl ToolFilter {
     }
 }
 
+type NotificationRx = tokio::sync::mpsc::UnboundedReceiver<Arc<str>>;
+
 /// The upstream session, replaced by a fresh one (with backoff) when the server dies.
 struct Upstream {
     spec: ServerSpec,
@@ -158,6 +160,8 @@ pub struct Proxy {
     tools: Arc<std::sync::RwLock<Arc<Vec<Value>>>>,
     /// The client, once connected: notifications from the upstream are forwarded to it.
     downstream: Arc<std::sync::OnceLock<rmcp::service::Peer<RoleServer>>>,
+    /// The first session's notifications, subscribed at start so none is lost before `attach`.
+    first_notes: Arc<std::sync::Mutex<Option<NotificationRx>>>,
     info: Arc<Value>,
     pub startup: Startup,
 }
@@ -190,6 +194,7 @@ impl Proxy {
     ) -> Result<Proxy, ProxyStartError> {
         let filter = ToolFilter::new(&opts.allow, &opts.deny)?;
         let mut session = Session::connect(spec, session_opts).await?;
+        let first_notes = session.capture().subscribe_notifications();
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let mut all = Vec::new();
@@ -239,6 +244,7 @@ impl Proxy {
             filter,
             tools: Arc::new(std::sync::RwLock::new(Arc::new(tools))),
             downstream: Arc::new(std::sync::OnceLock::new()),
+            first_notes: Arc::new(std::sync::Mutex::new(Some(first_notes))),
             info: Arc::new(info),
             startup: Startup {
                 upstream_tools: all.len(),
@@ -261,11 +267,18 @@ impl Proxy {
             return;
         }
         let me = self.clone();
+        let first = self
+            .first_notes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         tokio::spawn(async move {
+            let mut pending = first;
             loop {
-                let session = me.upstream.get();
-                let mut rx = session.capture().subscribe_notifications();
-                drop(session);
+                let mut rx = match pending.take() {
+                    Some(rx) => rx,
+                    None => me.upstream.get().capture().subscribe_notifications(),
+                };
                 while let Some(line) = rx.recv().await {
                     me.relay(&line).await;
                 }

@@ -834,3 +834,19 @@ fn bug_spill_reorders_keys() {
         );
     }
 }
+
+/// Found by the mixed-blocks property: a spilled multi-block result with `structuredContent:
+/// null` wrote the null into the spill file; the spill is the result without it.
+#[test]
+fn a_null_structured_content_is_not_in_the_spill() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(dir.path(), 300);
+    let long = "alpha beta gamma delta\n".repeat(400);
+    let input = json!({
+        "content": [{"type": "text", "text": long}, {"type": "text", "text": long}],
+        "structuredContent": null
+    });
+    let out = check(&e, "prop", "search_code", &input).unwrap();
+    let spilled = std::fs::read_to_string(&out.spill.unwrap().path).unwrap();
+    assert!(!spilled.contains("structuredContent"), "{}", &spilled[..100]);
+}

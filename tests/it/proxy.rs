@@ -532,7 +532,7 @@ fn upstream_notifications_reach_the_client_and_list_changes_refresh_the_tools() 
         &mut notes,
     );
     // the notifications may trail the result: wait for them with a ping or two
-    for id in 3..20 {
+    for id in 3..50 {
         if notes.len() >= 2 {
             break;
         }
@@ -553,7 +553,7 @@ fn upstream_notifications_reach_the_client_and_list_changes_refresh_the_tools() 
         .find(|n| n["method"] == "notifications/message")
         .unwrap();
     assert_eq!(log["params"]["data"], "disk almost full");
-    let after = call(30, "tools/list", json!({}), &mut notes);
+    let after = call(60, "tools/list", json!({}), &mut notes);
     assert_eq!(tools(&after), vec!["probe", "probe2", "mcp_budget_read"]);
     drop(stdin);
     let _ = child.wait();

@@ -198,6 +198,14 @@ fn lines(text: &str) -> usize {
 pub(super) fn spill_content<'a>(original: &'a Work, result: &Value) -> Cow<'a, [u8]> {
     match single_text(original) {
         Some(text) => Cow::Borrowed(text.as_bytes()),
+        // a null structuredContent says nothing: the spill leaves it out, as the engine does
+        None if result.get("structuredContent").is_some_and(Value::is_null) => {
+            let mut v = result.clone();
+            if let Some(m) = v.as_object_mut() {
+                m.remove("structuredContent");
+            }
+            Cow::Owned(compact(&v).into_bytes())
+        }
         None => Cow::Owned(compact(result).into_bytes()),
     }
 }
