@@ -50,6 +50,13 @@ pub struct ToolPolicy {
     pub url_max_chars: usize,
     /// Drop structuredContent that repeats a text block.
     pub drop_duplicate_structured: bool,
+    /// The proxy hides the tool from the client (it costs no schema tokens and cannot be called).
+    pub hide: bool,
+    /// The proxy shows this description instead of the server's.
+    pub description: Option<String>,
+    /// The proxy cuts longer descriptions to this many characters (at a sentence end if one is
+    /// near).
+    pub max_description_chars: Option<usize>,
 }
 
 impl Default for ToolPolicy {
@@ -64,6 +71,9 @@ impl Default for ToolPolicy {
             strip: StripRules::default(),
             url_max_chars: 200,
             drop_duplicate_structured: true,
+            hide: false,
+            description: None,
+            max_description_chars: None,
         }
     }
 }
@@ -89,6 +99,9 @@ struct RuleToml {
     url_max_chars: Option<usize>,
     drop_duplicate_structured: Option<bool>,
     strip: Option<StripToml>,
+    hide: Option<bool>,
+    description: Option<String>,
+    max_description_chars: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -278,6 +291,15 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
     }
     if let Some(d) = r.drop_duplicate_structured {
         p.drop_duplicate_structured = d;
+    }
+    if let Some(h) = r.hide {
+        p.hide = h;
+    }
+    if let Some(d) = &r.description {
+        p.description = Some(d.clone());
+    }
+    if let Some(m) = positive(r.max_description_chars, "max_description_chars")? {
+        p.max_description_chars = Some(m);
     }
     if let Some(s) = &r.strip {
         let st = &mut p.strip;

@@ -175,6 +175,49 @@ fn error_result(text: &str) -> CallToolResult {
         .expect("a static result shape")
 }
 
+/// The tools a client is shown: `--allow`/`--deny` and the policy's `hide` applied, and
+/// descriptions replaced (`description`) or cut (`max_description_chars`) as the policy says.
+fn shown(all: &[Value], filter: &ToolFilter, policy: &crate::budget::Policy) -> Vec<Value> {
+    all.iter()
+        .filter_map(|t| {
+            let name = t["name"].as_str().unwrap_or("");
+            let p = policy.for_tool(name);
+            if !filter.shows(name) || p.hide {
+                return None;
+            }
+            let mut t = t.clone();
+            if let Some(d) = &p.description {
+                t["description"] = json!(d);
+            } else if let (Some(max), Some(d)) =
+                (p.max_description_chars, t["description"].as_str())
+            {
+                t["description"] = json!(shorten(d, max));
+            }
+            Some(t)
+        })
+        .collect()
+}
+
+/// `text` cut to at most `max` characters, at the end of a sentence when one is in the last
+/// third, else at a word, with `…` added.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    let sentence = cut.rfind(". ").filter(|&i| i * 3 >= cut.len() * 2);
+    match sentence {
+        Some(i) => cut[..=i].to_string(),
+        None => {
+            let word = cut
+                .rfind(' ')
+                .filter(|&i| i * 3 >= cut.len() * 2)
+                .unwrap_or(cut.len());
+            format!("{}…", cut[..word].trim_end())
+        }
+    }
+}
+
 /// A tool's schema tax: its model view, as `audit` counts it.
 fn tool_tokens(tool: &Value, tokenizer: Tokenizer) -> usize {
     let view = json!({
@@ -209,11 +252,7 @@ impl Proxy {
             }
         }
         let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
-        let mut tools: Vec<Value> = all
-            .iter()
-            .filter(|t| filter.shows(t["name"].as_str().unwrap_or("")))
-            .cloned()
-            .collect();
+        let mut tools = shown(&all, &filter, opts.engine.policy());
         let shown_tools = tools.len();
         let kept: usize = tools.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
         let read_tool = read_tool_definition();
@@ -326,10 +365,7 @@ impl Proxy {
                 _ => break,
             }
         }
-        let mut tools: Vec<Value> = all
-            .into_iter()
-            .filter(|t| self.filter.shows(t["name"].as_str().unwrap_or("")))
-            .collect();
+        let mut tools = shown(&all, &self.filter, self.opts.engine.policy());
         tools.push(read_tool_definition());
         *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
     }
@@ -504,7 +540,9 @@ impl ServerHandler for Proxy {
             };
             return Ok(result.into());
         }
-        if !self.filter.shows(&request.name) {
+        if !self.filter.shows(&request.name)
+            || self.opts.engine.policy().for_tool(&request.name).hide
+        {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{}`", request.name),
                 None,
@@ -614,5 +652,21 @@ impl ServerHandler for Proxy {
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_are_cut_at_a_sentence_or_a_word() {
+        let d = "Search code across repositories. Returns matching files with line numbers and context.";
+        assert_eq!(shorten(d, 200), d);
+        assert_eq!(shorten(d, 40), "Search code across repositories.");
+        let cut = shorten(d, 60);
+        assert!(cut.ends_with('…') && cut.chars().count() <= 60, "{cut}");
+        assert!(!cut.contains("  "));
+        assert_eq!(shorten("日本語のテキストです", 5), "日本語の…");
     }
 }

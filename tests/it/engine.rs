@@ -848,5 +848,9 @@ fn a_null_structured_content_is_not_in_the_spill() {
     });
     let out = check(&e, "prop", "search_code", &input).unwrap();
     let spilled = std::fs::read_to_string(&out.spill.unwrap().path).unwrap();
-    assert!(!spilled.contains("structuredContent"), "{}", &spilled[..100]);
+    assert!(
+        !spilled.contains("structuredContent"),
+        "{}",
+        &spilled[..100]
+    );
 }

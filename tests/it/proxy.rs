@@ -673,3 +673,51 @@ fn over_http_the_proxy_checks_host_origin_and_bearer_and_serves_mcp() {
         "the bearer token leaked into the report"
     );
 }
+
+#[test]
+fn the_policy_hides_tools_and_shortens_descriptions() {
+    let home = tempfile::tempdir().unwrap();
+    let policy = home.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        r#"[policy.tools."create_ticket"]
+hide = true
+[policy.tools."scrape_as_markdown"]
+description = "Scrape a page as Markdown."
+[policy.tools."search_*"]
+max_description_chars = 40
+"#,
+    )
+    .unwrap();
+    let bin = bin_path();
+    let spill = home.path().join("spill");
+    let mut c = RawClient::spawn(
+        &bin,
+        &[
+            "proxy",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--spill-dir",
+            spill.to_str().unwrap(),
+            "--",
+            bin.to_str().unwrap(),
+            "demo-server",
+        ],
+    );
+    let tools: Value = serde_json::from_str(&c.request("tools/list", json!({}))).unwrap();
+    let tools = tools["tools"].as_array().unwrap();
+    let desc = |n: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == n)
+            .map(|t| t["description"].as_str().unwrap().to_string())
+    };
+    assert_eq!(desc("create_ticket"), None, "hidden");
+    assert_eq!(
+        desc("scrape_as_markdown").unwrap(),
+        "Scrape a page as Markdown."
+    );
+    let search = desc("search_code").unwrap();
+    assert!(search.chars().count() <= 40, "{search}");
+    assert_eq!(tools.len(), 13, "12 shown and mcp_budget_read");
+}
