@@ -385,9 +385,13 @@ impl Proxy {
         name: &str,
         args: Map<String, Value>,
         client: (Option<String>, Option<String>),
+        cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<CallToolResult, ErrorData> {
         let session = self.upstream.get();
-        let outcome = match session.call(name, args.clone()).await {
+        let outcome = match session
+            .call_cancellable(name, args.clone(), cancelled)
+            .await
+        {
             Ok(o) => o,
             Err(UpstreamError::Rpc { code, message, .. }) => {
                 return Err(ErrorData::new(
@@ -558,7 +562,13 @@ impl ServerHandler for Proxy {
                 )
             })
             .unwrap_or((None, None));
-        Ok(self.forward(&request.name, args, client).await?.into())
+        // the client's notifications/cancelled cancels `ct`: pass it on to the upstream
+        let ct = context.ct.clone();
+        let cancelled = async move { ct.cancelled().await };
+        Ok(self
+            .forward(&request.name, args, client, cancelled)
+            .await?
+            .into())
     }
 
     async fn list_prompts(

@@ -215,6 +215,18 @@ impl Session {
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> Result<CallOutcome, UpstreamError> {
+        self.call_cancellable(name, arguments, std::future::pending())
+            .await
+    }
+
+    /// [`Self::call`], given up when `cancelled` completes: the server is then sent
+    /// `notifications/cancelled` for the request (the proxy passes on its client's cancellation).
+    pub async fn call_cancellable(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<CallOutcome, UpstreamError> {
         let failed = |message: String| UpstreamError::Request {
             method: "tools/call".into(),
             message,
@@ -229,8 +241,17 @@ impl Session {
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(e.to_string()))?;
+        let mut handle = handle;
         let id = serde_json::to_string(&handle.id).map_err(|e| failed(e.to_string()))?;
-        let answer = handle.await_response().await;
+        let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
+        let answer = tokio::select! {
+            r = rx => r.unwrap_or(Err(ServiceError::TransportClosed)),
+            () = cancelled => {
+                let _ = handle.cancel(Some("cancelled by the client".into())).await;
+                self.capture.take_response_by_id(&id);
+                return Err(failed("cancelled by the client".into()));
+            }
+        };
         let latency_ms = ms(started);
         let raw = self.capture.take_response_by_id(&id);
         match (answer, raw) {

@@ -721,3 +721,64 @@ max_description_chars = 40
     assert!(search.chars().count() <= 40, "{search}");
     assert_eq!(tools.len(), 13, "12 shown and mcp_budget_read");
 }
+
+#[test]
+fn a_clients_cancellation_reaches_the_upstream() {
+    let home = tempfile::tempdir().unwrap();
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let marker = home.path().join("cancelled.jsonl");
+    let mut child = Command::new(bin_path())
+        .args(["proxy", "--spill-dir"])
+        .arg(home.path().join("spill"))
+        .args(["--", "python3"])
+        .arg(&hostile)
+        .arg("hang-listen")
+        .env("HOSTILE_MARKER", &marker)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "probe", "arguments": {}}}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "user pressed stop"}}),
+    );
+    let started = std::time::Instant::now();
+    let seen = loop {
+        if let Ok(text) = std::fs::read_to_string(&marker) {
+            if !text.is_empty() {
+                break text;
+            }
+        }
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the upstream never heard of the cancellation"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let note: Value = serde_json::from_str(seen.lines().next().unwrap()).unwrap();
+    assert!(
+        note["requestId"].is_number() || note["requestId"].is_string(),
+        "{note}"
+    );
+    assert_eq!(note["reason"], "cancelled by the client");
+    let _ = child.kill();
+    let _ = child.wait();
+}
