@@ -399,49 +399,13 @@ fn an_upstream_that_dies_mid_call_is_a_clear_error_not_a_hang() {
 #[test]
 fn a_dead_upstream_is_restarted_and_the_next_call_works() {
     let home = tempfile::tempdir().unwrap();
-    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
     let marker = home.path().join("crashed-once");
-    let mut child = Command::new(bin_path())
-        .args(["proxy", "--spill-dir"])
-        .arg(home.path().join("spill"))
-        .args(["--", "python3"])
-        .arg(&hostile)
-        .arg("crash-once")
-        .env("HOSTILE_MARKER", &marker)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut call = |id: u64, method: &str, params: Value| -> Value {
-        writeln!(
-            stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-        )
-        .unwrap();
-        stdin.flush().unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).unwrap() > 0,
-                "the proxy closed stdout"
-            );
-            let msg: Value = serde_json::from_str(&line).unwrap();
-            if msg["id"] == id {
-                return msg;
-            }
-        }
-    };
-    call(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"}}),
+    let mut p = HostileProxy::start(
+        &home.path().join("spill"),
+        "crash-once",
+        &[("HOSTILE_MARKER", &marker)],
     );
-    let first = call(1, "tools/call", json!({"name": "probe", "arguments": {}}));
+    let first = p.call(1, "tools/call", json!({"name": "probe", "arguments": {}}));
     let error = first["error"]["message"]
         .as_str()
         .unwrap_or_default()
@@ -454,7 +418,7 @@ fn a_dead_upstream_is_restarted_and_the_next_call_works() {
     // the proxy starts the server again; a later call is answered by the new process
     let mut answered = None;
     for id in 2..40 {
-        let msg = call(id, "tools/call", json!({"name": "probe", "arguments": {}}));
+        let msg = p.call(id, "tools/call", json!({"name": "probe", "arguments": {}}));
         if msg.get("result").is_some() {
             answered = Some(msg);
             break;
@@ -463,58 +427,12 @@ fn a_dead_upstream_is_restarted_and_the_next_call_works() {
     }
     let msg = answered.expect("the restarted upstream answers within 10 s");
     assert_eq!(msg["result"]["content"][0]["text"], "back up");
-    drop(stdin);
-    let _ = child.wait();
 }
 
 #[test]
 fn upstream_notifications_reach_the_client_and_list_changes_refresh_the_tools() {
     let home = tempfile::tempdir().unwrap();
-    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
-    let mut child = Command::new(bin_path())
-        .args(["proxy", "--spill-dir"])
-        .arg(home.path().join("spill"))
-        .args(["--", "python3"])
-        .arg(&hostile)
-        .arg("notify")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut notes: Vec<Value> = Vec::new();
-    let mut call = |id: u64, method: &str, params: Value, notes: &mut Vec<Value>| -> Value {
-        writeln!(
-            stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-        )
-        .unwrap();
-        stdin.flush().unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).unwrap() > 0,
-                "the proxy closed stdout"
-            );
-            let msg: Value = serde_json::from_str(&line).unwrap();
-            if msg["id"] == id {
-                return msg;
-            }
-            if msg.get("id").is_none() {
-                notes.push(msg);
-            }
-        }
-    };
-    call(
-        0,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"}}),
-        &mut notes,
-    );
+    let mut p = HostileProxy::start(&home.path().join("spill"), "notify", &[]);
     let tools = |v: &Value| -> Vec<String> {
         v["result"]["tools"]
             .as_array()
@@ -523,22 +441,18 @@ fn upstream_notifications_reach_the_client_and_list_changes_refresh_the_tools() 
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
     };
-    let before = call(1, "tools/list", json!({}), &mut notes);
+    let before = p.call(1, "tools/list", json!({}));
     assert_eq!(tools(&before), vec!["probe", "mcp_budget_read"]);
-    call(
-        2,
-        "tools/call",
-        json!({"name": "probe", "arguments": {}}),
-        &mut notes,
-    );
-    // the notifications may trail the result: wait for them with a ping or two
+    p.call(2, "tools/call", json!({"name": "probe", "arguments": {}}));
+    // the notifications may trail the result: wait for them with pings
     for id in 3..50 {
-        if notes.len() >= 2 {
+        if p.notes.len() >= 2 {
             break;
         }
-        call(id, "ping", json!({}), &mut notes);
+        p.call(id, "ping", json!({}));
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    let notes = &p.notes;
     let methods: Vec<&str> = notes
         .iter()
         .map(|n| n["method"].as_str().unwrap())
@@ -553,10 +467,8 @@ fn upstream_notifications_reach_the_client_and_list_changes_refresh_the_tools() 
         .find(|n| n["method"] == "notifications/message")
         .unwrap();
     assert_eq!(log["params"]["data"], "disk almost full");
-    let after = call(60, "tools/list", json!({}), &mut notes);
+    let after = p.call(60, "tools/list", json!({}));
     assert_eq!(tools(&after), vec!["probe", "probe2", "mcp_budget_read"]);
-    drop(stdin);
-    let _ = child.wait();
 }
 
 /// A free loopback port.
@@ -725,38 +637,16 @@ max_description_chars = 40
 #[test]
 fn a_clients_cancellation_reaches_the_upstream() {
     let home = tempfile::tempdir().unwrap();
-    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
     let marker = home.path().join("cancelled.jsonl");
-    let mut child = Command::new(bin_path())
-        .args(["proxy", "--spill-dir"])
-        .arg(home.path().join("spill"))
-        .args(["--", "python3"])
-        .arg(&hostile)
-        .arg("hang-listen")
-        .env("HOSTILE_MARKER", &marker)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"}}}),
+    let mut p = HostileProxy::start(
+        &home.path().join("spill"),
+        "hang-listen",
+        &[("HOSTILE_MARKER", &marker)],
     );
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+    p.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "probe", "arguments": {}}}));
     std::thread::sleep(std::time::Duration::from_millis(300));
-    send(
+    p.send(
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 7, "reason": "user pressed stop"}}),
     );
@@ -779,6 +669,80 @@ fn a_clients_cancellation_reaches_the_upstream() {
         "{note}"
     );
     assert_eq!(note["reason"], "cancelled by the client");
-    let _ = child.kill();
-    let _ = child.wait();
+}
+
+/// `mcp-budget proxy` in front of `tests/fixtures/hostile_server.py MODE`, driven line by line;
+/// killed on drop.
+struct HostileProxy {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+    /// Notifications read while waiting for responses.
+    notes: Vec<Value>,
+}
+
+impl HostileProxy {
+    fn start(spill: &std::path::Path, mode: &str, envs: &[(&str, &std::path::Path)]) -> Self {
+        let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+        let mut cmd = Command::new(bin_path());
+        cmd.args(["proxy", "--spill-dir"])
+            .arg(spill)
+            .args(["--", "python3"])
+            .arg(&hostile)
+            .arg(mode)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut p = HostileProxy {
+            child,
+            stdin,
+            stdout,
+            notes: Vec::new(),
+        };
+        p.call(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        p.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        p
+    }
+
+    fn send(&mut self, v: Value) {
+        writeln!(self.stdin, "{v}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Send a request and wait for its response (keeping notifications that arrive meanwhile).
+    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the proxy closed stdout"
+            );
+            let msg: Value = serde_json::from_str(&line).unwrap();
+            if msg["id"] == id {
+                return msg;
+            }
+            if msg.get("id").is_none() {
+                self.notes.push(msg);
+            }
+        }
+    }
+}
+
+impl Drop for HostileProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
