@@ -120,8 +120,18 @@ impl Engine {
     /// The cost of `result` before the engine ran: known from a pass-through run, counted in
     /// full otherwise (outside the engine pass, which stops reading once over the budget).
     pub fn tokens_before(&self, out: &Budgeted, result: &Value) -> usize {
-        match out.strategy {
-            Strategy::PassThrough => out.tokens_after,
+        self.tokens_before_of(out.strategy, out.tokens_after, result)
+    }
+
+    /// [`Self::tokens_before`] from the two facts it needs (when the `Budgeted` is gone).
+    pub fn tokens_before_of(
+        &self,
+        strategy: Strategy,
+        tokens_after: usize,
+        result: &Value,
+    ) -> usize {
+        match strategy {
+            Strategy::PassThrough => tokens_after,
             _ => self.cost(result),
         }
     }

@@ -17,7 +17,9 @@ pub struct CallRecord {
     pub client_version: Option<String>,
     /// How the client reached the proxy (`stdio`).
     pub transport: String,
+    /// Bytes of the upstream's `result` as sent.
     pub raw_bytes: usize,
+    /// The upstream's result in the budget's tokens (model view, as `returned_tokens`).
     pub raw_tokens: usize,
     pub returned_tokens: usize,
     pub strategy: String,

@@ -419,10 +419,11 @@ impl Proxy {
         let raw: Value = serde_json::from_str(raw_text).map_err(|e| {
             ErrorData::internal_error(format!("upstream result is not JSON: {e}"), None)
         })?;
+        let raw_bytes = raw_text.len();
         let engine = self.opts.engine.clone();
         let server = self.opts.server.clone();
         let tool = name.to_string();
-        let (budgeted, engine_ms) = tokio::task::spawn_blocking(move || {
+        let (budgeted, engine_ms, raw) = tokio::task::spawn_blocking(move || {
             let started = Instant::now();
             let call = CallInfo {
                 server: &server,
@@ -430,12 +431,11 @@ impl Proxy {
                 arguments: &args,
             };
             let out = engine.run(&call, &raw);
-            (out, started.elapsed().as_secs_f64() * 1000.0)
+            (out, started.elapsed().as_secs_f64() * 1000.0, raw)
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))?;
         if let Some(log) = &self.opts.log {
-            let t = self.opts.tokenizer;
             let record = CallRecord {
                 ts: now(),
                 server: self.opts.server.clone(),
@@ -443,8 +443,8 @@ impl Proxy {
                 client_name: client.0,
                 client_version: client.1,
                 transport: self.opts.transport.clone(),
-                raw_bytes: raw_text.len(),
-                raw_tokens: t.count(raw_text),
+                raw_bytes,
+                raw_tokens: 0,
                 returned_tokens: budgeted.tokens_after,
                 strategy: budgeted.strategy.name().to_string(),
                 spill_id: budgeted.spill.as_ref().map(|s| s.id.clone()),
@@ -452,8 +452,18 @@ impl Proxy {
                 engine_ms,
                 is_error: budgeted.result["isError"] == json!(true),
             };
-            // a log that cannot be written must not fail the call
-            let _ = log.append(&record);
+            // the raw count is the engine's (the same units as `returned_tokens`, free for a
+            // pass-through); a reduced result is counted in full, after the client has its answer
+            let (log, engine) = (log.clone(), self.opts.engine.clone());
+            let (strategy, tokens_after) = (budgeted.strategy, budgeted.tokens_after);
+            tokio::task::spawn_blocking(move || {
+                let record = CallRecord {
+                    raw_tokens: engine.tokens_before_of(strategy, tokens_after, &raw),
+                    ..record
+                };
+                // a log that cannot be written must not fail the call
+                let _ = log.append(&record);
+            });
         }
         from_json(budgeted.result)
     }
