@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use super::charts::ChartKind;
 use super::model::{LimitVerdict, ProbeResult, Report, ServerReport, Status};
 use super::table::thousands;
 
@@ -205,17 +206,6 @@ fn verdicts(limits: &[LimitVerdict], budgeted: bool) -> String {
     }
 }
 
-/// The charts report.md links to, as (file stem, alt text).
-pub const CHART_LINKS: [(&str, &str); 4] = [
-    ("schema-tax", "Schema tax per server"),
-    ("top-tools", "Most expensive tools"),
-    ("probe-tokens", "Raw vs budgeted tokens per probe"),
-    (
-        "probe-latency",
-        "Latency per probe: upstream call vs engine",
-    ),
-];
-
 /// One piece of the report page, rendered by the Markdown and the HTML writers alike.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Block {
@@ -306,10 +296,8 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
         report.generated_at,
         report.tokenizers.join(", ")
     )));
-    let chart = |out: &mut Vec<Block>, stem: &str| {
-        if let Some((stem, alt)) = CHART_LINKS.iter().find(|(s, _)| *s == stem) {
-            out.push(Block::Chart(stem, alt));
-        }
+    let chart = |out: &mut Vec<Block>, kind: ChartKind| {
+        out.push(Block::Chart(kind.file_stem(), kind.title()));
     };
 
     // servers
@@ -393,7 +381,7 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
         t.rows.push(cells);
     }
     out.push(Block::Table(t));
-    chart(&mut out, "schema-tax");
+    chart(&mut out, ChartKind::SchemaTax);
 
     // tools
     out.push(Block::Heading("Most expensive tools".into()));
@@ -434,7 +422,7 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
         ]);
     }
     out.push(Block::Table(t));
-    chart(&mut out, "top-tools");
+    chart(&mut out, ChartKind::TopTools);
 
     // probes
     let probes: Vec<(&str, &ProbeResult)> = report
@@ -493,8 +481,8 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
             t.rows.push(cells);
         }
         out.push(Block::Table(t));
-        chart(&mut out, "probe-tokens");
-        chart(&mut out, "probe-latency");
+        chart(&mut out, ChartKind::ProbeTokens);
+        chart(&mut out, ChartKind::ProbeLatency);
     }
 
     // client limits

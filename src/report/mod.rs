@@ -19,7 +19,7 @@ pub use self::csv::{write_csv, write_csv_files, CsvKind};
 pub use count::render_count_table;
 pub use html::render_html;
 pub use json::write_json;
-pub use markdown::{render_markdown, CHART_LINKS};
+pub use markdown::render_markdown;
 pub use model::*;
 pub use replay::{render_replay_table, ReplayRow};
 pub use server_list::{render_server_list, server_list_json};
