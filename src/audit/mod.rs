@@ -17,7 +17,7 @@ pub use server::audit_server;
 use crate::budget::Engine;
 use crate::capture::Recorder;
 use crate::config::{EntryError, ServerSpec};
-use crate::report::{ConfigIssue, Report, ServerReport, SCHEMA_VERSION};
+use crate::report::{ConfigIssue, Report, ServerReport};
 use crate::tokens::TokenizerSet;
 use crate::upstream::SessionOptions;
 
@@ -84,11 +84,7 @@ pub fn build_report(
     config_errors: &[EntryError],
 ) -> Report {
     Report {
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
         generated_at: now_rfc3339(),
-        tokenizers: tokenizers.names(),
-        servers,
         config_errors: config_errors
             .iter()
             .map(|e| ConfigIssue {
@@ -97,8 +93,7 @@ pub fn build_report(
                 message: e.message.clone(),
             })
             .collect(),
-        pricing: None,
-        limits: Vec::new(),
+        ..Report::new(tokenizers.names(), servers)
     }
 }
 

@@ -256,15 +256,8 @@ async fn run_probe(
     opts: &AuditOptions,
 ) -> ProbeResult {
     let mut row = ProbeResult {
-        tool: probe.tool.clone(),
         arguments: serde_json::Value::Object(probe.shown_arguments.clone()),
-        status: ProbeStatus::Ok,
-        error: None,
-        latency_ms: 0.0,
-        raw: None,
-        budgeted: None,
-        cost: None,
-        limits: Vec::new(),
+        ..ProbeResult::new(&probe.tool)
     };
     let outcome = match session.call_tool(probe).await {
         Ok(o) => o,

@@ -145,7 +145,7 @@ pub fn diff(baseline: &Report, current: &Report) -> Vec<Change> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::{ProbeResult, ProbeStatus, RawCost, ServerReport, ToolCost};
+    use crate::report::{ProbeResult, RawCost, ServerReport, ToolCost};
 
     pub(crate) fn report(tools: &[(&str, usize)], probe: Option<usize>) -> Report {
         let mut s = ServerReport::new("srv", "stdio", "x", "t");
@@ -161,30 +161,17 @@ pub(crate) mod tests {
         s.tools_list.model_tokens = tools.iter().map(|t| t.1).sum();
         if let Some(tokens) = probe {
             s.probes.push(ProbeResult {
-                tool: "a".into(),
                 arguments: serde_json::json!({"q": 1}),
-                status: ProbeStatus::Ok,
-                error: None,
                 latency_ms: 1.0,
                 raw: Some(RawCost {
                     model_tokens: tokens,
                     ..RawCost::default()
                 }),
                 budgeted: None,
-                cost: None,
-                limits: Vec::new(),
+                ..ProbeResult::new("a")
             });
         }
-        Report {
-            schema_version: 1,
-            tool_version: "0".into(),
-            generated_at: String::new(),
-            tokenizers: vec!["cl100k_base".into()],
-            servers: vec![s],
-            config_errors: Vec::new(),
-            pricing: None,
-            limits: Vec::new(),
-        }
+        Report::new(vec!["cl100k_base".into()], vec![s])
     }
 
     #[test]

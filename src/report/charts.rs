@@ -943,9 +943,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{
-        BudgetedCost, ProbeResult, ProbeStatus, RawCost, ServerReport, ToolCost, SCHEMA_VERSION,
-    };
+    use crate::report::{BudgetedCost, ProbeResult, RawCost, ServerReport, ToolCost};
 
     fn tool(name: &str, model_tokens: usize) -> ToolCost {
         ToolCost {
@@ -957,10 +955,6 @@ mod tests {
 
     fn probe(tool: &str, latency_ms: f64, raw: usize, budgeted: Option<usize>) -> ProbeResult {
         ProbeResult {
-            tool: tool.to_string(),
-            arguments: serde_json::json!({}),
-            status: ProbeStatus::Ok,
-            error: None,
             latency_ms,
             raw: Some(RawCost {
                 model_tokens: raw,
@@ -976,8 +970,7 @@ mod tests {
                 note: None,
                 ..BudgetedCost::default()
             }),
-            cost: None,
-            limits: Vec::new(),
+            ..ProbeResult::new(tool)
         }
     }
 
@@ -991,16 +984,7 @@ mod tests {
     }
 
     fn report(servers: Vec<ServerReport>) -> Report {
-        Report {
-            schema_version: SCHEMA_VERSION,
-            tool_version: "0.0.0".to_string(),
-            generated_at: "2025-01-01T00:00:00Z".to_string(),
-            tokenizers: vec!["cl100k_base".to_string()],
-            servers,
-            config_errors: Vec::new(),
-            pricing: None,
-            limits: Vec::new(),
-        }
+        Report::new(vec!["cl100k_base".to_string()], servers)
     }
 
     /// Two servers (one with CJK and emoji tool names), probes with raw and budgeted tokens,

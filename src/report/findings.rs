@@ -282,7 +282,7 @@ pub fn apply(report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ProbeResult, ProbeStatus, RawCost, ToolCost};
+    use crate::report::{ProbeResult, RawCost, ToolCost};
 
     fn tool(name: &str, params: &[&str]) -> ToolCost {
         ToolCost {
@@ -343,10 +343,6 @@ mod tests {
         s.tools_list.relist_same_order = Some(false);
         s.tools_list.cursor_ignored = true;
         let probe = |tokens: usize, continuation: bool, dup: bool| ProbeResult {
-            tool: format!("p{tokens}"),
-            arguments: serde_json::json!({}),
-            status: ProbeStatus::Ok,
-            error: None,
             latency_ms: 1.0,
             raw: Some(RawCost {
                 model_tokens: tokens,
@@ -355,8 +351,7 @@ mod tests {
                 ..RawCost::default()
             }),
             budgeted: None,
-            cost: None,
-            limits: Vec::new(),
+            ..ProbeResult::new(&format!("p{tokens}"))
         };
         s.probes = vec![
             probe(30_000, false, true),

@@ -126,7 +126,7 @@ pub fn apply(report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{BudgetedCost, ProbeStatus, RawCost, ServerReport};
+    use crate::report::{BudgetedCost, ProbeResult, RawCost, ServerReport};
 
     #[test]
     fn the_table_has_every_client_with_a_source_and_date() {
@@ -159,10 +159,6 @@ mod tests {
         let mut s = ServerReport::new("s", "stdio", "x", "t");
         s.tools_list.tool_count = 45;
         s.probes.push(ProbeResult {
-            tool: "scrape".into(),
-            arguments: serde_json::json!({}),
-            status: ProbeStatus::Ok,
-            error: None,
             latency_ms: 1.0,
             raw: Some(RawCost {
                 model_tokens: 30_000,
@@ -183,21 +179,11 @@ mod tests {
                 text_chars: 30_000,
                 text_lines: 100,
             }),
-            cost: None,
-            limits: Vec::new(),
+            ..ProbeResult::new("scrape")
         });
         let mut other = ServerReport::new("o", "stdio", "x", "t");
         other.tools_list.tool_count = 90;
-        let mut r = Report {
-            schema_version: 1,
-            tool_version: "0".into(),
-            generated_at: String::new(),
-            tokenizers: vec!["cl100k_base".into()],
-            servers: vec![s, other],
-            config_errors: Vec::new(),
-            pricing: None,
-            limits: Vec::new(),
-        };
+        let mut r = Report::new(vec!["cl100k_base".into()], vec![s, other]);
         apply(&mut r);
         let p = &r.servers[0].probes[0].limits;
         let get = |client: &str, unit: &str| {

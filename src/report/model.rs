@@ -315,6 +315,40 @@ pub struct BlockCost {
     pub height_px: Option<u32>,
 }
 
+impl Report {
+    /// A report of `servers` counted with `tokenizers`, nothing derived yet (`generated_at`
+    /// empty; `audit` sets it).
+    pub fn new(tokenizers: Vec<String>, servers: Vec<ServerReport>) -> Self {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            generated_at: String::new(),
+            tokenizers,
+            servers,
+            config_errors: Vec::new(),
+            pricing: None,
+            limits: Vec::new(),
+        }
+    }
+}
+
+impl ProbeResult {
+    /// A probe of `tool` with no arguments and nothing measured yet.
+    pub fn new(tool: &str) -> Self {
+        ProbeResult {
+            tool: tool.to_string(),
+            arguments: serde_json::Value::Object(serde_json::Map::new()),
+            status: ProbeStatus::Ok,
+            error: None,
+            latency_ms: 0.0,
+            raw: None,
+            budgeted: None,
+            cost: None,
+            limits: Vec::new(),
+        }
+    }
+}
+
 impl ServerReport {
     /// A row with nothing measured yet.
     pub fn new(name: &str, transport: &str, target: &str, source: &str) -> Self {

@@ -221,7 +221,7 @@ pub fn apply(report: &mut Report, mut info: PriceInfo) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ProbeResult, ProbeStatus, RawCost, ServerReport};
+    use crate::report::{ProbeResult, RawCost, ServerReport};
 
     #[test]
     fn the_table_is_complete_data() {
@@ -285,29 +285,15 @@ mod tests {
         s.tools_list.tool_count = 2;
         s.tools_list.model_tokens = 10_000;
         s.probes.push(ProbeResult {
-            tool: "t".into(),
-            arguments: serde_json::json!({}),
-            status: ProbeStatus::Ok,
-            error: None,
             latency_ms: 1.0,
             raw: Some(RawCost {
                 model_tokens: 100_000,
                 ..RawCost::default()
             }),
             budgeted: None,
-            cost: None,
-            limits: Vec::new(),
+            ..ProbeResult::new("t")
         });
-        let mut r = Report {
-            schema_version: 1,
-            tool_version: "0".into(),
-            generated_at: String::new(),
-            tokenizers: vec!["cl100k_base".into()],
-            servers: vec![s],
-            config_errors: Vec::new(),
-            pricing: None,
-            limits: Vec::new(),
-        };
+        let mut r = Report::new(vec!["cl100k_base".into()], vec![s]);
         apply(&mut r, choose(Some("claude-sonnet-4.5"), None).unwrap());
         let cost = r.servers[0].cost.clone().unwrap();
         // 10,000 cl100k tokens x 1.23 = 12,300 Claude tokens at $3/Mtok
