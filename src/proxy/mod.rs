@@ -175,6 +175,23 @@ fn error_result(text: &str) -> CallToolResult {
         .expect("a static result shape")
 }
 
+/// Every tool of the upstream, following `nextCursor`, each definition as the server sent it
+/// (rmcp's typed list would drop fields it does not know and reorder keys).
+async fn upstream_tools(session: &Session) -> Result<Vec<Value>, UpstreamError> {
+    let mut all = Vec::new();
+    let mut cursor = None;
+    loop {
+        let raw = session.tools_page(cursor.take()).await?;
+        let page: Value = serde_json::from_str(raw.result_text()).unwrap_or_default();
+        all.extend(page["tools"].as_array().cloned().unwrap_or_default());
+        match page["nextCursor"].as_str() {
+            Some(c) if all.len() < 100_000 => cursor = Some(c.to_string()),
+            _ => break,
+        }
+    }
+    Ok(all)
+}
+
 /// The tools a client is shown: `--allow`/`--deny` and the policy's `hide` applied, and
 /// descriptions replaced (`description`) or cut (`max_description_chars`) as the policy says.
 fn shown(all: &[Value], filter: &ToolFilter, policy: &crate::budget::Policy) -> Vec<Value> {
@@ -236,21 +253,11 @@ impl Proxy {
         opts: ProxyOptions,
     ) -> Result<Proxy, ProxyStartError> {
         let filter = ToolFilter::new(&opts.allow, &opts.deny)?;
-        let mut session = Session::connect(spec, session_opts).await?;
+        let session = Session::connect(spec, session_opts).await?;
         let first_notes = session.capture().subscribe_notifications();
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
-            let (raw, _) = session.list_page("tools/list", cursor.take()).await?;
-            let page: Value = serde_json::from_str(raw.result_text()).unwrap_or_default();
-            all.extend(page["tools"].as_array().cloned().unwrap_or_default());
-            match page["nextCursor"].as_str() {
-                Some(c) if all.len() < 100_000 => cursor = Some(c.to_string()),
-                _ => break,
-            }
-        }
+        let all = upstream_tools(&session).await?;
         let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
         let mut tools = shown(&all, &filter, opts.engine.policy());
         let shown_tools = tools.len();
@@ -350,21 +357,9 @@ impl Proxy {
 
     /// Read the upstream's tools again (after it said they changed).
     async fn refresh_tools(&self) {
-        let session = self.upstream.get();
-        let mut all: Vec<Value> = Vec::new();
-        let mut cursor = None;
-        loop {
-            let params = Some(PaginatedRequestParams::default().with_cursor(cursor.take()));
-            let Ok(page) = session.peer().list_tools(params).await else {
-                return;
-            };
-            let page = serde_json::to_value(&page).unwrap_or_default();
-            all.extend(page["tools"].as_array().cloned().unwrap_or_default());
-            match page["nextCursor"].as_str() {
-                Some(c) if all.len() < 100_000 => cursor = Some(c.to_string()),
-                _ => break,
-            }
-        }
+        let Ok(all) = upstream_tools(&self.upstream.get()).await else {
+            return;
+        };
         let mut tools = shown(&all, &self.filter, self.opts.engine.policy());
         tools.push(read_tool_definition());
         *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);

@@ -227,21 +227,47 @@ impl Session {
         arguments: serde_json::Map<String, serde_json::Value>,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<CallOutcome, UpstreamError> {
-        let failed = |message: String| UpstreamError::Request {
-            method: "tools/call".into(),
-            message,
-        };
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(name.to_string()).with_arguments(arguments),
         ));
+        let (response, latency_ms) = self.request_raw("tools/call", request, cancelled).await?;
+        Ok(CallOutcome {
+            response,
+            latency_ms,
+        })
+    }
+
+    /// One page of `tools/list` from any number of tasks at once (the proxy): the exact result
+    /// as the server sent it, matched by request id.
+    pub async fn tools_page(&self, cursor: Option<String>) -> Result<RawResponse, UpstreamError> {
+        let request = ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest::with_param(
+            PaginatedRequestParams::default().with_cursor(cursor),
+        ));
+        let (response, _) = self
+            .request_raw("tools/list", request, std::future::pending())
+            .await?;
+        Ok(response)
+    }
+
+    /// Send `request`, wait for its response (or `cancelled`, which sends the server
+    /// `notifications/cancelled`), and take the exact response from the capture by its id.
+    async fn request_raw(
+        &self,
+        method: &str,
+        request: ClientRequest,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<(RawResponse, f64), UpstreamError> {
+        let failed = |message: String| UpstreamError::Request {
+            method: method.into(),
+            message,
+        };
         let started = Instant::now();
-        let handle = self
+        let mut handle = self
             .service
             .peer()
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| failed(e.to_string()))?;
-        let mut handle = handle;
         let id = serde_json::to_string(&handle.id).map_err(|e| failed(e.to_string()))?;
         let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
         let answer = tokio::select! {
@@ -255,29 +281,20 @@ impl Session {
         let latency_ms = ms(started);
         let raw = self.capture.take_response_by_id(&id);
         match (answer, raw) {
-            (_, Some(raw)) if raw.error.is_none() => Ok(CallOutcome {
-                response: raw,
-                latency_ms,
-            }),
+            (_, Some(raw)) if raw.error.is_none() => Ok((raw, latency_ms)),
             (Err(ServiceError::McpError(e)), _) => Err(UpstreamError::Rpc {
-                method: "tools/call".into(),
+                method: method.into(),
                 code: e.code.0 as i64,
                 message: e.message.to_string(),
             }),
-            (_, Some(raw)) => Err(UpstreamError::Rpc {
-                method: "tools/call".into(),
-                code: raw
-                    .error
-                    .as_ref()
-                    .and_then(|e| e["code"].as_i64())
-                    .unwrap_or(0),
-                message: raw
-                    .error
-                    .as_ref()
-                    .and_then(|e| e["message"].as_str())
-                    .unwrap_or("error")
-                    .to_string(),
-            }),
+            (_, Some(raw)) => {
+                let error = raw.error.unwrap_or_default();
+                Err(UpstreamError::Rpc {
+                    method: method.into(),
+                    code: error["code"].as_i64().unwrap_or(0),
+                    message: error["message"].as_str().unwrap_or("error").to_string(),
+                })
+            }
             (Err(e), None) => Err(failed(e.to_string())),
             (Ok(_), None) => Err(failed("the response was not captured".into())),
         }

@@ -66,6 +66,16 @@ fn a_huge_result_fits_and_reads_back_whole() {
         "12 of the demo's 13 tools and mcp_budget_read: {names:?}"
     );
     assert!(!names.contains(&"create_ticket") && names.contains(&"mcp_budget_read"));
+    // every other definition is the server's own, field for field and in its key order
+    let own: Vec<Value> = mcp_budget::demo::tool_definitions()
+        .into_iter()
+        .filter(|t| t["name"] != "create_ticket")
+        .collect();
+    let shown = &tools["tools"].as_array().unwrap()[..12];
+    assert_eq!(
+        serde_json::to_string(shown).unwrap(),
+        serde_json::to_string(&own).unwrap()
+    );
 
     let raw = c.request(
         "tools/call",
