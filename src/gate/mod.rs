@@ -109,6 +109,29 @@ fn violation(
     }
 }
 
+/// A token or count threshold: a violation when `value` is over `max`. `says` words the value
+/// (given with thousands separators); the message adds the maximum.
+fn over(
+    rule: &str,
+    server: &str,
+    tool: Option<&str>,
+    value: usize,
+    max: Option<usize>,
+    says: impl FnOnce(String) -> String,
+) -> Option<Violation> {
+    use crate::report::thousands as th;
+    let max = max.filter(|m| value > *m)?;
+    let message = format!("{} (max {})", says(th(value)), th(max));
+    Some(violation(
+        rule,
+        server,
+        tool,
+        value as f64,
+        max as f64,
+        message,
+    ))
+}
+
 /// Judge `current` against `thresholds` and, when given, its `baseline`.
 pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresholds) -> Verdict {
     use crate::report::thousands as th;
@@ -129,92 +152,55 @@ pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresho
             ));
             continue;
         }
-        if let Some(max) = t.max_tools_tokens {
-            if s.tools_list.model_tokens > max {
-                v.push(violation(
-                    "max_tools_tokens",
-                    &s.name,
-                    None,
-                    s.tools_list.model_tokens as f64,
-                    max as f64,
-                    format!(
-                        "server `{}` costs {} schema tokens per turn (max {})",
-                        s.name,
-                        th(s.tools_list.model_tokens),
-                        th(max)
-                    ),
-                ));
-            }
-        }
-        if let Some(max) = t.max_tool_count {
-            if s.tools_list.tool_count > max {
-                v.push(violation(
-                    "max_tool_count",
-                    &s.name,
-                    None,
-                    s.tools_list.tool_count as f64,
-                    max as f64,
-                    format!(
-                        "server `{}` offers {} tools (max {max})",
-                        s.name, s.tools_list.tool_count
-                    ),
-                ));
-            }
-        }
+        let name = s.name.as_str();
+        v.extend(over(
+            "max_tools_tokens",
+            name,
+            None,
+            s.tools_list.model_tokens,
+            t.max_tools_tokens,
+            |n| format!("server `{name}` costs {n} schema tokens per turn"),
+        ));
+        v.extend(over(
+            "max_tool_count",
+            name,
+            None,
+            s.tools_list.tool_count,
+            t.max_tool_count,
+            |n| format!("server `{name}` offers {n} tools"),
+        ));
         for tool in &s.tools {
-            if let Some(max) = t.for_tool(&tool.name).max_tool_tokens {
-                if tool.model_tokens > max {
-                    v.push(violation(
-                        "max_tool_tokens",
-                        &s.name,
-                        Some(&tool.name),
-                        tool.model_tokens as f64,
-                        max as f64,
-                        format!(
-                            "tool `{}` costs {} tokens per turn (max {})",
-                            tool.name,
-                            th(tool.model_tokens),
-                            th(max)
-                        ),
-                    ));
-                }
-            }
+            let n = tool.name.as_str();
+            v.extend(over(
+                "max_tool_tokens",
+                name,
+                Some(n),
+                tool.model_tokens,
+                t.for_tool(n).max_tool_tokens,
+                |k| format!("tool `{n}` costs {k} tokens per turn"),
+            ));
         }
         for p in &s.probes {
-            let limits = t.for_tool(&p.tool);
-            if let (Some(max), Some(raw)) = (limits.max_raw_tokens, &p.raw) {
-                if raw.model_tokens > max {
-                    v.push(violation(
-                        "max_raw_tokens",
-                        &s.name,
-                        Some(&p.tool),
-                        raw.model_tokens as f64,
-                        max as f64,
-                        format!(
-                            "`{}` returned {} tokens (max {})",
-                            p.tool,
-                            th(raw.model_tokens),
-                            th(max)
-                        ),
-                    ));
-                }
+            let (limits, n) = (t.for_tool(&p.tool), p.tool.as_str());
+            if let Some(raw) = &p.raw {
+                v.extend(over(
+                    "max_raw_tokens",
+                    name,
+                    Some(n),
+                    raw.model_tokens,
+                    limits.max_raw_tokens,
+                    |k| format!("`{n}` returned {k} tokens"),
+                ));
             }
-            if let (Some(max), Some(b)) = (limits.max_budgeted_tokens, &p.budgeted) {
-                if b.tokens > max {
-                    v.push(violation(
-                        "max_budgeted_tokens",
-                        &s.name,
-                        Some(&p.tool),
-                        b.tokens as f64,
-                        max as f64,
-                        format!(
-                            "`{}` is {} tokens after the budget engine (max {})",
-                            p.tool,
-                            th(b.tokens),
-                            th(max)
-                        ),
-                    ));
-                }
+            if let Some(b) = &p.budgeted {
+                v.extend(over(
+                    "max_budgeted_tokens",
+                    name,
+                    Some(n),
+                    b.tokens,
+                    limits.max_budgeted_tokens,
+                    |k| format!("`{n}` is {k} tokens after the budget engine"),
+                ));
             }
         }
     }
