@@ -4,9 +4,10 @@
 (list_tickets, ~460 tokens) and a 237k-token one (scrape_as_markdown); and calls per second
 through the proxy with 100 requests in flight. Run after `cargo build --release`:
 
-    python3 scripts/bench-proxy.py [ROUNDS]
+    python3 scripts/bench-proxy.py [ROUNDS]          (BENCH_LOG=1 also writes the call log)
 """
 import json
+import os
 import pathlib
 import statistics
 import subprocess
@@ -72,7 +73,9 @@ def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     spill = tempfile.mkdtemp()
     direct = Client([BIN, "demo-server"])
-    proxy = Client([BIN, "proxy", "--spill-dir", spill, "--", BIN, "demo-server"])
+    # BENCH_LOG=1: with the call log on (its raw count runs after the answer)
+    log = ["--log", str(pathlib.Path(spill) / "calls.jsonl")] if os.environ.get("BENCH_LOG") else []
+    proxy = Client([BIN, "proxy", "--spill-dir", spill, *log, "--", BIN, "demo-server"])
     print(f"| result | direct p50 ms | direct p95 ms | proxy p50 ms | proxy p95 ms | added p50 ms | added p95 ms |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for label, tool, args, n in [("list_tickets (464 tokens)", "list_tickets", {"limit": 5}, rounds),
