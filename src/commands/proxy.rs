@@ -104,8 +104,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             serve.await;
             return Ok(ExitStatus::Success);
         }
-        let running = proxy.clone().serve(rmcp::transport::stdio()).await?;
-        proxy.attach(running.peer().clone());
+        let running = proxy.serve(rmcp::transport::stdio()).await?;
         running.waiting().await?;
         Ok(ExitStatus::Success)
     })

@@ -11,17 +11,20 @@ pub use http::{listen, ListenOptions};
 pub use log::{read_log, CallLog, CallRecord};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
-    GetPromptResponse, ListPromptsResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, RequestMetaObject, ServerConfig, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
@@ -30,7 +33,7 @@ use crate::budget::{CallInfo, Engine, SpillStore};
 use crate::config::ServerSpec;
 use crate::measure::compact_json;
 use crate::tokens::Tokenizer;
-use crate::upstream::{Session, SessionOptions, UpstreamError};
+use crate::upstream::{Forwarded, NotificationOrder, Session, SessionOptions, UpstreamError};
 
 /// How the proxy behaves.
 #[derive(Debug, Clone)]
@@ -108,7 +111,10 @@ impl ToolFilter {
     }
 }
 
-type NotificationRx = tokio::sync::mpsc::UnboundedReceiver<Arc<str>>;
+type NotificationRx = (
+    tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
+    Arc<NotificationOrder>,
+);
 
 /// The upstream session, replaced by a fresh one (with backoff) when the server dies.
 struct Upstream {
@@ -150,20 +156,79 @@ impl Upstream {
     }
 }
 
-/// The proxy server (cheap to clone: every field is shared).
-#[derive(Clone)]
-pub struct Proxy {
+/// Where a progress notification of the upstream goes: the client that made the call, under
+/// the token that client chose.
+struct Route {
+    client: rmcp::service::Peer<RoleServer>,
+    token: Value,
+}
+
+/// Everything the proxy's clones share.
+struct Shared {
     upstream: Arc<Upstream>,
-    opts: Arc<ProxyOptions>,
+    opts: ProxyOptions,
     filter: ToolFilter,
     /// The tools the client sees, as JSON definitions, `mcp_budget_read` last.
-    tools: Arc<std::sync::RwLock<Arc<Vec<Value>>>>,
-    /// The client, once connected: notifications from the upstream are forwarded to it.
-    downstream: Arc<std::sync::OnceLock<rmcp::service::Peer<RoleServer>>>,
-    /// The first session's notifications, subscribed at start so none is lost before `attach`.
-    first_notes: Arc<std::sync::Mutex<Option<NotificationRx>>>,
-    info: Arc<Value>,
+    tools: std::sync::RwLock<Arc<Vec<Value>>>,
+    /// The connected clients (one over stdio, one per session over HTTP): the upstream's
+    /// notifications are forwarded to each.
+    clients: std::sync::Mutex<Vec<rmcp::service::Peer<RoleServer>>>,
+    /// Calls in flight that asked for progress, by the upstream's progress token (JSON text).
+    routes: std::sync::Mutex<HashMap<String, Route>>,
+    info: Value,
+}
+
+/// The proxy server (cheap to clone: the state is shared).
+#[derive(Clone)]
+pub struct Proxy {
+    shared: Arc<Shared>,
     pub startup: Startup,
+}
+
+/// Removes a call's progress route when the call ends, however it ends.
+struct RouteGuard<'a> {
+    routes: &'a std::sync::Mutex<HashMap<String, Route>>,
+    key: Option<String>,
+}
+
+impl Drop for RouteGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(k) = self.key.take() {
+            lock(self.routes).remove(&k);
+        }
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The client's `_meta` for the upstream: without the keys that describe the client's own
+/// session (protocol version, client info and capabilities), which belong to the proxy's.
+fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
+    let mut v = serde_json::to_value(meta).ok()?;
+    let map = v.as_object_mut()?;
+    map.retain(|k, _| {
+        k != "progressToken"
+            && !matches!(
+                k.as_str(),
+                "io.modelcontextprotocol/protocolVersion"
+                    | "io.modelcontextprotocol/clientInfo"
+                    | "io.modelcontextprotocol/clientCapabilities"
+            )
+    });
+    if map.is_empty() {
+        return None;
+    }
+    serde_json::from_value(v).ok()
+}
+
+/// An upstream failure on a forwarded request: its own JSON-RPC error when it sent one.
+fn upstream_error(e: rmcp::service::ServiceError) -> ErrorData {
+    match e {
+        rmcp::service::ServiceError::McpError(e) => e,
+        other => ErrorData::internal_error(other.to_string(), None),
+    }
 }
 
 fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
@@ -245,6 +310,82 @@ fn tool_tokens(tool: &Value, tokenizer: Tokenizer) -> usize {
     tokenizer.count(&compact_json(&view))
 }
 
+/// Forward the upstream's notifications for as long as the proxy lives, following the upstream
+/// across restarts: progress to the client whose call it is, under that client's token;
+/// logging messages, resource updates and list changes to every client (a tools/list_changed
+/// refreshes the tools shown first). The upstream's own cancellations are not forwarded: they
+/// are about requests it made, and the proxy forwards none.
+fn relay_notifications(shared: std::sync::Weak<Shared>, first: NotificationRx) {
+    tokio::spawn(async move {
+        let mut pending = Some(first);
+        loop {
+            let (mut rx, order) = match pending.take() {
+                Some(rx) => rx,
+                None => match shared.upgrade() {
+                    Some(s) => s.upstream.get().capture().subscribe_notifications(),
+                    None => return,
+                },
+            };
+            while let Some(line) = rx.recv().await {
+                let Some(s) = shared.upgrade() else { return };
+                s.relay(&line).await;
+                order.done_one();
+            }
+            // the session was replaced (a restart): follow the new one
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+}
+
+impl Shared {
+    async fn relay(&self, line: &str) {
+        let Ok(mut msg) = serde_json::from_str::<Value>(line) else {
+            return;
+        };
+        let method = msg["method"].as_str().unwrap_or("").to_string();
+        let mut params = msg.get_mut("params").map(Value::take).unwrap_or(json!({}));
+        let targets = match method.as_str() {
+            "notifications/cancelled" => return,
+            "notifications/progress" => {
+                let key = params["progressToken"].to_string();
+                let Some((client, token)) = lock(&self.routes)
+                    .get(&key)
+                    .map(|r| (r.client.clone(), r.token.clone()))
+                else {
+                    return;
+                };
+                params["progressToken"] = token;
+                vec![client]
+            }
+            _ => {
+                if method == "notifications/tools/list_changed" {
+                    self.refresh_tools().await;
+                }
+                let mut clients = lock(&self.clients);
+                clients.retain(|c| !c.is_transport_closed());
+                clients.clone()
+            }
+        };
+        let note = json!({"method": method, "params": params});
+        let Ok(note) = serde_json::from_value::<rmcp::model::ServerNotification>(note) else {
+            return;
+        };
+        for client in targets {
+            let _ = client.send_notification(note.clone()).await;
+        }
+    }
+
+    /// Read the upstream's tools again (after it said they changed).
+    async fn refresh_tools(&self) {
+        let Ok(all) = upstream_tools(&self.upstream.get()).await else {
+            return;
+        };
+        let mut tools = shown(&all, &self.filter, self.opts.engine.policy());
+        tools.push(read_tool_definition());
+        *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
+    }
+}
+
 impl Proxy {
     /// Connect to the upstream and read its tools.
     pub async fn start(
@@ -279,7 +420,7 @@ impl Proxy {
         if !info["capabilities"]["resources"].is_object() {
             info["capabilities"]["resources"] = json!({});
         }
-        Ok(Proxy {
+        let shared = Arc::new(Shared {
             upstream: Arc::new(Upstream {
                 spec: spec.clone(),
                 opts: session_opts.clone(),
@@ -288,10 +429,15 @@ impl Proxy {
                 restarts: AtomicUsize::new(0),
             }),
             filter,
-            tools: Arc::new(std::sync::RwLock::new(Arc::new(tools))),
-            downstream: Arc::new(std::sync::OnceLock::new()),
-            first_notes: Arc::new(std::sync::Mutex::new(Some(first_notes))),
-            info: Arc::new(info),
+            tools: std::sync::RwLock::new(Arc::new(tools)),
+            clients: std::sync::Mutex::new(Vec::new()),
+            routes: std::sync::Mutex::new(HashMap::new()),
+            info,
+            opts,
+        });
+        relay_notifications(Arc::downgrade(&shared), first_notes);
+        Ok(Proxy {
+            shared,
             startup: Startup {
                 upstream_tools: all.len(),
                 shown_tools,
@@ -300,78 +446,16 @@ impl Proxy {
                 hidden_tokens: upstream_tokens - kept,
                 read_tool_tokens,
             },
-            opts: Arc::new(opts),
         })
-    }
-
-    /// Forward the upstream's notifications to `client` from now on (also after a restart):
-    /// logging messages, resource updates and list changes. A tools/list_changed refreshes the
-    /// tools the client is shown before it is forwarded. (Progress notifications carry the
-    /// proxy's own progress tokens, not the client's, and are not forwarded.)
-    pub fn attach(&self, client: rmcp::service::Peer<RoleServer>) {
-        if self.downstream.set(client).is_err() {
-            return;
-        }
-        let me = self.clone();
-        let first = self
-            .first_notes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        tokio::spawn(async move {
-            let mut pending = first;
-            loop {
-                let mut rx = match pending.take() {
-                    Some(rx) => rx,
-                    None => me.upstream.get().capture().subscribe_notifications(),
-                };
-                while let Some(line) = rx.recv().await {
-                    me.relay(&line).await;
-                }
-                // the session was replaced (a restart): follow the new one
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        });
-    }
-
-    async fn relay(&self, line: &str) {
-        let Ok(msg) = serde_json::from_str::<Value>(line) else {
-            return;
-        };
-        let method = msg["method"].as_str().unwrap_or("");
-        if method == "notifications/progress" || method == "notifications/cancelled" {
-            return;
-        }
-        if method == "notifications/tools/list_changed" {
-            self.refresh_tools().await;
-        }
-        let note =
-            json!({"method": method, "params": msg.get("params").cloned().unwrap_or(json!({}))});
-        let Ok(note) = serde_json::from_value::<rmcp::model::ServerNotification>(note) else {
-            return;
-        };
-        if let Some(peer) = self.downstream.get() {
-            let _ = peer.send_notification(note).await;
-        }
-    }
-
-    /// Read the upstream's tools again (after it said they changed).
-    async fn refresh_tools(&self) {
-        let Ok(all) = upstream_tools(&self.upstream.get()).await else {
-            return;
-        };
-        let mut tools = shown(&all, &self.filter, self.opts.engine.policy());
-        tools.push(read_tool_definition());
-        *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
     }
 
     /// How many times the upstream was started again after it died.
     pub fn restarts(&self) -> usize {
-        self.upstream.restarts.load(Ordering::SeqCst)
+        self.shared.upstream.restarts.load(Ordering::SeqCst)
     }
 
     fn store(&self) -> &SpillStore {
-        self.opts.engine.store()
+        self.shared.opts.engine.store()
     }
 
     /// Forward one call to the upstream and budget its result.
@@ -379,14 +463,50 @@ impl Proxy {
         &self,
         name: &str,
         args: Map<String, Value>,
-        client: (Option<String>, Option<String>),
-        cancelled: impl std::future::Future<Output = ()>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let session = self.upstream.get();
-        let outcome = match session
-            .call_cancellable(name, args.clone(), cancelled)
-            .await
-        {
+        let client = context
+            .peer
+            .peer_info()
+            .map(|i| {
+                (
+                    Some(i.client_info.name.clone()),
+                    Some(i.client_info.version.clone()),
+                )
+            })
+            .unwrap_or((None, None));
+        // the client's progress token is swapped for the upstream session's own: progress
+        // notifications under that token are routed back to this client with its token
+        let mut route = RouteGuard {
+            routes: &self.shared.routes,
+            key: None,
+        };
+        let wants_progress = context.meta.get_progress_token().map(|t| {
+            (
+                context.peer.clone(),
+                serde_json::to_value(t).unwrap_or_default(),
+            )
+        });
+        // the client's notifications/cancelled cancels `ct`: pass it on to the upstream
+        let ct = context.ct.clone();
+        let forwarded = Forwarded {
+            meta: forwarded_meta(&context.meta),
+            cancelled: async move { ct.cancelled().await },
+            on_sent: |upstream: &rmcp::model::ProgressToken| {
+                if let Some((client, token)) = wants_progress {
+                    let key = serde_json::to_string(upstream).unwrap_or_default();
+                    lock(&self.shared.routes).insert(key.clone(), Route { client, token });
+                    route.key = Some(key);
+                }
+            },
+        };
+        let session = self.shared.upstream.get();
+        let answer = session.call_forwarded(name, args.clone(), forwarded).await;
+        // what the upstream sent before its answer (the call's progress, a log message) is
+        // forwarded before the answer, as a client expects; a stuck client cannot stall this
+        let order = session.capture().notification_order();
+        let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
+        let outcome = match answer {
             Ok(o) => o,
             Err(UpstreamError::Rpc { code, message, .. }) => {
                 return Err(ErrorData::new(
@@ -399,13 +519,16 @@ impl Proxy {
                 // rmcp reports a dead transport before `is_closed` turns true
                 let stopped = session.is_closed() || e.to_string().contains("closed");
                 let message = if stopped {
-                    self.upstream.restart();
+                    self.shared.upstream.restart();
                     format!(
                         "the upstream server `{}` has stopped (mcp-budget is restarting it; try again): {e}",
-                        self.opts.server
+                        self.shared.opts.server
                     )
                 } else {
-                    format!("the upstream server `{}` failed: {e}", self.opts.server)
+                    format!(
+                        "the upstream server `{}` failed: {e}",
+                        self.shared.opts.server
+                    )
                 };
                 return Err(ErrorData::internal_error(message, None));
             }
@@ -415,8 +538,8 @@ impl Proxy {
             ErrorData::internal_error(format!("upstream result is not JSON: {e}"), None)
         })?;
         let raw_bytes = raw_text.len();
-        let engine = self.opts.engine.clone();
-        let server = self.opts.server.clone();
+        let engine = self.shared.opts.engine.clone();
+        let server = self.shared.opts.server.clone();
         let tool = name.to_string();
         let (budgeted, engine_ms, raw) = tokio::task::spawn_blocking(move || {
             let started = Instant::now();
@@ -430,14 +553,14 @@ impl Proxy {
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))?;
-        if let Some(log) = &self.opts.log {
+        if let Some(log) = &self.shared.opts.log {
             let record = CallRecord {
                 ts: now(),
-                server: self.opts.server.clone(),
+                server: self.shared.opts.server.clone(),
                 tool: name.to_string(),
                 client_name: client.0,
                 client_version: client.1,
-                transport: self.opts.transport.clone(),
+                transport: self.shared.opts.transport.clone(),
                 raw_bytes,
                 raw_tokens: 0,
                 returned_tokens: budgeted.tokens_after,
@@ -449,7 +572,7 @@ impl Proxy {
             };
             // the raw count is the engine's (the same units as `returned_tokens`, free for a
             // pass-through); a reduced result is counted in full, after the client has its answer
-            let (log, engine) = (log.clone(), self.opts.engine.clone());
+            let (log, engine) = (log.clone(), self.shared.opts.engine.clone());
             let (strategy, tokens_after) = (budgeted.strategy, budgeted.tokens_after);
             tokio::task::spawn_blocking(move || {
                 let record = CallRecord {
@@ -512,7 +635,7 @@ fn now() -> String {
 
 impl ServerHandler for Proxy {
     fn get_info(&self) -> ServerConfig {
-        serde_json::from_value((*self.info).clone()).unwrap_or_else(|_| {
+        serde_json::from_value(self.shared.info.clone()).unwrap_or_else(|_| {
             serde_json::from_value(json!({
                 "protocolVersion": "2025-06-18",
                 "capabilities": {"tools": {}, "resources": {}},
@@ -522,12 +645,24 @@ impl ServerHandler for Proxy {
         })
     }
 
+    /// A client that finished initializing gets the upstream's notifications from now on.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut clients = lock(&self.shared.clients);
+        clients.retain(|c| !c.is_transport_closed());
+        clients.push(context.peer);
+    }
+
     async fn list_tools(
         &self,
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.tools.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let tools = self
+            .shared
+            .tools
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         from_json(json!({"tools": *tools}))
     }
 
@@ -539,41 +674,31 @@ impl ServerHandler for Proxy {
         let args = request.arguments.unwrap_or_default();
         if request.name == READ_TOOL {
             let parsed: Result<ReadArgs, _> = serde_json::from_value(Value::Object(args));
-            let budget = self.opts.engine.policy().for_tool(READ_TOOL).budget;
+            let budget = self.shared.opts.engine.policy().for_tool(READ_TOOL).budget;
             let result = match parsed {
                 Err(e) => error_result(&ReadError::Arguments(e.to_string()).to_string()),
-                Ok(a) => match read(self.store(), &a, budget, self.opts.tokenizer) {
+                Ok(a) => match read(self.store(), &a, budget, self.shared.opts.tokenizer) {
                     Ok(text) => from_json(json!({"content": [{"type": "text", "text": text}]}))?,
                     Err(e) => error_result(&e.to_string()),
                 },
             };
             return Ok(result.into());
         }
-        if !self.filter.shows(&request.name)
-            || self.opts.engine.policy().for_tool(&request.name).hide
+        if !self.shared.filter.shows(&request.name)
+            || self
+                .shared
+                .opts
+                .engine
+                .policy()
+                .for_tool(&request.name)
+                .hide
         {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{}`", request.name),
                 None,
             ));
         }
-        let client = context
-            .peer
-            .peer_info()
-            .map(|i| {
-                (
-                    Some(i.client_info.name.clone()),
-                    Some(i.client_info.version.clone()),
-                )
-            })
-            .unwrap_or((None, None));
-        // the client's notifications/cancelled cancels `ct`: pass it on to the upstream
-        let ct = context.ct.clone();
-        let cancelled = async move { ct.cancelled().await };
-        Ok(self
-            .forward(&request.name, args, client, cancelled)
-            .await?
-            .into())
+        Ok(self.forward(&request.name, args, context).await?.into())
     }
 
     async fn list_prompts(
@@ -581,10 +706,11 @@ impl ServerHandler for Proxy {
         request: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        if self.info["capabilities"]["prompts"].is_null() {
+        if self.shared.info["capabilities"]["prompts"].is_null() {
             return from_json(json!({"prompts": []}));
         }
-        self.upstream
+        self.shared
+            .upstream
             .get()
             .peer()
             .list_prompts(request)
@@ -598,6 +724,7 @@ impl ServerHandler for Proxy {
         _: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let result = self
+            .shared
             .upstream
             .get()
             .peer()
@@ -615,11 +742,12 @@ impl ServerHandler for Proxy {
         let mut resources: Vec<Value> = Vec::new();
         let mut next = None;
         if request.as_ref().and_then(|r| r.cursor.as_ref()).is_some()
-            || !self.info["capabilities"]["resources"]
+            || !self.shared.info["capabilities"]["resources"]
                 .as_object()
                 .is_none_or(|o| o.is_empty())
         {
             if let Ok(up) = self
+                .shared
                 .upstream
                 .get()
                 .peer()
@@ -660,6 +788,7 @@ impl ServerHandler for Proxy {
             return Ok(result.into());
         }
         let result = self
+            .shared
             .upstream
             .get()
             .peer()
@@ -667,6 +796,95 @@ impl ServerHandler for Proxy {
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(result.into())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if self.shared.info["capabilities"]["resources"]
+            .as_object()
+            .is_none_or(|o| o.is_empty())
+        {
+            return from_json(json!({"resourceTemplates": []}));
+        }
+        self.shared
+            .upstream
+            .get()
+            .peer()
+            .list_resource_templates(request)
+            .await
+            .map_err(upstream_error)
+    }
+
+    #[allow(deprecated)] // resources/subscribe is legacy in rmcp, and current in the spec
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared
+            .upstream
+            .get()
+            .peer()
+            .subscribe(request)
+            .await
+            .map_err(upstream_error)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared
+            .upstream
+            .get()
+            .peer()
+            .unsubscribe(request)
+            .await
+            .map_err(upstream_error)
+    }
+
+    #[allow(deprecated)] // logging/setLevel is current in the spec
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.shared.info["capabilities"]["logging"].is_null() {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
+        self.shared
+            .upstream
+            .get()
+            .peer()
+            .set_level(request)
+            .await
+            .map_err(upstream_error)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if self.shared.info["capabilities"]["completions"].is_null() {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::CompleteRequestMethod,
+            >());
+        }
+        self.shared
+            .upstream
+            .get()
+            .peer()
+            .complete(request)
+            .await
+            .map_err(upstream_error)
     }
 }
 

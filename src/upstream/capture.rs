@@ -2,6 +2,7 @@
 //! and responses with the byte range of their `result`.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -105,6 +106,43 @@ fn is_notification(line: &str) -> bool {
 pub struct Capture {
     state: Arc<Mutex<State>>,
     started: Instant,
+    order: Arc<NotificationOrder>,
+}
+
+/// How far the subscriber has got with the notifications handed to it, so that whoever got a
+/// response can wait until the notifications that came before it were dealt with (the proxy
+/// forwards a call's progress before its result, as the server sent them).
+#[derive(Debug, Default)]
+pub struct NotificationOrder {
+    queued: AtomicU64,
+    done: AtomicU64,
+    changed: tokio::sync::Notify,
+}
+
+impl NotificationOrder {
+    /// How many notifications were handed to the subscriber so far.
+    pub fn queued(&self) -> u64 {
+        self.queued.load(Ordering::SeqCst)
+    }
+
+    /// The subscriber dealt with one more.
+    pub fn done_one(&self) {
+        self.done.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+
+    /// Wait until the subscriber has dealt with the first `n` notifications.
+    pub async fn wait_for(&self, n: u64) {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if self.done.load(Ordering::SeqCst) >= n {
+                return;
+            }
+            changed.await;
+        }
+    }
 }
 
 impl Capture {
@@ -116,6 +154,7 @@ impl Capture {
                 ..State::default()
             })),
             started: Instant::now(),
+            order: Arc::default(),
         }
     }
 
@@ -162,25 +201,51 @@ impl Capture {
         let mut st = self.lock();
         let mut answered = None;
         if let Some((id, resp)) = parsed {
-            let method = st.pending.remove(&id);
-            if resp.error.is_none() {
-                answered = method.map(|m| (m, id.clone()));
+            // an answer to nothing we are waiting for (a repeat, or a forgotten request) is
+            // not kept
+            if let Some(method) = st.pending.remove(&id) {
+                if resp.error.is_none() {
+                    answered = Some((method, id.clone()));
+                }
+                st.responses.insert(id, resp);
             }
-            st.responses.insert(id, resp);
         } else if let Some(tx) = &st.notifications {
-            if is_notification(&line) {
-                let _ = tx.send(line.clone());
+            if is_notification(&line) && tx.send(line.clone()).is_ok() {
+                self.order.queued.fetch_add(1, Ordering::SeqCst);
             }
         }
         self.event(&mut st, Direction::Received, &line);
         answered
     }
 
-    /// Every notification the server sends from now on, as its exact line.
-    pub fn subscribe_notifications(&self) -> tokio::sync::mpsc::UnboundedReceiver<Arc<str>> {
+    /// Every notification the server sends from now on, as its exact line, and the count of
+    /// those handed over and dealt with (call [`NotificationOrder::done_one`] for each).
+    pub fn subscribe_notifications(
+        &self,
+    ) -> (
+        tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
+        Arc<NotificationOrder>,
+    ) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        self.lock().notifications = Some(tx);
-        rx
+        let mut st = self.lock();
+        st.notifications = Some(tx);
+        // what an earlier subscriber left unread will never be dealt with
+        let queued = self.order.queued.load(Ordering::SeqCst);
+        self.order.done.store(queued, Ordering::SeqCst);
+        (rx, self.order.clone())
+    }
+
+    /// The count of notifications handed to the subscriber and dealt with.
+    pub fn notification_order(&self) -> &NotificationOrder {
+        &self.order
+    }
+
+    /// Stop waiting for the answer to the request with this id (it was cancelled): an answer
+    /// that still comes is dropped.
+    pub fn forget(&self, id: &str) {
+        let mut st = self.lock();
+        st.pending.remove(id);
+        st.responses.remove(id);
     }
 
     /// Remember something odd the server did (non-JSON output, bad UTF-8).

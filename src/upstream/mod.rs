@@ -11,7 +11,7 @@ mod process;
 mod pump;
 mod session;
 
-pub use capture::{Capture, CaptureEvent, Direction, RawResponse};
+pub use capture::{Capture, CaptureEvent, Direction, NotificationOrder, RawResponse};
 pub use error::UpstreamError;
 pub use http::load_ca_file;
-pub use session::{CallOutcome, Session, SessionOptions};
+pub use session::{CallOutcome, Forwarded, Session, SessionOptions};

@@ -302,6 +302,15 @@ mod tests {
         let (mut server_side, server_out) = tokio::io::duplex(1024);
         let (server_in, mut server_reads) = tokio::io::duplex(1024);
         let mut p = start(server_out, server_in, capture.clone(), 64);
+        // the request first: an answer to nothing asked is not kept
+        p.rmcp_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        drop(p.rmcp_write);
+        let mut sent = String::new();
+        server_reads.read_to_string(&mut sent).await.unwrap();
+        assert!(sent.contains("\"ping\""));
         server_side
             .write_all(
                 b"starting up...\n{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\r\n\xff\xfe\n",
@@ -315,14 +324,6 @@ mod tests {
         p.rmcp_read.read_to_string(&mut got).await.unwrap();
         assert_eq!(got, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n");
 
-        p.rmcp_write
-            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n")
-            .await
-            .unwrap();
-        drop(p.rmcp_write);
-        let mut sent = String::new();
-        server_reads.read_to_string(&mut sent).await.unwrap();
-        assert!(sent.contains("\"ping\""));
         let w = capture.warnings();
         assert_eq!(w.len(), 3, "{w:?}");
         assert!(w[0].contains("starting up"));

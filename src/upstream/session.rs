@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    Implementation, PaginatedRequestParams,
+    Implementation, PaginatedRequestParams, ProgressToken, RequestMetaObject,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -35,6 +35,26 @@ impl Default for SessionOptions {
             max_response_bytes: 256 * 1024 * 1024,
             record: false,
             extra_roots: Vec::new(),
+        }
+    }
+}
+
+/// What a call made for a client carries besides the tool and its arguments.
+pub struct Forwarded<C, S> {
+    /// The client's `_meta`; its progress token is replaced by this session's own.
+    pub meta: Option<RequestMetaObject>,
+    /// Completes when the client cancels the call.
+    pub cancelled: C,
+    /// Told the progress token the server sees, before any progress can arrive.
+    pub on_sent: S,
+}
+
+impl Default for Forwarded<std::future::Pending<()>, fn(&ProgressToken)> {
+    fn default() -> Self {
+        Forwarded {
+            meta: None,
+            cancelled: std::future::pending(),
+            on_sent: |_| {},
         }
     }
 }
@@ -215,22 +235,37 @@ impl Session {
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> Result<CallOutcome, UpstreamError> {
-        self.call_cancellable(name, arguments, std::future::pending())
+        self.call_forwarded(name, arguments, Forwarded::default())
             .await
     }
 
-    /// [`Self::call`], given up when `cancelled` completes: the server is then sent
-    /// `notifications/cancelled` for the request (the proxy passes on its client's cancellation).
-    pub async fn call_cancellable(
+    /// [`Self::call`] on behalf of a client (the proxy): the request carries the client's
+    /// `_meta` (with a progress token of this session in place of the client's, told to
+    /// `forwarded.on_sent` as soon as the request is out), and is given up when
+    /// `forwarded.cancelled` completes: the server is then sent `notifications/cancelled`.
+    pub async fn call_forwarded<C, S>(
         &self,
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
-        cancelled: impl std::future::Future<Output = ()>,
-    ) -> Result<CallOutcome, UpstreamError> {
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-            CallToolRequestParams::new(name.to_string()).with_arguments(arguments),
-        ));
-        let (response, latency_ms) = self.request_raw("tools/call", request, cancelled).await?;
+        forwarded: Forwarded<C, S>,
+    ) -> Result<CallOutcome, UpstreamError>
+    where
+        C: std::future::Future<Output = ()>,
+        S: FnOnce(&ProgressToken),
+    {
+        let mut params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
+        if let Some(meta) = forwarded.meta {
+            params.meta = Some(meta);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let (response, latency_ms) = self
+            .request_raw(
+                "tools/call",
+                request,
+                forwarded.on_sent,
+                forwarded.cancelled,
+            )
+            .await?;
         Ok(CallOutcome {
             response,
             latency_ms,
@@ -244,7 +279,7 @@ impl Session {
             PaginatedRequestParams::default().with_cursor(cursor),
         ));
         let (response, _) = self
-            .request_raw("tools/list", request, std::future::pending())
+            .request_raw("tools/list", request, |_| {}, std::future::pending())
             .await?;
         Ok(response)
     }
@@ -255,6 +290,7 @@ impl Session {
         &self,
         method: &str,
         request: ClientRequest,
+        on_sent: impl FnOnce(&ProgressToken),
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<(RawResponse, f64), UpstreamError> {
         let failed = |message: String| UpstreamError::Request {
@@ -269,17 +305,22 @@ impl Session {
             .await
             .map_err(|e| failed(e.to_string()))?;
         let id = serde_json::to_string(&handle.id).map_err(|e| failed(e.to_string()))?;
+        on_sent(&handle.progress_token);
         let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
         let answer = tokio::select! {
             r = rx => r.unwrap_or(Err(ServiceError::TransportClosed)),
             () = cancelled => {
                 let _ = handle.cancel(Some("cancelled by the client".into())).await;
-                self.capture.take_response_by_id(&id);
+                self.capture.forget(&id);
                 return Err(failed("cancelled by the client".into()));
             }
         };
         let latency_ms = ms(started);
+        // rmcp fails a request on its own (a closed transport) without a response: stop waiting
         let raw = self.capture.take_response_by_id(&id);
+        if raw.is_none() {
+            self.capture.forget(&id);
+        }
         match (answer, raw) {
             (_, Some(raw)) if raw.error.is_none() => Ok((raw, latency_ms)),
             (Err(ServiceError::McpError(e)), _) => Err(UpstreamError::Rpc {

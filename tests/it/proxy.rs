@@ -10,7 +10,7 @@ use mcp_budget::demo::DemoServer;
 use mcp_budget::tokens::Tokenizer;
 use serde_json::{json, Value};
 
-use crate::support::{bin_path, RawClient};
+use crate::support::{bin_path, free_port, real_server, serve_on, RawClient};
 
 fn proxy_args<'a>(spill: &'a str, log: &'a str, bin: &'a str, budget: &'a str) -> Vec<&'a str> {
     vec![
@@ -300,11 +300,17 @@ fn python_sdk() -> Option<std::path::PathBuf> {
 
 /// Run tests/fixtures/sdk_client.py against `proxy ... -- upstream...`.
 fn sdk_run(python: &std::path::Path, tool: &str, proxy: &[&str]) -> Value {
+    let bin = bin_path();
+    let mut args = vec![tool, bin.to_str().unwrap()];
+    args.extend_from_slice(proxy);
+    sdk(python, &args)
+}
+
+/// Run tests/fixtures/sdk_client.py with these arguments; its JSON output.
+fn sdk(python: &std::path::Path, args: &[&str]) -> Value {
     let out = Command::new(python)
         .arg(crate::support::repo().join("tests/fixtures/sdk_client.py"))
-        .arg(tool)
-        .arg(bin_path())
-        .args(proxy)
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -483,15 +489,6 @@ fn upstream_notifications_reach_the_client_and_list_changes_refresh_the_tools() 
     assert_eq!(tools(&after), vec!["probe", "probe2", "mcp_budget_read"]);
 }
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// One raw HTTP POST of an initialize request; the status line's code.
 fn post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
     use std::io::Read;
@@ -521,8 +518,8 @@ fn over_http_the_proxy_checks_host_origin_and_bearer_and_serves_mcp() {
     let home = tempfile::tempdir().unwrap();
     let port = free_port();
     let bin = bin_path();
-    let child = Command::new(&bin)
-        .args(["proxy", "--spill-dir"])
+    let mut cmd = Command::new(&bin);
+    cmd.args(["proxy", "--spill-dir"])
         .arg(home.path().join("spill"))
         .args([
             "--listen",
@@ -533,25 +530,8 @@ fn over_http_the_proxy_checks_host_origin_and_bearer_and_serves_mcp() {
         .arg("--")
         .arg(&bin)
         .arg("demo-server")
-        .env("PROXY_TOKEN", TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    struct Kill(std::process::Child);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _guard = Kill(child);
-    let started = std::time::Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed().as_secs() < 20, "the proxy did not listen");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+        .env("PROXY_TOKEN", TOKEN);
+    let _proxy = serve_on(cmd, port);
     let host = format!("127.0.0.1:{port}");
     let auth = format!("Bearer {TOKEN}");
     assert_eq!(
@@ -757,4 +737,238 @@ impl Drop for HostileProxy {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// server-everything's `trigger-long-running-operation`: four steps, a progress note each.
+const LONG_RUN: &str = r#"{"duration": 0.4, "steps": 4}"#;
+
+/// The `[progress, total]` pairs the SDK client's progress callback saw.
+fn progress(got: &Value) -> Vec<(f64, f64)> {
+    got["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+        .collect()
+}
+
+fn four_steps() -> Vec<(f64, f64)> {
+    (1..=4).map(|i| (f64::from(i), 4.0)).collect()
+}
+
+/// The methods of the notifications in `notes`.
+fn methods(notes: &Value) -> Vec<&str> {
+    notes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["method"].as_str())
+        .collect()
+}
+
+/// `proxy --listen` on a free port in front of `upstream`; the URL and the running proxy.
+fn proxy_on_http(spill: &std::path::Path, upstream: &[&str]) -> (String, crate::support::Served) {
+    let port = free_port();
+    let mut cmd = Command::new(bin_path());
+    cmd.args(["proxy", "--spill-dir"])
+        .arg(spill)
+        .args(["--listen", &format!("127.0.0.1:{port}"), "--"])
+        .args(upstream);
+    (format!("http://127.0.0.1:{port}/mcp"), serve_on(cmd, port))
+}
+
+#[test]
+fn progress_reaches_the_client_that_asked_under_its_own_token() {
+    let (Some(python), Some(everything)) = (python_sdk(), real_server("mcp-server-everything"))
+    else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let spill = home.path().join("spill");
+    let (bin, everything) = (bin_path(), everything.to_str().unwrap().to_string());
+    let done = "Long running operation completed. Duration: 0.4 seconds, Steps: 4.";
+
+    // stdio: the SDK only calls back for its own token, so every step arriving shows the proxy
+    // put the client's token back; logging/setLevel is forwarded too (the SDK fails otherwise)
+    let got = sdk(
+        &python,
+        &[
+            "--args",
+            LONG_RUN,
+            "--log-level",
+            "debug",
+            "trigger-long-running-operation",
+            bin.to_str().unwrap(),
+            "proxy",
+            "--spill-dir",
+            spill.to_str().unwrap(),
+            "--",
+            &everything,
+            "stdio",
+        ],
+    );
+    assert_eq!(got["shown"], done);
+    assert_eq!(progress(&got), four_steps());
+
+    // streamable HTTP: the same, and another session on the proxy is not sent the progress
+    let (url, _proxy) = proxy_on_http(&spill, &[&everything, "stdio"]);
+    let got = sdk(
+        &python,
+        &[
+            "--args",
+            LONG_RUN,
+            "--watchers",
+            "1",
+            "--url",
+            &url,
+            "trigger-long-running-operation",
+        ],
+    );
+    assert_eq!(got["shown"], done);
+    assert_eq!(progress(&got), four_steps());
+    assert!(
+        !methods(&got["watchers"][0]).contains(&"notifications/progress"),
+        "{}",
+        got["watchers"]
+    );
+}
+
+#[test]
+fn over_http_every_session_gets_the_upstreams_notifications() {
+    let Some(python) = python_sdk() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let (url, _proxy) = proxy_on_http(
+        &home.path().join("spill"),
+        &["python3", hostile.to_str().unwrap(), "notify"],
+    );
+    let got = sdk(
+        &python,
+        &["--watchers", "2", "--settle", "1.5", "--url", &url, "probe"],
+    );
+    assert_eq!(got["is_error"], false);
+    let sessions = [&got["notes"], &got["watchers"][0], &got["watchers"][1]];
+    for notes in sessions {
+        let m = methods(notes);
+        assert!(m.contains(&"notifications/message"), "{notes}");
+        assert!(m.contains(&"notifications/tools/list_changed"), "{notes}");
+        let log = notes
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["method"] == "notifications/message")
+            .unwrap();
+        assert_eq!(log["params"]["data"], "disk almost full");
+    }
+}
+
+#[test]
+fn the_upstream_can_be_a_url_with_or_without_sse_or_a_named_server() {
+    let (Some(python), Some(everything)) = (python_sdk(), real_server("mcp-server-everything"))
+    else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let spill = home.path().join("spill");
+    let spill = spill.to_str().unwrap();
+    let bin = bin_path();
+    let bin = bin.to_str().unwrap();
+    let serve_everything = |mode: &str| {
+        let port = free_port();
+        let mut cmd = Command::new(&everything);
+        cmd.arg(mode).env("PORT", port.to_string());
+        (port, serve_on(cmd, port))
+    };
+
+    // streamable HTTP upstream: tools, a call, and progress across both hops
+    let (port, _http) = serve_everything("streamableHttp");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let got = sdk(
+        &python,
+        &[
+            "--args",
+            LONG_RUN,
+            "trigger-long-running-operation",
+            bin,
+            "proxy",
+            "--spill-dir",
+            spill,
+            "--upstream-url",
+            &url,
+        ],
+    );
+    assert_eq!(
+        got["tools"].as_array().unwrap().len(),
+        14,
+        "{}",
+        got["tools"]
+    );
+    assert_eq!(progress(&got), four_steps());
+
+    // legacy HTTP+SSE upstream
+    let (port, _sse) = serve_everything("sse");
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let got = sdk(
+        &python,
+        &[
+            "--args",
+            r#"{"a": 2, "b": 3}"#,
+            "get-sum",
+            bin,
+            "proxy",
+            "--spill-dir",
+            spill,
+            "--upstream-url",
+            &url,
+            "--sse",
+        ],
+    );
+    assert_eq!(got["shown"], "The sum of 2 and 3 is 5.");
+
+    // a server named in a probe file; its name is the one logged
+    let probes = home.path().join("probes.toml");
+    std::fs::write(
+        &probes,
+        format!("[servers.everything]\ncommand = {everything:?}\nargs = [\"stdio\"]\n"),
+    )
+    .unwrap();
+    let log = home.path().join("calls.jsonl");
+    let got = sdk(
+        &python,
+        &[
+            "--args",
+            r#"{"message": "through a named server"}"#,
+            "echo",
+            bin,
+            "proxy",
+            "--spill-dir",
+            spill,
+            "--log",
+            log.to_str().unwrap(),
+            "--server",
+            "everything",
+            "--config",
+            probes.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(got["shown"], "Echo: through a named server");
+    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(
+        (records[0].server.as_str(), records[0].tool.as_str()),
+        ("everything", "echo")
+    );
+    assert_eq!(records[0].client_name.as_deref(), Some("mcp"));
+
+    // an unknown name is a one-line error naming it
+    let out = Command::new(bin)
+        .args(["proxy", "--server", "nope", "--config"])
+        .arg(&probes)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nope") && err.lines().count() == 1, "{err}");
 }

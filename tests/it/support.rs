@@ -206,3 +206,42 @@ pub fn audit_probe(
     let report = serde_json::from_slice(&out.stdout).expect("a JSON report on stdout");
     (report, String::from_utf8_lossy(&out.stderr).to_string())
 }
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process that is killed when dropped.
+pub struct Served(pub Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Spawn `cmd` (stdout and stderr discarded) and wait until it listens on `port`.
+pub fn serve_on(mut cmd: Command, port: u16) -> Served {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let served = Served(child);
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "{cmd:?} did not listen on {port} within 20 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    served
+}

@@ -4,49 +4,18 @@
 //! a server that refuses or is not there is a clear error on that server only.
 
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{mcp_budget, read_report, real_server};
+use crate::support::{free_port, mcp_budget, read_report, real_server, serve_on, Served};
 
 const SECRET: &str = "sk-header-SECRET-777";
 
-/// A free loopback port.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// server-everything in `mode` on `port`, killed on drop.
-struct Served(Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn serve(bin: &std::path::Path, mode: &str, port: u16) -> Served {
-    let child = Command::new(bin)
-        .arg(mode)
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{mode} server did not listen on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Served(child)
+    let mut cmd = Command::new(bin);
+    cmd.arg(mode).env("PORT", port.to_string());
+    serve_on(cmd, port)
 }
 
 #[test]
