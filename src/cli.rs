@@ -96,6 +96,9 @@ pub struct StatsArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = StatsFormat::Table)]
     pub format: StatsFormat,
+    /// Also draw each tool's p95 raw and returned tokens to this file (.svg or .png)
+    #[arg(long, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

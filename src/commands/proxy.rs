@@ -42,8 +42,9 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         }
         None => None,
     };
+    let name = args.name.clone().unwrap_or_else(|| spec.name.clone());
     let opts = ProxyOptions {
-        server: args.name.clone().unwrap_or_else(|| spec.name.clone()),
+        server: name.clone(),
         allow: args.allow.clone(),
         deny: args.deny.clone(),
         engine: Arc::new(engine),
@@ -73,17 +74,17 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         .await;
         let proxy = match started {
             Ok(Ok(p)) => p,
-            Ok(Err(e)) => anyhow::bail!("upstream `{}`: {e}", spec.name),
+            Ok(Err(e)) => anyhow::bail!("upstream `{name}`: {e}"),
             Err(_) => anyhow::bail!(
                 "upstream `{}`: did not start within {}s",
-                spec.name,
+                name,
                 args.timeout
             ),
         };
         let s = &proxy.startup;
         eprintln!(
             "mcp-budget proxy: `{}`: {} of {} tools shown; schema {} -> {} tokens per turn (hidden tools save {}, mcp_budget_read adds {})",
-            spec.name,
+            name,
             s.shown_tools,
             s.upstream_tools,
             thousands(s.upstream_tokens),

@@ -23,7 +23,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
 };
 
-use super::{thousands, Report, Status};
+use super::{thousands, Report, StatsRow, Status};
 
 /// One chart of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,20 +98,23 @@ pub fn render_png(report: &Report, kind: ChartKind) -> Result<Option<Vec<u8>>, C
     let Some(plan) = plan(report, kind) else {
         return Ok(None);
     };
+    png_of(&plan, kind.title(), kind.file_stem()).map(Some)
+}
+
+fn png_of(plan: &Plan, title: &str, stem: &'static str) -> Result<Vec<u8>, ChartError> {
     ensure_font()?;
     let height = plan.height();
     let mut rgb = vec![255u8; WIDTH as usize * height as usize * 3];
     {
         let backend = Bitmap(BitMapBackend::with_buffer(&mut rgb, (WIDTH, height)));
         let root = backend.into_drawing_area();
-        draw(&root, &plan, kind.title()).map_err(|source| draw_error(kind, source))?;
-        root.present().map_err(|e| draw_error(kind, Box::new(e)))?;
+        draw(&root, plan, title).map_err(|source| draw_error(stem, source))?;
+        root.present().map_err(|e| draw_error(stem, Box::new(e)))?;
     }
-    let bytes = encode_png(&rgb, height).map_err(|source| ChartError::Encode {
-        chart: kind.file_stem(),
+    encode_png(&rgb, height).map_err(|source| ChartError::Encode {
+        chart: stem,
         source,
-    })?;
-    Ok(Some(bytes))
+    })
 }
 
 fn encode_png(rgb: &[u8], height: u32) -> Result<Vec<u8>, png::EncodingError> {
@@ -154,21 +157,86 @@ fn svg(report: &Report, kind: ChartKind) -> Result<Option<String>, ChartError> {
     let Some(plan) = plan(report, kind) else {
         return Ok(None);
     };
+    svg_of(&plan, kind.title(), kind.file_stem()).map(Some)
+}
+
+fn svg_of(plan: &Plan, title: &str, stem: &'static str) -> Result<String, ChartError> {
     ensure_font()?;
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, (WIDTH, plan.height())).into_drawing_area();
-        draw(&root, &plan, kind.title()).map_err(|source| draw_error(kind, source))?;
-        root.present().map_err(|e| draw_error(kind, Box::new(e)))?;
+        draw(&root, plan, title).map_err(|source| draw_error(stem, source))?;
+        root.present().map_err(|e| draw_error(stem, Box::new(e)))?;
     }
-    Ok(Some(text))
+    Ok(text)
 }
 
-fn draw_error(kind: ChartKind, source: DrawError) -> ChartError {
-    ChartError::Draw {
-        chart: kind.file_stem(),
-        source,
+fn draw_error(chart: &'static str, source: DrawError) -> ChartError {
+    ChartError::Draw { chart, source }
+}
+
+// ---- the proxy's call log (`stats --chart`) ----------------------------------------------
+
+/// The title of the `stats` chart.
+pub const STATS_TITLE: &str = "Proxied calls per tool: raw vs returned tokens (p95)";
+
+/// The `stats` chart of a call log's rows (as SVG or PNG by `png`): each tool's p95 raw and
+/// returned tokens on a log scale, with Claude Code's limits; None when there are no calls.
+pub fn render_stats_chart(rows: &[StatsRow], png: bool) -> Result<Option<Vec<u8>>, ChartError> {
+    let Some(plan) = stats_plan(rows) else {
+        return Ok(None);
+    };
+    let bytes = if png {
+        png_of(&plan, STATS_TITLE, "stats")?
+    } else {
+        svg_of(&plan, STATS_TITLE, "stats")?.into_bytes()
+    };
+    Ok(Some(bytes))
+}
+
+const STATS_SERIES: &[Series] = &[
+    Series {
+        name: "raw result (p95)",
+        color: BLUE,
+    },
+    Series {
+        name: "returned to the client (p95)",
+        color: ORANGE,
+    },
+];
+
+fn stats_plan(rows: &[StatsRow]) -> Option<Plan> {
+    let bars = rows
+        .iter()
+        .map(|r| {
+            let calls = if r.calls == 1 { "call" } else { "calls" };
+            let label = format!(
+                "{} ({} {calls})",
+                legible(&format!("{}/{}", r.server, r.tool), LABEL_CHARS - 12),
+                thousands(r.calls)
+            );
+            let values = vec![
+                Some(r.raw_tokens_p95 as f64),
+                Some(r.returned_tokens_p95 as f64),
+            ];
+            (r.raw_tokens_p95 as f64, Row { label, values })
+        })
+        .collect();
+    let mut plan = Plan {
+        x_desc: "tokens per result, 95th percentile (log scale)",
+        unit: Unit::Tokens,
+        log: true,
+        series: STATS_SERIES,
+        rows: sorted_rows(bars),
+        refs: claude_code_refs(),
+    };
+    if plan.rows.is_empty() {
+        return None;
     }
+    for row in &mut plan.rows {
+        row.label = fit_width(&row.label, (MAX_LABEL_AREA - LABEL_GAP) as f32);
+    }
+    Some(plan)
 }
 
 // ---- the font ----------------------------------------------------------------------------
@@ -444,20 +512,7 @@ fn probe_tokens(report: &Report) -> Plan {
             dashed: true,
         });
     }
-    // the client limits table is the one place these numbers live
-    let (warn, cap) = super::limits::claude_code_token_limits();
-    refs.push(RefLine {
-        at: warn as f64,
-        label: format!("Claude Code warns {}k", warn / 1000),
-        color: GREY,
-        dashed: true,
-    });
-    refs.push(RefLine {
-        at: cap as f64,
-        label: format!("Claude Code cap {}k", cap / 1000),
-        color: CAP_RED,
-        dashed: false,
-    });
+    refs.extend(claude_code_refs());
     Plan {
         x_desc: "tokens per result (log scale)",
         unit: Unit::Tokens,
@@ -466,6 +521,26 @@ fn probe_tokens(report: &Report) -> Plan {
         rows: sorted_rows(rows),
         refs,
     }
+}
+
+/// Claude Code's warning and cap as reference lines (the client limits table is the one place
+/// these numbers live).
+fn claude_code_refs() -> Vec<RefLine> {
+    let (warn, cap) = super::limits::claude_code_token_limits();
+    vec![
+        RefLine {
+            at: warn as f64,
+            label: format!("Claude Code warns {}k", warn / 1000),
+            color: GREY,
+            dashed: true,
+        },
+        RefLine {
+            at: cap as f64,
+            label: format!("Claude Code cap {}k", cap / 1000),
+            color: CAP_RED,
+            dashed: false,
+        },
+    ]
 }
 
 fn probe_latency(report: &Report) -> Plan {
@@ -1208,5 +1283,59 @@ mod tests {
                 "top-tools.png"
             ]
         );
+    }
+
+    fn stats_row(tool: &str, calls: usize, raw_p95: usize, returned_p95: usize) -> StatsRow {
+        StatsRow {
+            server: "demo".into(),
+            tool: tool.into(),
+            calls,
+            errors: 0,
+            spilled: 0,
+            raw_tokens_p50: raw_p95 / 2,
+            raw_tokens_p95: raw_p95,
+            raw_tokens_max: raw_p95,
+            returned_tokens_p50: returned_p95 / 2,
+            returned_tokens_p95: returned_p95,
+            returned_tokens_max: returned_p95,
+            engine_ms_p50: 1.0,
+            engine_ms_p95: 2.0,
+            engine_ms_max: 3.0,
+        }
+    }
+
+    #[test]
+    fn the_stats_chart_draws_each_tools_p95_largest_first() {
+        let rows = [
+            stats_row("get_forecast", 1, 1_616, 1_616),
+            stats_row("scrape_as_markdown", 12, 237_481, 3_998),
+        ];
+        let plan = stats_plan(&rows).unwrap();
+        let labels: Vec<&str> = plan.rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "demo/scrape_as_markdown (12 calls)",
+                "demo/get_forecast (1 call)"
+            ]
+        );
+        assert_eq!(plan.rows[0].values, [Some(237_481.0), Some(3_998.0)]);
+        assert!(plan.log);
+        let svg = render_stats_chart(&rows, false).unwrap().unwrap();
+        let svg = String::from_utf8(svg).unwrap();
+        for text in [
+            STATS_TITLE,
+            "demo/scrape_as_markdown (12 calls)",
+            "Claude Code cap 25k",
+            "returned to the client (p95)",
+            "237,481",
+        ] {
+            assert!(svg.contains(text), "{text} is not in the SVG");
+        }
+        let png = render_stats_chart(&rows, true).unwrap().unwrap();
+        let (w, h, inked) = decode(&png);
+        assert_eq!((w, h), (WIDTH, plan.height()));
+        assert!(inked > 0.02, "{inked}");
+        assert!(render_stats_chart(&[], true).unwrap().is_none());
     }
 }

@@ -198,6 +198,34 @@ fn a_huge_result_fits_and_reads_back_whole() {
     assert_eq!(rows[0]["calls"], 1);
     assert_eq!(rows[0]["raw_tokens_max"], r.raw_tokens);
     assert_eq!(rows[0]["spilled"], 1);
+
+    // and draws it: SVG or PNG by the file's extension, anything else refused before reading
+    for name in ["calls.svg", "calls.png"] {
+        let chart = home.path().join(name);
+        crate::support::mcp_budget(home.path(), home.path())
+            .args(["stats", log_s, "--chart"])
+            .arg(&chart)
+            .assert()
+            .success();
+        let bytes = std::fs::read(&chart).unwrap();
+        if name.ends_with(".svg") {
+            let svg = String::from_utf8(bytes).unwrap();
+            assert!(svg.contains("demo/scrape_as_markdown (1 call)"));
+            assert!(svg.contains(&mcp_budget::report::thousands(r.raw_tokens)));
+        } else {
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        }
+    }
+    let out = crate::support::mcp_budget(home.path(), home.path())
+        .args(["stats", log_s, "--chart", "calls.jpg"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("calls.jpg") && err.contains(".svg or .png"),
+        "{err}"
+    );
+    assert!(!home.path().join("calls.jpg").exists());
 }
 
 #[test]
