@@ -1,10 +1,12 @@
 //! The budget engine's hot path: the large corpus payloads at a budget of 8,000 tokens, and the
 //! same kind of text at growing sizes to show the cost grows no faster than the payload (it is
-//! bounded by the budget: only the preview's prefix is stripped and encoded).
+//! bounded by the budget: only the preview's prefix is stripped and encoded); and one page of
+//! `mcp_budget_read` from a 60 MB spill.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mcp_budget::budget::{parse_result, CallInfo, Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
 use mcp_budget::demo::payloads;
+use mcp_budget::proxy::{read, ReadArgs};
 use mcp_budget::tokens::Tokenizer;
 use serde_json::{json, Map};
 
@@ -59,6 +61,30 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_with_input(BenchmarkId::from_parameter(text.len()), &result, |b, r| {
             b.iter(|| e.run(&call, r))
+        });
+    }
+    g.finish();
+
+    // the way back: one mcp_budget_read page of a 60 MB spill, at its start and its middle
+    let mut g = c.benchmark_group("read_page_60mb");
+    g.sample_size(10);
+    let text = page.repeat((60 << 20) / page.len() + 1);
+    let lines = text.lines().count();
+    let handle = e
+        .store()
+        .save("bench", "read", &args, "md", text.as_bytes())
+        .expect("spill written");
+    drop(text);
+    for (name, start) in [("first", 1), ("middle", lines / 2)] {
+        let a = ReadArgs {
+            handle: handle.id.clone(),
+            start_line: Some(start),
+            max_lines: None,
+            grep: None,
+            start_char: None,
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| read(e.store(), &a, 8000, Tokenizer::Cl100k).expect("a page"))
         });
     }
     g.finish();

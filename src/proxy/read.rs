@@ -1,6 +1,8 @@
 //! `mcp_budget_read`: the way back to a spilled original, a page of lines at a time within the
 //! budget, or the lines matching a pattern with their numbers. Reads only files of the spill store.
 
+use std::io::{BufRead, BufReader};
+
 use serde::Deserialize;
 
 use crate::budget::SpillStore;
@@ -56,6 +58,10 @@ pub enum ReadError {
 
 /// Serve one read within `budget` tokens (counted with `tokenizer`). A line longer than the
 /// budget is served in pieces: the footer then says `start_char` to continue inside it.
+///
+/// The spill is streamed: lines before `start_line` are skipped without being decoded, only
+/// the page is held in memory, and the rest is only counted (for the footer's total), so a page
+/// of a 60 MB spill costs one pass over the file, not a copy of it.
 pub fn read(
     store: &SpillStore,
     args: &ReadArgs,
@@ -65,17 +71,17 @@ pub fn read(
     let path = store
         .resolve(&args.handle)
         .ok_or_else(|| ReadError::Unknown(args.handle.clone()))?;
-    let text = std::fs::read(&path).map_err(|e| ReadError::Io {
+    let io = |e: std::io::Error| ReadError::Io {
         handle: args.handle.clone(),
         message: e.to_string(),
-    })?;
-    let text = String::from_utf8_lossy(&text);
-    let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len();
+    };
+    let file = std::fs::File::open(&path).map_err(io)?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let start = args.start_line.unwrap_or(1).max(1);
-    if start > total.max(1) {
+    let skipped = skip_lines(&mut reader, start - 1).map_err(io)?;
+    if start > 1 && reader.fill_buf().map_err(io)?.is_empty() {
         return Err(ReadError::Arguments(format!(
-            "start_line {start} is past the end ({total} lines)"
+            "start_line {start} is past the end ({skipped} lines)"
         )));
     }
     let max_lines = args.max_lines.unwrap_or(usize::MAX).max(1);
@@ -87,12 +93,19 @@ pub fn read(
     let room = budget.saturating_sub(60).max(50);
     let mut out = String::new();
     let (mut used, mut shown, mut last) = (0, 0, start - 1);
-    // where the next page starts inside a line cut short: (line, byte offset)
-    let mut resume: Option<(usize, usize)> = None;
-    for (i, whole) in lines.iter().enumerate().skip(start - 1) {
-        if shown == max_lines {
+    // where the next page starts inside a line cut short: (line, byte offset, the line's length)
+    let mut resume: Option<(usize, usize, usize)> = None;
+    // lines taken from the reader so far
+    let mut consumed = start - 1;
+    let mut raw = Vec::new();
+    while shown < max_lines {
+        raw.clear();
+        if reader.read_until(b'\n', &mut raw).map_err(io)? == 0 {
             break;
         }
+        let i = consumed;
+        consumed += 1;
+        let whole = line_text(&raw);
         let mut offset = 0;
         if i == start - 1 && pattern.is_none() {
             offset = args.start_char.unwrap_or(0).min(whole.len());
@@ -127,17 +140,17 @@ pub fn read(
         out.push('\n');
         shown += 1;
         if pattern.is_none() && cut < line.len() {
-            resume = Some((i + 1, offset + cut));
+            resume = Some((i + 1, offset + cut, whole.len()));
             last = i;
         } else {
             last = i + 1;
         }
         break;
     }
+    let total = consumed + count_lines(&mut reader).map_err(io)?;
     let footer = match (&pattern, resume) {
-        (None, Some((line, at))) => format!(
-            "[mcp-budget: line {line} is longer than the budget: shown up to byte {at} of {}; continue with start_line={line} start_char={at}]",
-            lines[line - 1].len()
+        (None, Some((line, at, len))) => format!(
+            "[mcp-budget: line {line} is longer than the budget: shown up to byte {at} of {len}; continue with start_line={line} start_char={at}]"
         ),
         (Some(_), _) if last >= total => {
             format!("[mcp-budget: {shown} matching lines shown; searched to the end, line {total}]")
@@ -163,6 +176,54 @@ pub fn read(
     }
     out.push_str(&footer);
     Ok(out)
+}
+
+/// One line as `str::lines` gives it: without its `\n` or `\r\n`, invalid UTF-8 replaced.
+fn line_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
+    let raw = match raw.strip_suffix(b"\n") {
+        Some(r) => r.strip_suffix(b"\r").unwrap_or(r),
+        None => raw,
+    };
+    String::from_utf8_lossy(raw)
+}
+
+/// Skip up to `n` lines (a last line without `\n` counts); returns how many were skipped.
+fn skip_lines(reader: &mut impl BufRead, n: usize) -> std::io::Result<usize> {
+    let mut skipped = 0;
+    let mut in_line = false;
+    while skipped < n {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(skipped + usize::from(in_line));
+        }
+        let (used, found) = match memchr::memchr(b'\n', buf) {
+            Some(at) => (at + 1, true),
+            None => (buf.len(), false),
+        };
+        reader.consume(used);
+        if found {
+            skipped += 1;
+            in_line = false;
+        } else {
+            in_line = true;
+        }
+    }
+    Ok(skipped)
+}
+
+/// How many lines are left (a last line without `\n` counts).
+fn count_lines(reader: &mut impl BufRead) -> std::io::Result<usize> {
+    let (mut lines, mut last) = (0, b'\n');
+    loop {
+        let buf = reader.fill_buf()?;
+        let Some(&end) = buf.last() else {
+            return Ok(lines + usize::from(last != b'\n'));
+        };
+        lines += memchr::memchr_iter(b'\n', buf).count();
+        last = end;
+        let n = buf.len();
+        reader.consume(n);
+    }
 }
 
 /// The longest char-boundary prefix of `text` within `limit` tokens (bisection on its length).
@@ -288,5 +349,104 @@ mod tests {
             read(&store, &far, 1000, Tokenizer::Cl100k),
             Err(ReadError::Arguments(_))
         ));
+    }
+
+    /// Every line of `text` as a page shows it (`str::lines`, each ended by `\n`).
+    fn normalized(text: &str) -> String {
+        text.lines().map(|l| format!("{l}\n")).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// Streamed pages: paging to the end gives back every line, each page fits, every
+        /// footer has the right total, and grep pages give exactly the matching lines.
+        #[test]
+        fn streamed_pages_give_back_every_line(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[a-z ]{0,40}",
+                    "[a-zé日本 ]{0,12}\r",
+                    "x{300,3000}",
+                    proptest::strategy::Just(String::new()),
+                ],
+                0..120,
+            ),
+            trailing_newline in proptest::bool::ANY,
+            budget in 150usize..1200,
+        ) {
+            let mut text = lines.join("\n");
+            if trailing_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let (_d, store, id) = store_with(&text);
+            let total = text.lines().count();
+            let mut a = args(&id);
+            let mut got = String::new();
+            for _ in 0..10_000 {
+                let page = read(&store, &a, budget, Tokenizer::Cl100k).unwrap();
+                proptest::prop_assert!(Tokenizer::Cl100k.count(&page) <= budget, "{page}");
+                let (body, footer) = page.rsplit_once("[mcp-budget: ").unwrap();
+                let of_total = format!(" of {total}");
+                proptest::prop_assert!(
+                    footer.contains(&of_total) || footer.contains("longer than the budget"),
+                    "{footer}"
+                );
+                let (line, at) = continuation(footer);
+                got.push_str(if at.is_some() { body.strip_suffix('\n').unwrap() } else { body });
+                match line {
+                    Some(n) => (a.start_line, a.start_char) = (Some(n), at),
+                    None => break,
+                }
+            }
+            proptest::prop_assert_eq!(got, normalized(&text));
+
+            let mut g = args(&id);
+            g.grep = Some("^[a-c]".into());
+            let mut matched = String::new();
+            for _ in 0..10_000 {
+                let page = read(&store, &g, budget, Tokenizer::Cl100k).unwrap();
+                let (body, footer) = page.rsplit_once("[mcp-budget: ").unwrap();
+                matched.push_str(body);
+                match continuation(footer).0 {
+                    Some(n) => g.start_line = Some(n),
+                    None => break,
+                }
+            }
+            let re = regex::Regex::new("^[a-c]").unwrap();
+            let want: String = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| re.is_match(l))
+                .map(|(i, l)| format!("{}: {l}\n", i + 1))
+                .collect();
+            // a matching line longer than the budget is shown cut: compare line numbers
+            let numbers = |s: &str| -> Vec<String> {
+                s.lines().filter_map(|l| l.split_once(": ").map(|(n, _)| n.to_string())).collect()
+            };
+            proptest::prop_assert_eq!(numbers(&matched), numbers(&want));
+        }
+    }
+
+    #[test]
+    fn start_line_past_the_end_names_the_line_count() {
+        for (text, start, ok) in [
+            ("", 1, true),
+            ("", 2, false),
+            ("a\nb", 2, true),
+            ("a\nb", 3, false),
+            ("a\nb\n", 3, false),
+            ("a\n\n", 2, true),
+        ] {
+            let (_d, store, id) = store_with(text);
+            let mut a = args(&id);
+            a.start_line = Some(start);
+            let got = read(&store, &a, 1000, Tokenizer::Cl100k);
+            assert_eq!(got.is_ok(), ok, "{text:?} from {start}: {got:?}");
+            if let Err(e) = got {
+                let want = format!("({} lines)", text.lines().count());
+                assert!(e.to_string().contains(&want), "{e}");
+            }
+        }
     }
 }
