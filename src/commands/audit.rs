@@ -136,6 +136,7 @@ fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> 
                 Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
                 None => Vec::new(),
             },
+            ..SessionOptions::default()
         },
         engine: Some(Arc::new(engine)),
         recorder,

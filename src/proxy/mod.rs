@@ -33,7 +33,9 @@ use crate::budget::{CallInfo, Engine, SpillStore};
 use crate::config::ServerSpec;
 use crate::measure::compact_json;
 use crate::tokens::Tokenizer;
-use crate::upstream::{Forwarded, NotificationOrder, Session, SessionOptions, UpstreamError};
+use crate::upstream::{
+    BoxFuture, Downstream, Forwarded, NotificationOrder, Session, SessionOptions, UpstreamError,
+};
 
 /// How the proxy behaves.
 #[derive(Debug, Clone)]
@@ -175,7 +177,101 @@ struct Shared {
     clients: std::sync::Mutex<Vec<rmcp::service::Peer<RoleServer>>>,
     /// Calls in flight that asked for progress, by the upstream's progress token (JSON text).
     routes: std::sync::Mutex<HashMap<String, Route>>,
+    /// The client that called a tool last: the upstream's sampling, elicitation and roots
+    /// requests go to it (they come while one of its calls runs).
+    last_caller: std::sync::Mutex<Option<rmcp::service::Peer<RoleServer>>>,
     info: Value,
+}
+
+impl Shared {
+    /// The client to ask on the upstream's behalf: the last caller, else the newest client.
+    fn current_client(&self) -> Option<rmcp::service::Peer<RoleServer>> {
+        let last = lock(&self.last_caller).clone();
+        last.filter(|c| !c.is_transport_closed()).or_else(|| {
+            lock(&self.clients)
+                .iter()
+                .rev()
+                .find(|c| !c.is_transport_closed())
+                .cloned()
+        })
+    }
+}
+
+/// Passes the upstream's requests of its client (sampling, elicitation, roots) on to the
+/// proxy's client, so a server that asks its user or its model something works through the
+/// proxy as it does directly.
+#[derive(Default)]
+struct ClientRelay {
+    shared: std::sync::OnceLock<std::sync::Weak<Shared>>,
+}
+
+impl ClientRelay {
+    /// The client to ask, if it offers `what` (checked by `offers` on its capabilities).
+    fn client_for(
+        &self,
+        what: &str,
+        offers: impl Fn(&rmcp::model::ClientCapabilities) -> bool,
+    ) -> Result<rmcp::service::Peer<RoleServer>, ErrorData> {
+        let client = self
+            .shared
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .and_then(|s| s.current_client())
+            .ok_or_else(|| {
+                ErrorData::internal_error(
+                    format!("no client is connected to the mcp-budget proxy to answer {what}"),
+                    None,
+                )
+            })?;
+        let info = client.peer_info();
+        if !info.as_ref().is_some_and(|i| offers(&i.capabilities)) {
+            let name = info.map_or("the client".into(), |i| {
+                format!("the client `{}`", i.client_info.name)
+            });
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("{name} of the mcp-budget proxy does not support {what}"),
+                None,
+            ));
+        }
+        Ok(client)
+    }
+}
+
+#[allow(deprecated)] // sampling and roots: current in the protocol versions spoken today
+impl Downstream for ClientRelay {
+    fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+    ) -> BoxFuture<'_, Result<rmcp::model::CreateMessageResult, ErrorData>> {
+        Box::pin(async move {
+            let client = self.client_for("sampling", |c| c.sampling.is_some())?;
+            client.create_message(params).await.map_err(upstream_error)
+        })
+    }
+
+    fn create_elicitation(
+        &self,
+        params: rmcp::model::ElicitRequestParams,
+    ) -> BoxFuture<'_, Result<rmcp::model::ElicitResult, ErrorData>> {
+        Box::pin(async move {
+            let client = self.client_for("elicitation", |c| c.elicitation.is_some())?;
+            client
+                .create_elicitation(params)
+                .await
+                .map_err(upstream_error)
+        })
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<rmcp::model::ListRootsResult, ErrorData>> {
+        Box::pin(async move {
+            // a client without roots has none to give: an empty list keeps the server's own
+            match self.client_for("roots", |c| c.roots.is_some()) {
+                Ok(client) => client.list_roots().await.map_err(upstream_error),
+                Err(_) => Ok(rmcp::model::ListRootsResult::default()),
+            }
+        })
+    }
 }
 
 /// The proxy server (cheap to clone: the state is shared).
@@ -394,7 +490,12 @@ impl Proxy {
         opts: ProxyOptions,
     ) -> Result<Proxy, ProxyStartError> {
         let filter = ToolFilter::new(&opts.allow, &opts.deny)?;
-        let session = Session::connect(spec, session_opts).await?;
+        let relay = Arc::new(ClientRelay::default());
+        let session_opts = SessionOptions {
+            downstream: Some(relay.clone()),
+            ..session_opts.clone()
+        };
+        let session = Session::connect(spec, &session_opts).await?;
         let first_notes = session.capture().subscribe_notifications();
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
@@ -423,7 +524,7 @@ impl Proxy {
         let shared = Arc::new(Shared {
             upstream: Arc::new(Upstream {
                 spec: spec.clone(),
-                opts: session_opts.clone(),
+                opts: session_opts,
                 current: std::sync::RwLock::new(Arc::new(session)),
                 restarting: AtomicBool::new(false),
                 restarts: AtomicUsize::new(0),
@@ -432,9 +533,11 @@ impl Proxy {
             tools: std::sync::RwLock::new(Arc::new(tools)),
             clients: std::sync::Mutex::new(Vec::new()),
             routes: std::sync::Mutex::new(HashMap::new()),
+            last_caller: std::sync::Mutex::new(None),
             info,
             opts,
         });
+        let _ = relay.shared.set(Arc::downgrade(&shared));
         relay_notifications(Arc::downgrade(&shared), first_notes);
         Ok(Proxy {
             shared,
@@ -475,6 +578,7 @@ impl Proxy {
                 )
             })
             .unwrap_or((None, None));
+        *lock(&self.shared.last_caller) = Some(context.peer.clone());
         // the client's progress token is swapped for the upstream session's own: progress
         // notifications under that token are routed back to this client with its token
         let mut route = RouteGuard {
@@ -646,10 +750,37 @@ impl ServerHandler for Proxy {
     }
 
     /// A client that finished initializing gets the upstream's notifications from now on.
+    /// (And a client with roots: the upstream is told they changed, so it asks for them.)
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let mut clients = lock(&self.shared.clients);
-        clients.retain(|c| !c.is_transport_closed());
-        clients.push(context.peer);
+        let has_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|i| i.capabilities.roots.is_some());
+        {
+            let mut clients = lock(&self.shared.clients);
+            clients.retain(|c| !c.is_transport_closed());
+            clients.push(context.peer);
+        }
+        if has_roots {
+            let _ = self
+                .shared
+                .upstream
+                .get()
+                .peer()
+                .notify_roots_list_changed()
+                .await;
+        }
+    }
+
+    /// The client's roots changed: the upstream asks for them again (through the proxy).
+    async fn on_roots_list_changed(&self, _: NotificationContext<RoleServer>) {
+        let _ = self
+            .shared
+            .upstream
+            .get()
+            .peer()
+            .notify_roots_list_changed()
+            .await;
     }
 
     async fn list_tools(

@@ -5,6 +5,7 @@
 //! warning, as clients do), and lets measurement read each `result` as the server wrote it.
 
 mod capture;
+mod client;
 mod error;
 mod http;
 mod process;
@@ -12,6 +13,7 @@ mod pump;
 mod session;
 
 pub use capture::{Capture, CaptureEvent, Direction, NotificationOrder, RawResponse};
+pub use client::{BoxFuture, Downstream};
 pub use error::UpstreamError;
 pub use http::load_ca_file;
 pub use session::{CallOutcome, Forwarded, Session, SessionOptions};

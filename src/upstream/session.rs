@@ -2,24 +2,26 @@
 //! bytes. Requests on a session are made one at a time, so the newest request of a method and
 //! its response pair up without guessing.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    Implementation, PaginatedRequestParams, ProgressToken, RequestMetaObject,
+    CallToolRequest, CallToolRequestParams, ClientRequest, PaginatedRequestParams, ProgressToken,
+    RequestMetaObject,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
 
+use super::client::{Downstream, UpstreamClient};
 use super::http::{self, Remote};
 use super::process::ChildGuard;
 use super::{pump, Capture, RawResponse, UpstreamError};
 use crate::config::{Probe, ServerSpec, TransportSpec};
 
 /// Settings of a session.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SessionOptions {
     /// Largest single message kept; larger ones are dropped and reported.
     pub max_response_bytes: usize,
@@ -27,6 +29,20 @@ pub struct SessionOptions {
     pub record: bool,
     /// Certificate authorities trusted for https upstreams besides the built-in web roots.
     pub extra_roots: Vec<reqwest::Certificate>,
+    /// Answers the server's sampling, elicitation and roots requests (the proxy's client);
+    /// without one the session offers the server none of them.
+    pub downstream: Option<Arc<dyn Downstream>>,
+}
+
+impl std::fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("record", &self.record)
+            .field("extra_roots", &self.extra_roots.len())
+            .field("downstream", &self.downstream.is_some())
+            .finish()
+    }
 }
 
 impl Default for SessionOptions {
@@ -35,6 +51,7 @@ impl Default for SessionOptions {
             max_response_bytes: 256 * 1024 * 1024,
             record: false,
             extra_roots: Vec::new(),
+            downstream: None,
         }
     }
 }
@@ -68,19 +85,12 @@ pub struct CallOutcome {
 
 /// A live session.
 pub struct Session {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, UpstreamClient>,
     capture: Capture,
     child: Option<ChildGuard>,
     tasks: Vec<JoinHandle<()>>,
     init: RawResponse,
     pub init_latency_ms: f64,
-}
-
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("mcp-budget", env!("CARGO_PKG_VERSION")),
-    )
 }
 
 impl Session {
@@ -156,7 +166,7 @@ impl Session {
             }
         };
         tasks.extend(pumps.tasks);
-        let served = client_config()
+        let served = UpstreamClient::new(opts.downstream.clone())
             // the pump already bounds message size (--max-response-bytes); rmcp's own 16 MiB
             // default would drop a larger line silently and leave its request waiting
             .serve(

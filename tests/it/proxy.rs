@@ -413,10 +413,15 @@ fn the_python_sdk_client_works_through_the_proxy() {
             .map(|t| t.as_str().unwrap())
             .collect();
         assert!(tools.contains(&"get-tiny-image") && tools.contains(&"mcp_budget_read"));
+        // the proxy offers the server sampling, elicitation and roots (passing them on to its
+        // client), so server-everything adds the four tools it keeps for such clients
+        for t in EVERYTHING_CLIENT_TOOLS {
+            assert!(tools.contains(&t), "{t} missing from {tools:?}");
+        }
         assert_eq!(
             tools.len(),
-            14,
-            "server-everything's 13 tools and mcp_budget_read"
+            18,
+            "server-everything's 13 tools, its 4 for capable clients, and mcp_budget_read"
         );
         assert_eq!(got["is_error"], false);
         assert_eq!(got["handle"], Value::Null, "a small result is not cut");
@@ -767,6 +772,15 @@ impl Drop for HostileProxy {
     }
 }
 
+/// The tools server-everything registers only for a client that offers roots, elicitation and
+/// sampling.
+const EVERYTHING_CLIENT_TOOLS: [&str; 4] = [
+    "get-roots-list",
+    "trigger-elicitation-request",
+    "trigger-url-elicitation",
+    "trigger-sampling-request",
+];
+
 /// server-everything's `trigger-long-running-operation`: four steps, a progress note each.
 const LONG_RUN: &str = r#"{"duration": 0.4, "steps": 4}"#;
 
@@ -929,7 +943,7 @@ fn the_upstream_can_be_a_url_with_or_without_sse_or_a_named_server() {
     );
     assert_eq!(
         got["tools"].as_array().unwrap().len(),
-        14,
+        18,
         "{}",
         got["tools"]
     );
@@ -999,4 +1013,89 @@ fn the_upstream_can_be_a_url_with_or_without_sse_or_a_named_server() {
     assert_eq!(out.status.code(), Some(2), "a usage error");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nope") && err.lines().count() == 1, "{err}");
+}
+
+#[test]
+fn the_upstreams_requests_of_its_client_reach_the_client() {
+    let (Some(python), Some(everything)) = (python_sdk(), real_server("mcp-server-everything"))
+    else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let spill = home.path().join("spill");
+    let (bin, everything) = (bin_path(), everything.to_str().unwrap().to_string());
+    let run = |offer: bool, tool: &str, args: &str| {
+        let mut a = vec!["--args", args];
+        if offer {
+            a.push("--offer");
+        }
+        a.extend([
+            tool,
+            bin.to_str().unwrap(),
+            "proxy",
+            "--spill-dir",
+            spill.to_str().unwrap(),
+            "--",
+            &everything,
+            "stdio",
+        ]);
+        sdk(&python, &a)
+    };
+
+    // sampling: the server's request reaches the SDK client, and its reply the server
+    let got = run(
+        true,
+        "trigger-sampling-request",
+        r#"{"prompt": "name a colour", "maxTokens": 20}"#,
+    );
+    assert_eq!(got["is_error"], false, "{got}");
+    assert!(
+        got["shown"]
+            .as_str()
+            .unwrap()
+            .contains("a reply sampled by the test client"),
+        "{got}"
+    );
+    assert!(
+        got["asked"].as_array().unwrap().contains(&json!([
+            "sampling",
+            "Resource trigger-sampling-request context: name a colour"
+        ])),
+        "{got}"
+    );
+
+    // elicitation: the user's answer reaches the server
+    let got = run(true, "trigger-elicitation-request", "{}");
+    assert!(
+        got["shown"]
+            .as_str()
+            .unwrap()
+            .contains("- Name: Ada Lovelace"),
+        "{got}"
+    );
+
+    // roots: the server asks when the client connects and lists what the client gave
+    let got = run(true, "get-roots-list", "{}");
+    assert!(
+        got["shown"]
+            .as_str()
+            .unwrap()
+            .contains("file:///tmp/mcp-budget-test-root"),
+        "{got}"
+    );
+
+    // a client that does not offer sampling: a clear error in the tool's result, no hang
+    let got = run(
+        false,
+        "trigger-sampling-request",
+        r#"{"prompt": "name a colour", "maxTokens": 20}"#,
+    );
+    assert_eq!(got["is_error"], true, "{got}");
+    assert!(
+        got["shown"]
+            .as_str()
+            .unwrap()
+            .contains("of the mcp-budget proxy does not support sampling"),
+        "{got}"
+    );
 }
