@@ -56,6 +56,28 @@ impl Default for SessionOptions {
     }
 }
 
+/// A list request (`tools/list`, `prompts/list`, `resources/list`) for one page.
+fn list_request(method: &str, cursor: Option<String>) -> Result<ClientRequest, UpstreamError> {
+    let params = PaginatedRequestParams::default().with_cursor(cursor);
+    Ok(match method {
+        "tools/list" => {
+            ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest::with_param(params))
+        }
+        "prompts/list" => {
+            ClientRequest::ListPromptsRequest(rmcp::model::ListPromptsRequest::with_param(params))
+        }
+        "resources/list" => ClientRequest::ListResourcesRequest(
+            rmcp::model::ListResourcesRequest::with_param(params),
+        ),
+        other => {
+            return Err(UpstreamError::Request {
+                method: other.into(),
+                message: "not a list method".into(),
+            })
+        }
+    })
+}
+
 /// What a call made for a client carries besides the tool and its arguments.
 pub struct Forwarded<C, S> {
     /// The client's `_meta`; its progress token is replaced by this session's own.
@@ -214,28 +236,30 @@ impl Session {
         &self.capture
     }
 
-    /// One page of `tools/list`, `prompts/list` or `resources/list`.
+    /// One page of `tools/list`, `prompts/list` or `resources/list`, as the server sent it.
+    /// (Sent as a plain request: rmcp's typed list methods may answer from a cache, or with a
+    /// stale page when the server fails, and an audit must see what the server says now.)
     pub async fn list_page(
         &mut self,
         method: &str,
         cursor: Option<String>,
     ) -> Result<(RawResponse, f64), UpstreamError> {
-        let params = Some(PaginatedRequestParams::default().with_cursor(cursor));
-        let peer = self.service.peer().clone();
-        let started = Instant::now();
-        let result = match method {
-            "tools/list" => peer.list_tools(params).await.map(drop),
-            "prompts/list" => peer.list_prompts(params).await.map(drop),
-            "resources/list" => peer.list_resources(params).await.map(drop),
-            other => {
-                return Err(UpstreamError::Request {
-                    method: other.into(),
-                    message: "not a list method".into(),
-                })
+        let request = list_request(method, cursor)?;
+        let answer = self
+            .request_raw(method, request, |_| {}, std::future::pending())
+            .await;
+        self.explained(answer).await
+    }
+
+    /// A failed request's message, with what a dead server printed on stderr.
+    async fn explained<T>(&mut self, answer: Result<T, UpstreamError>) -> Result<T, UpstreamError> {
+        match answer {
+            Err(UpstreamError::Request { method, message }) => {
+                let message = explain(&message, self.child.as_mut(), &self.capture).await;
+                Err(UpstreamError::Request { method, message })
             }
-        };
-        let latency = ms(started);
-        self.finish(method, result).await.map(|r| (r, latency))
+            other => other,
+        }
     }
 
     /// Call a tool from any number of tasks at once (the proxy): the response is matched to
@@ -285,9 +309,7 @@ impl Session {
     /// One page of `tools/list` from any number of tasks at once (the proxy): the exact result
     /// as the server sent it, matched by request id.
     pub async fn tools_page(&self, cursor: Option<String>) -> Result<RawResponse, UpstreamError> {
-        let request = ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest::with_param(
-            PaginatedRequestParams::default().with_cursor(cursor),
-        ));
+        let request = list_request("tools/list", cursor)?;
         let (response, _) = self
             .request_raw("tools/list", request, |_| {}, std::future::pending())
             .await?;
@@ -363,51 +385,10 @@ impl Session {
 
     /// Call a tool. A result with `isError: true` is a success here; the caller reads it.
     pub async fn call_tool(&mut self, probe: &Probe) -> Result<CallOutcome, UpstreamError> {
-        let params =
-            CallToolRequestParams::new(probe.tool.clone()).with_arguments(probe.arguments.clone());
-        let peer = self.service.peer().clone();
-        let started = Instant::now();
-        let result = peer.call_tool(params).await.map(drop);
-        let latency_ms = ms(started);
-        let response = self.finish("tools/call", result).await?;
-        Ok(CallOutcome {
-            response,
-            latency_ms,
-        })
-    }
-
-    async fn finish(
-        &mut self,
-        method: &str,
-        result: Result<(), ServiceError>,
-    ) -> Result<RawResponse, UpstreamError> {
-        let raw = self.capture.take_response(method);
-        match (result, raw) {
-            (Ok(()), Some(raw)) => Ok(raw),
-            (Ok(()), None) => Err(UpstreamError::Request {
-                method: method.into(),
-                message: "the response was not captured".into(),
-            }),
-            (Err(ServiceError::McpError(e)), _) => Err(UpstreamError::Rpc {
-                method: method.into(),
-                code: e.code.0 as i64,
-                message: e.message.to_string(),
-            }),
-            (Err(e), raw) => {
-                // a response rmcp could not use (a malformed result) is still an answer
-                if let Some(raw) = raw.filter(|r| r.error.is_none() && !r.result_text().is_empty())
-                {
-                    if matches!(e, ServiceError::UnexpectedResponse) {
-                        return Ok(raw);
-                    }
-                }
-                let message = explain(&e.to_string(), self.child.as_mut(), &self.capture).await;
-                Err(UpstreamError::Request {
-                    method: method.into(),
-                    message,
-                })
-            }
-        }
+        let answer = self
+            .call_forwarded(&probe.tool, probe.arguments.clone(), Forwarded::default())
+            .await;
+        self.explained(answer).await
     }
 
     /// End the session and stop the server.

@@ -415,3 +415,20 @@ fn a_result_over_rmcps_default_line_limit_is_still_measured() {
     assert_eq!(p["status"], "ok", "{p}");
     assert!(p["raw"]["wire_bytes"].as_u64().unwrap() > 17 * 1024 * 1024);
 }
+
+#[test]
+fn a_tool_list_marked_fresh_is_still_listed_again() {
+    // rmcp's typed list methods answer from a cache while `ttlMs` lasts; the audit asks anyway,
+    // so the second listing is the server's own (here it differs, as the server counts)
+    let script = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let home = tempfile::tempdir().unwrap();
+    let toml = format!(
+        "[servers.fresh]\ncommand = \"python3\"\nargs = [{:?}, \"ttl\"]\n",
+        script.display().to_string()
+    );
+    let (report, _) = audit_probe(home.path(), &toml, &[], &[], 0);
+    let s = &report["servers"][0];
+    assert_eq!(s["status"], "ok", "{s}");
+    assert_eq!(s["tools_list"]["relist_identical"], false, "{s}");
+    assert_eq!(s["tools"][0]["name"], "probe");
+}
