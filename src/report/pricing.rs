@@ -126,26 +126,30 @@ struct Recount<'a> {
 }
 
 impl Recount<'_> {
-    /// `primary` tokens, or the same text's count in the wanted tokenizer when it was counted;
-    /// a Claude price with only cl100k counted uses the estimate's factor.
-    fn tokens(&self, primary: usize, others: &dyn Fn(&str) -> Option<usize>) -> usize {
+    /// The text's count in the wanted tokenizer, given its `primary` count and the others
+    /// counted; a Claude price with only cl100k counted uses the estimate's factor. None when
+    /// the wanted tokenizer was not counted.
+    fn exact(&self, primary: usize, others: &dyn Fn(&str) -> Option<usize>) -> Option<usize> {
         if self.want.is_empty() || self.primary.starts_with(self.want) {
-            return primary;
+            return Some(primary);
         }
         if let Some(n) = others(self.want) {
-            return n;
+            return Some(n);
         }
-        if self.want == "claude-estimate" {
-            let cl100k = if self.primary == "cl100k_base" {
-                Some(primary)
-            } else {
-                others("cl100k_base")
-            };
-            if let Some(n) = cl100k {
-                return (n as f64 * DEFAULT_CLAUDE_FACTOR).round() as usize;
-            }
+        if self.want != "claude-estimate" {
+            return None;
         }
-        primary
+        let cl100k = if self.primary == "cl100k_base" {
+            Some(primary)
+        } else {
+            others("cl100k_base")
+        };
+        cl100k.map(|n| (n as f64 * DEFAULT_CLAUDE_FACTOR).round() as usize)
+    }
+
+    /// [`Self::exact`], or the primary count when the wanted tokenizer was not counted.
+    fn tokens(&self, primary: usize, others: &dyn Fn(&str) -> Option<usize>) -> usize {
+        self.exact(primary, others).unwrap_or(primary)
     }
 }
 
@@ -165,11 +169,8 @@ pub fn apply(report: &mut Report, mut info: PriceInfo) {
         want: &info.tokenizer,
     };
     let counted_in_want = report.servers.iter().all(|s| {
-        info.tokenizer.is_empty()
-            || primary.starts_with(&info.tokenizer)
-            || s.by_tokenizer.contains_key(&info.tokenizer)
-            || (info.tokenizer == "claude-estimate"
-                && (primary == "cl100k_base" || s.by_tokenizer.contains_key("cl100k_base")))
+        let others = |name: &str| s.by_tokenizer.get(name).map(|t| t.tools_model_tokens);
+        re.exact(s.tools_list.model_tokens, &others).is_some()
     });
     for s in &mut report.servers {
         let others = |name: &str| s.by_tokenizer.get(name).map(|t| t.tools_model_tokens);
