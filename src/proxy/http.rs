@@ -67,7 +67,7 @@ pub async fn listen(
     let listener = tokio::net::TcpListener::bind(opts.addr).await?;
     let bound = listener.local_addr()?;
     let service = Arc::new(StreamableHttpService::new(
-        move || Ok(proxy.clone()),
+        move || Ok(proxy.for_new_client()),
         Arc::new(LocalSessionManager::default()),
         config(&opts.extra_hosts),
     ));

@@ -11,8 +11,8 @@ pub use http::{listen, ListenOptions};
 pub use log::{read_log, CallLog, CallRecord};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -116,6 +116,7 @@ impl ToolFilter {
 type NotificationRx = (
     tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
     Arc<NotificationOrder>,
+    usize,
 );
 
 /// The upstream session, replaced by a fresh one (with backoff) when the server dies.
@@ -165,6 +166,13 @@ struct Route {
     token: Value,
 }
 
+/// A connected client.
+#[derive(Clone)]
+struct Client {
+    id: u64,
+    peer: rmcp::service::Peer<RoleServer>,
+}
+
 /// Everything the proxy's clones share.
 struct Shared {
     upstream: Arc<Upstream>,
@@ -173,68 +181,205 @@ struct Shared {
     /// The tools the client sees, as JSON definitions, `mcp_budget_read` last.
     tools: std::sync::RwLock<Arc<Vec<Value>>>,
     /// The connected clients (one over stdio, one per session over HTTP): the upstream's
-    /// notifications are forwarded to each.
-    clients: std::sync::Mutex<Vec<rmcp::service::Peer<RoleServer>>>,
-    /// Calls in flight that asked for progress, by the upstream's progress token (JSON text).
+    /// notifications are forwarded to them.
+    clients: std::sync::Mutex<Vec<Client>>,
+    /// The id the next client session gets.
+    next_client: AtomicU64,
+    /// Calls in flight that asked for progress, by the upstream session and its progress token.
     routes: std::sync::Mutex<HashMap<String, Route>>,
-    /// The client that called a tool last: the upstream's sampling, elicitation and roots
-    /// requests go to it (they come while one of its calls runs).
-    last_caller: std::sync::Mutex<Option<rmcp::service::Peer<RoleServer>>>,
+    /// Tool calls in flight per client: the upstream's sampling and elicitation requests go to
+    /// the client whose call is running.
+    in_flight: std::sync::Mutex<HashMap<u64, usize>>,
+    /// The client whose roots the upstream sees: the last one with roots to connect or to say
+    /// its roots changed.
+    roots_from: std::sync::Mutex<Option<u64>>,
+    /// Which clients subscribed to each resource URI (the upstream is subscribed once).
+    subscriptions: std::sync::Mutex<HashMap<String, HashSet<u64>>>,
+    /// Each client's logging level (an index into [`LOG_LEVELS`]), once it set one.
+    log_levels: std::sync::Mutex<HashMap<u64, usize>>,
     info: Value,
 }
 
+/// The MCP logging levels, least severe first.
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// A level's index in [`LOG_LEVELS`] (an unknown one counts as the least severe).
+fn log_rank(level: &Value) -> usize {
+    LOG_LEVELS
+        .iter()
+        .position(|l| level.as_str() == Some(l))
+        .unwrap_or(0)
+}
+
+/// How long a notification may wait for one client: a client that stops reading must not
+/// hold up the others.
+const SEND_TIMEOUT: Duration = Duration::from_secs(1);
+
 impl Shared {
-    /// The client to ask on the upstream's behalf: the last caller, else the newest client.
-    fn current_client(&self) -> Option<rmcp::service::Peer<RoleServer>> {
-        let last = lock(&self.last_caller).clone();
-        last.filter(|c| !c.is_transport_closed()).or_else(|| {
-            lock(&self.clients)
-                .iter()
-                .rev()
-                .find(|c| !c.is_transport_closed())
-                .cloned()
+    /// The connected clients; those gone are forgotten, with their levels and subscriptions
+    /// (a resource nobody wants any more stays subscribed upstream, and its updates go nowhere).
+    fn live_clients(&self) -> Vec<Client> {
+        let mut clients = lock(&self.clients);
+        let before = clients.len();
+        clients.retain(|c| !c.peer.is_transport_closed());
+        let live = clients.clone();
+        drop(clients);
+        if live.len() < before {
+            let alive = |id: &u64| live.iter().any(|c| c.id == *id);
+            lock(&self.log_levels).retain(|id, _| alive(id));
+            for who in lock(&self.subscriptions).values_mut() {
+                who.retain(alive);
+            }
+        }
+        live
+    }
+
+    fn client(&self, id: u64) -> Option<Client> {
+        self.live_clients().into_iter().find(|c| c.id == id)
+    }
+
+    /// The client an upstream request made during a tool call belongs to: the one client with
+    /// calls running (or, with none running, the only client connected). Several clients with
+    /// calls running cannot be told apart: the request is refused rather than sent to a client
+    /// it may not be meant for.
+    fn caller(&self, what: &str) -> Result<Client, ErrorData> {
+        let running: Vec<u64> = lock(&self.in_flight)
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(id, _)| *id)
+            .collect();
+        let live = self.live_clients();
+        let chosen = match running.as_slice() {
+            [one] => live.iter().find(|c| c.id == *one).cloned(),
+            [] if live.len() == 1 => live.first().cloned(),
+            [] => None,
+            _ => {
+                return Err(ErrorData::internal_error(
+                    format!(
+                        "mcp-budget proxy: {} clients have calls running, so it cannot tell which one this {what} request is for",
+                        running.len()
+                    ),
+                    None,
+                ))
+            }
+        };
+        chosen.ok_or_else(|| {
+            ErrorData::internal_error(
+                format!(
+                    "mcp-budget proxy: no client call is running to answer this {what} request"
+                ),
+                None,
+            )
         })
+    }
+}
+
+/// Counts a client's call as running until it ends, however it ends.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    client: u64,
+}
+
+impl<'a> InFlight<'a> {
+    fn new(shared: &'a Shared, client: u64) -> Self {
+        *lock(&shared.in_flight).entry(client).or_default() += 1;
+        InFlight { shared, client }
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let mut map = lock(&self.shared.in_flight);
+        if let Some(n) = map.get_mut(&self.client) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// Whether `client` offers `what`, else the error the upstream gets.
+fn offered(
+    client: &Client,
+    what: &str,
+    offers: impl Fn(&rmcp::model::ClientCapabilities) -> bool,
+) -> Result<(), ErrorData> {
+    let info = client.peer.peer_info();
+    if info.as_ref().is_some_and(|i| offers(&i.capabilities)) {
+        return Ok(());
+    }
+    let name = info.map_or("the client".into(), |i| {
+        format!("the client `{}`", i.client_info.name)
+    });
+    Err(ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        format!("{name} of the mcp-budget proxy does not support {what}"),
+        None,
+    ))
+}
+
+/// What the proxy's client answered (or failed to) on the upstream's behalf.
+fn client_error(what: &str, e: rmcp::service::ServiceError) -> ErrorData {
+    match e {
+        rmcp::service::ServiceError::McpError(e) => e,
+        other => ErrorData::internal_error(
+            format!("the mcp-budget proxy's client did not answer the {what} request: {other}"),
+            None,
+        ),
     }
 }
 
 /// Passes the upstream's requests of its client (sampling, elicitation, roots) on to the
 /// proxy's client, so a server that asks its user or its model something works through the
-/// proxy as it does directly.
+/// proxy as it does directly. The upstream cancelling its request cancels it at the client.
 #[derive(Default)]
 struct ClientRelay {
     shared: std::sync::OnceLock<std::sync::Weak<Shared>>,
 }
 
 impl ClientRelay {
-    /// The client to ask, if it offers `what` (checked by `offers` on its capabilities).
-    fn client_for(
-        &self,
-        what: &str,
-        offers: impl Fn(&rmcp::model::ClientCapabilities) -> bool,
-    ) -> Result<rmcp::service::Peer<RoleServer>, ErrorData> {
-        let client = self
-            .shared
+    fn shared(&self) -> Result<Arc<Shared>, ErrorData> {
+        self.shared
             .get()
             .and_then(std::sync::Weak::upgrade)
-            .and_then(|s| s.current_client())
-            .ok_or_else(|| {
-                ErrorData::internal_error(
-                    format!("no client is connected to the mcp-budget proxy to answer {what}"),
+            .ok_or_else(|| ErrorData::internal_error("the mcp-budget proxy is stopping", None))
+    }
+
+    /// Send `request` to `client`, cancelling it there if the upstream cancels its own.
+    async fn ask(
+        client: &Client,
+        what: &str,
+        request: rmcp::model::ServerRequest,
+        cancelled: tokio_util::sync::CancellationToken,
+    ) -> Result<rmcp::model::ClientResult, ErrorData> {
+        let mut handle = client
+            .peer
+            .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| client_error(what, e))?;
+        let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
+        tokio::select! {
+            r = rx => r
+                .unwrap_or(Err(rmcp::service::ServiceError::TransportClosed))
+                .map_err(|e| client_error(what, e)),
+            () = cancelled.cancelled() => {
+                let _ = handle.cancel(Some("cancelled by the upstream server".into())).await;
+                Err(ErrorData::internal_error(
+                    format!("the {what} request was cancelled by the upstream server"),
                     None,
-                )
-            })?;
-        let info = client.peer_info();
-        if !info.as_ref().is_some_and(|i| offers(&i.capabilities)) {
-            let name = info.map_or("the client".into(), |i| {
-                format!("the client `{}`", i.client_info.name)
-            });
-            return Err(ErrorData::new(
-                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
-                format!("{name} of the mcp-budget proxy does not support {what}"),
-                None,
-            ));
+                ))
+            }
         }
-        Ok(client)
     }
 }
 
@@ -243,32 +388,64 @@ impl Downstream for ClientRelay {
     fn create_message(
         &self,
         params: rmcp::model::CreateMessageRequestParams,
+        cancelled: tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'_, Result<rmcp::model::CreateMessageResult, ErrorData>> {
         Box::pin(async move {
-            let client = self.client_for("sampling", |c| c.sampling.is_some())?;
-            client.create_message(params).await.map_err(upstream_error)
+            let client = self.shared()?.caller("sampling")?;
+            offered(&client, "sampling", |c| c.sampling.is_some())?;
+            let request = rmcp::model::ServerRequest::CreateMessageRequest(
+                rmcp::model::CreateMessageRequest::new(params),
+            );
+            match Self::ask(&client, "sampling", request, cancelled).await? {
+                rmcp::model::ClientResult::CreateMessageResult(r) => Ok(*r),
+                _ => Err(ErrorData::internal_error(
+                    "the client answered sampling with something else",
+                    None,
+                )),
+            }
         })
     }
 
     fn create_elicitation(
         &self,
         params: rmcp::model::ElicitRequestParams,
+        cancelled: tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'_, Result<rmcp::model::ElicitResult, ErrorData>> {
         Box::pin(async move {
-            let client = self.client_for("elicitation", |c| c.elicitation.is_some())?;
-            client
-                .create_elicitation(params)
-                .await
-                .map_err(upstream_error)
+            let client = self.shared()?.caller("elicitation")?;
+            offered(&client, "elicitation", |c| c.elicitation.is_some())?;
+            let request =
+                rmcp::model::ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(params));
+            match Self::ask(&client, "elicitation", request, cancelled).await? {
+                rmcp::model::ClientResult::ElicitResult(r) => Ok(r),
+                _ => Err(ErrorData::internal_error(
+                    "the client answered elicitation with something else",
+                    None,
+                )),
+            }
         })
     }
 
-    fn list_roots(&self) -> BoxFuture<'_, Result<rmcp::model::ListRootsResult, ErrorData>> {
+    fn list_roots(
+        &self,
+        cancelled: tokio_util::sync::CancellationToken,
+    ) -> BoxFuture<'_, Result<rmcp::model::ListRootsResult, ErrorData>> {
         Box::pin(async move {
-            // a client without roots has none to give: an empty list keeps the server's own
-            match self.client_for("roots", |c| c.roots.is_some()) {
-                Ok(client) => client.list_roots().await.map_err(upstream_error),
-                Err(_) => Ok(rmcp::model::ListRootsResult::default()),
+            let shared = self.shared()?;
+            // the roots of the client that last gave some; a client without roots (or none
+            // connected) has none to give, and an empty list keeps the server's own
+            let owner = lock(&shared.roots_from).and_then(|id| shared.client(id));
+            let Some(client) = owner.filter(|c| offered(c, "roots", |c| c.roots.is_some()).is_ok())
+            else {
+                return Ok(rmcp::model::ListRootsResult::default());
+            };
+            let request = rmcp::model::ServerRequest::ListRootsRequest(Default::default());
+            match Self::ask(&client, "roots", request, cancelled).await? {
+                rmcp::model::ClientResult::ListRootsResult(r) => Ok(r),
+                _ => Err(ErrorData::internal_error(
+                    "the client answered roots/list with something else",
+                    None,
+                )),
             }
         })
     }
@@ -278,6 +455,9 @@ impl Downstream for ClientRelay {
 #[derive(Clone)]
 pub struct Proxy {
     shared: Arc<Shared>,
+    /// Which client this handler serves (each HTTP session gets its own, see
+    /// [`Proxy::for_new_client`]).
+    client_id: u64,
     pub startup: Startup,
 }
 
@@ -317,14 +497,6 @@ fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
         return None;
     }
     serde_json::from_value(v).ok()
-}
-
-/// An upstream failure on a forwarded request: its own JSON-RPC error when it sent one.
-fn upstream_error(e: rmcp::service::ServiceError) -> ErrorData {
-    match e {
-        rmcp::service::ServiceError::McpError(e) => e,
-        other => ErrorData::internal_error(other.to_string(), None),
-    }
 }
 
 fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
@@ -415,16 +587,16 @@ fn relay_notifications(shared: std::sync::Weak<Shared>, first: NotificationRx) {
     tokio::spawn(async move {
         let mut pending = Some(first);
         loop {
-            let (mut rx, order) = match pending.take() {
+            let (mut rx, order, session) = match pending.take() {
                 Some(rx) => rx,
                 None => match shared.upgrade() {
-                    Some(s) => s.upstream.get().capture().subscribe_notifications(),
+                    Some(s) => subscribe(&s.upstream.get()),
                     None => return,
                 },
             };
             while let Some(line) = rx.recv().await {
                 let Some(s) = shared.upgrade() else { return };
-                s.relay(&line).await;
+                s.relay(session, &line).await;
                 order.done_one();
             }
             // the session was replaced (a restart): follow the new one
@@ -433,17 +605,36 @@ fn relay_notifications(shared: std::sync::Weak<Shared>, first: NotificationRx) {
     });
 }
 
+/// A session's notifications, with the session's identity (for progress routes).
+fn subscribe(session: &Arc<Session>) -> NotificationRx {
+    let (rx, order) = session.capture().subscribe_notifications();
+    (rx, order, session_key(session))
+}
+
+/// Which upstream session this is, while it lives (a restarted upstream counts progress
+/// tokens from the start again, so routes are keyed by session and token).
+fn session_key(session: &Arc<Session>) -> usize {
+    Arc::as_ptr(session) as usize
+}
+
+fn route_key(session: usize, token: &Value) -> String {
+    format!("{session}:{token}")
+}
+
 impl Shared {
-    async fn relay(&self, line: &str) {
+    /// One notification of the upstream to the clients it concerns: progress to the client
+    /// whose call it is (under that client's token), a log message to the clients whose level
+    /// it meets, a resource update to the clients subscribed to it, anything else to all.
+    async fn relay(&self, session: usize, line: &str) {
         let Ok(mut msg) = serde_json::from_str::<Value>(line) else {
             return;
         };
         let method = msg["method"].as_str().unwrap_or("").to_string();
         let mut params = msg.get_mut("params").map(Value::take).unwrap_or(json!({}));
-        let targets = match method.as_str() {
+        let targets: Vec<rmcp::service::Peer<RoleServer>> = match method.as_str() {
             "notifications/cancelled" => return,
             "notifications/progress" => {
-                let key = params["progressToken"].to_string();
+                let key = route_key(session, &params["progressToken"]);
                 let Some((client, token)) = lock(&self.routes)
                     .get(&key)
                     .map(|r| (r.client.clone(), r.token.clone()))
@@ -453,13 +644,30 @@ impl Shared {
                 params["progressToken"] = token;
                 vec![client]
             }
+            "notifications/message" => {
+                let rank = log_rank(&params["level"]);
+                let levels = lock(&self.log_levels).clone();
+                self.live_clients()
+                    .into_iter()
+                    .filter(|c| levels.get(&c.id).is_none_or(|&min| rank >= min))
+                    .map(|c| c.peer)
+                    .collect()
+            }
+            "notifications/resources/updated" => {
+                let subscribed = params["uri"]
+                    .as_str()
+                    .and_then(|u| lock(&self.subscriptions).get(u).cloned());
+                self.live_clients()
+                    .into_iter()
+                    .filter(|c| subscribed.as_ref().is_none_or(|s| s.contains(&c.id)))
+                    .map(|c| c.peer)
+                    .collect()
+            }
             _ => {
                 if method == "notifications/tools/list_changed" {
                     self.refresh_tools().await;
                 }
-                let mut clients = lock(&self.clients);
-                clients.retain(|c| !c.is_transport_closed());
-                clients.clone()
+                self.live_clients().into_iter().map(|c| c.peer).collect()
             }
         };
         let note = json!({"method": method, "params": params});
@@ -467,7 +675,8 @@ impl Shared {
             return;
         };
         for client in targets {
-            let _ = client.send_notification(note.clone()).await;
+            let _ =
+                tokio::time::timeout(SEND_TIMEOUT, client.send_notification(note.clone())).await;
         }
     }
 
@@ -495,8 +704,8 @@ impl Proxy {
             downstream: Some(relay.clone()),
             ..session_opts.clone()
         };
-        let session = Session::connect(spec, &session_opts).await?;
-        let first_notes = session.capture().subscribe_notifications();
+        let session = Arc::new(Session::connect(spec, &session_opts).await?);
+        let first_notes = subscribe(&session);
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let all = upstream_tools(&session).await?;
@@ -525,15 +734,19 @@ impl Proxy {
             upstream: Arc::new(Upstream {
                 spec: spec.clone(),
                 opts: session_opts,
-                current: std::sync::RwLock::new(Arc::new(session)),
+                current: std::sync::RwLock::new(session),
                 restarting: AtomicBool::new(false),
                 restarts: AtomicUsize::new(0),
             }),
             filter,
             tools: std::sync::RwLock::new(Arc::new(tools)),
             clients: std::sync::Mutex::new(Vec::new()),
+            next_client: AtomicU64::new(1),
             routes: std::sync::Mutex::new(HashMap::new()),
-            last_caller: std::sync::Mutex::new(None),
+            in_flight: std::sync::Mutex::new(HashMap::new()),
+            roots_from: std::sync::Mutex::new(None),
+            subscriptions: std::sync::Mutex::new(HashMap::new()),
+            log_levels: std::sync::Mutex::new(HashMap::new()),
             info,
             opts,
         });
@@ -541,6 +754,7 @@ impl Proxy {
         relay_notifications(Arc::downgrade(&shared), first_notes);
         Ok(Proxy {
             shared,
+            client_id: 0,
             startup: Startup {
                 upstream_tools: all.len(),
                 shown_tools,
@@ -550,6 +764,68 @@ impl Proxy {
                 read_tool_tokens,
             },
         })
+    }
+
+    /// The handler for one more client (an HTTP session): the same proxy, its own identity.
+    pub fn for_new_client(&self) -> Proxy {
+        Proxy {
+            client_id: self.shared.next_client.fetch_add(1, Ordering::SeqCst),
+            ..self.clone()
+        }
+    }
+
+    /// An upstream failure as the client's error: the upstream's own JSON-RPC error as it
+    /// sent it, anything else naming the upstream; a stopped upstream is restarted.
+    fn upstream_failure(&self, session: &Session, e: UpstreamError) -> ErrorData {
+        let server = &self.shared.opts.server;
+        if let UpstreamError::Rpc { code, message, .. } = e {
+            return ErrorData::new(rmcp::model::ErrorCode(code as i32), message, None);
+        }
+        // rmcp reports a dead transport before `is_closed` turns true
+        let message = if session.is_closed() || e.to_string().contains("closed") {
+            self.shared.upstream.restart();
+            format!(
+                "the upstream server `{server}` has stopped (mcp-budget is restarting it; try again): {e}"
+            )
+        } else {
+            format!("the upstream server `{server}` failed: {e}")
+        };
+        ErrorData::internal_error(message, None)
+    }
+
+    /// Forward a client's request to the upstream as it is, and read the upstream's result.
+    async fn ask<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: impl serde::Serialize,
+    ) -> Result<T, ErrorData> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| ErrorData::internal_error(format!("{method}: {e}"), None))?;
+        let session = self.shared.upstream.get();
+        let raw = session
+            .request_json(method, params)
+            .await
+            .map_err(|e| self.upstream_failure(&session, e))?;
+        serde_json::from_str(raw.result_text()).map_err(|e| {
+            ErrorData::internal_error(
+                format!(
+                    "the upstream server `{}` answered {method} with a result mcp-budget cannot read: {e}",
+                    self.shared.opts.server
+                ),
+                None,
+            )
+        })
+    }
+
+    async fn roots_changed(&self) {
+        *lock(&self.shared.roots_from) = Some(self.client_id);
+        let _ = self
+            .shared
+            .upstream
+            .get()
+            .peer()
+            .notify_roots_list_changed()
+            .await;
     }
 
     /// How many times the upstream was started again after it died.
@@ -578,7 +854,9 @@ impl Proxy {
                 )
             })
             .unwrap_or((None, None));
-        *lock(&self.shared.last_caller) = Some(context.peer.clone());
+        let _running = InFlight::new(&self.shared, self.client_id);
+        let session = self.shared.upstream.get();
+        let session_id = session_key(&session);
         // the client's progress token is swapped for the upstream session's own: progress
         // notifications under that token are routed back to this client with its token
         let mut route = RouteGuard {
@@ -598,48 +876,28 @@ impl Proxy {
             cancelled: async move { ct.cancelled().await },
             on_sent: |upstream: &rmcp::model::ProgressToken| {
                 if let Some((client, token)) = wants_progress {
-                    let key = serde_json::to_string(upstream).unwrap_or_default();
+                    let upstream = serde_json::to_value(upstream).unwrap_or_default();
+                    let key = route_key(session_id, &upstream);
                     lock(&self.shared.routes).insert(key.clone(), Route { client, token });
                     route.key = Some(key);
                 }
             },
         };
-        let session = self.shared.upstream.get();
         let answer = session.call_forwarded(name, args.clone(), forwarded).await;
         // what the upstream sent before its answer (the call's progress, a log message) is
         // forwarded before the answer, as a client expects; a stuck client cannot stall this
         let order = session.capture().notification_order();
         let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
-        let outcome = match answer {
-            Ok(o) => o,
-            Err(UpstreamError::Rpc { code, message, .. }) => {
-                return Err(ErrorData::new(
-                    rmcp::model::ErrorCode(code as i32),
-                    message,
-                    None,
-                ))
-            }
-            Err(e) => {
-                // rmcp reports a dead transport before `is_closed` turns true
-                let stopped = session.is_closed() || e.to_string().contains("closed");
-                let message = if stopped {
-                    self.shared.upstream.restart();
-                    format!(
-                        "the upstream server `{}` has stopped (mcp-budget is restarting it; try again): {e}",
-                        self.shared.opts.server
-                    )
-                } else {
-                    format!(
-                        "the upstream server `{}` failed: {e}",
-                        self.shared.opts.server
-                    )
-                };
-                return Err(ErrorData::internal_error(message, None));
-            }
-        };
+        let outcome = answer.map_err(|e| self.upstream_failure(&session, e))?;
         let raw_text = outcome.response.result_text();
         let raw: Value = serde_json::from_str(raw_text).map_err(|e| {
-            ErrorData::internal_error(format!("upstream result is not JSON: {e}"), None)
+            ErrorData::internal_error(
+                format!(
+                    "the upstream server `{}` answered tools/call with a result that is not JSON: {e}",
+                    self.shared.opts.server
+                ),
+                None,
+            )
         })?;
         let raw_bytes = raw_text.len();
         let engine = self.shared.opts.engine.clone();
@@ -749,38 +1007,30 @@ impl ServerHandler for Proxy {
         })
     }
 
-    /// A client that finished initializing gets the upstream's notifications from now on.
-    /// (And a client with roots: the upstream is told they changed, so it asks for them.)
+    /// A client that finished initializing gets the upstream's notifications from now on. A
+    /// client with roots becomes the one whose roots the upstream sees, and the upstream is
+    /// told they changed, so it asks for them (through the proxy).
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let has_roots = context
             .peer
             .peer_info()
             .is_some_and(|i| i.capabilities.roots.is_some());
+        self.shared.live_clients();
         {
             let mut clients = lock(&self.shared.clients);
-            clients.retain(|c| !c.is_transport_closed());
-            clients.push(context.peer);
+            clients.push(Client {
+                id: self.client_id,
+                peer: context.peer,
+            });
         }
         if has_roots {
-            let _ = self
-                .shared
-                .upstream
-                .get()
-                .peer()
-                .notify_roots_list_changed()
-                .await;
+            self.roots_changed().await;
         }
     }
 
-    /// The client's roots changed: the upstream asks for them again (through the proxy).
+    /// The client's roots changed: they are the ones the upstream sees now, and it asks again.
     async fn on_roots_list_changed(&self, _: NotificationContext<RoleServer>) {
-        let _ = self
-            .shared
-            .upstream
-            .get()
-            .peer()
-            .notify_roots_list_changed()
-            .await;
+        self.roots_changed().await;
     }
 
     async fn list_tools(
@@ -840,13 +1090,7 @@ impl ServerHandler for Proxy {
         if self.shared.info["capabilities"]["prompts"].is_null() {
             return from_json(json!({"prompts": []}));
         }
-        self.shared
-            .upstream
-            .get()
-            .peer()
-            .list_prompts(request)
-            .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+        self.ask("prompts/list", request).await
     }
 
     async fn get_prompt(
@@ -854,14 +1098,7 @@ impl ServerHandler for Proxy {
         request: GetPromptRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let result = self
-            .shared
-            .upstream
-            .get()
-            .peer()
-            .get_prompt(request)
-            .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let result: rmcp::model::GetPromptResult = self.ask("prompts/get", request).await?;
         Ok(result.into())
     }
 
@@ -877,18 +1114,9 @@ impl ServerHandler for Proxy {
                 .as_object()
                 .is_none_or(|o| o.is_empty())
         {
-            if let Ok(up) = self
-                .shared
-                .upstream
-                .get()
-                .peer()
-                .list_resources(request.clone())
-                .await
-            {
-                let v = serde_json::to_value(&up).unwrap_or_default();
-                resources.extend(v["resources"].as_array().cloned().unwrap_or_default());
-                next = v.get("nextCursor").cloned();
-            }
+            let up: Value = self.ask("resources/list", request.clone()).await?;
+            resources.extend(up["resources"].as_array().cloned().unwrap_or_default());
+            next = up.get("nextCursor").cloned();
         }
         if request.and_then(|r| r.cursor).is_none() {
             resources.extend(self.spill_resources());
@@ -918,14 +1146,7 @@ impl ServerHandler for Proxy {
             }]}))?;
             return Ok(result.into());
         }
-        let result = self
-            .shared
-            .upstream
-            .get()
-            .peer()
-            .read_resource(request)
-            .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let result: rmcp::model::ReadResourceResult = self.ask("resources/read", request).await?;
         Ok(result.into())
     }
 
@@ -940,46 +1161,56 @@ impl ServerHandler for Proxy {
         {
             return from_json(json!({"resourceTemplates": []}));
         }
-        self.shared
-            .upstream
-            .get()
-            .peer()
-            .list_resource_templates(request)
-            .await
-            .map_err(upstream_error)
+        self.ask("resources/templates/list", request).await
     }
 
-    #[allow(deprecated)] // resources/subscribe is legacy in rmcp, and current in the spec
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.shared
-            .upstream
-            .get()
-            .peer()
-            .subscribe(request)
-            .await
-            .map_err(upstream_error)
+        // the upstream is subscribed once per URI, while any client wants it
+        let first = {
+            let mut subs = lock(&self.shared.subscriptions);
+            let who = subs.entry(request.uri.clone()).or_default();
+            let first = who.is_empty();
+            who.insert(self.client_id);
+            first
+        };
+        if first {
+            let answer: Result<Value, _> = self.ask("resources/subscribe", &request).await;
+            if let Err(e) = answer {
+                lock(&self.shared.subscriptions).remove(&request.uri);
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
-    #[allow(deprecated)]
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.shared
-            .upstream
-            .get()
-            .peer()
-            .unsubscribe(request)
-            .await
-            .map_err(upstream_error)
+        let last = {
+            let mut subs = lock(&self.shared.subscriptions);
+            let Some(who) = subs.get_mut(&request.uri) else {
+                return Ok(());
+            };
+            who.remove(&self.client_id);
+            let last = who.is_empty();
+            if last {
+                subs.remove(&request.uri);
+            }
+            last
+        };
+        if last {
+            let _: Value = self.ask("resources/unsubscribe", &request).await?;
+        }
+        Ok(())
     }
 
-    #[allow(deprecated)] // logging/setLevel is current in the spec
+    #[allow(deprecated)] // logging/setLevel is current in the protocol versions spoken today
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
@@ -990,13 +1221,18 @@ impl ServerHandler for Proxy {
                 rmcp::model::SetLevelRequestMethod,
             >());
         }
-        self.shared
-            .upstream
-            .get()
-            .peer()
-            .set_level(request)
-            .await
-            .map_err(upstream_error)
+        // each client gets the messages at its own level and above; the upstream is asked for
+        // the most detailed level any client wants
+        let wanted = log_rank(&serde_json::to_value(request.level).unwrap_or_default());
+        let lowest = {
+            let mut levels = lock(&self.shared.log_levels);
+            levels.insert(self.client_id, wanted);
+            levels.values().copied().min().unwrap_or(wanted)
+        };
+        let _: Value = self
+            .ask("logging/setLevel", json!({"level": LOG_LEVELS[lowest]}))
+            .await?;
+        Ok(())
     }
 
     async fn complete(
@@ -1009,13 +1245,7 @@ impl ServerHandler for Proxy {
                 rmcp::model::CompleteRequestMethod,
             >());
         }
-        self.shared
-            .upstream
-            .get()
-            .peer()
-            .complete(request)
-            .await
-            .map_err(upstream_error)
+        self.ask("completion/complete", request).await
     }
 }
 

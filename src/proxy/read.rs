@@ -97,6 +97,8 @@ pub fn read(
     let mut resume: Option<(usize, usize, usize)> = None;
     // lines taken from the reader so far
     let mut consumed = start - 1;
+    // the 0-based index of each line shown
+    let mut shown_lines: Vec<usize> = Vec::new();
     let mut raw = Vec::new();
     while shown < max_lines {
         raw.clear();
@@ -127,6 +129,7 @@ pub fn read(
             out.push_str(&piece);
             used += cost;
             shown += 1;
+            shown_lines.push(i);
             last = i + 1;
             continue;
         }
@@ -148,7 +151,8 @@ pub fn read(
         break;
     }
     let total = consumed + count_lines(&mut reader).map_err(io)?;
-    let footer = match (&pattern, resume) {
+    let footer = |shown: usize, last: usize| {
+        match (&pattern, resume) {
         (None, Some((line, at, len))) => format!(
             "[mcp-budget: line {line} is longer than the budget: shown up to byte {at} of {len}; continue with start_line={line} start_char={at}]"
         ),
@@ -166,15 +170,19 @@ pub fn read(
             "[mcp-budget: lines {start}-{last} of {total}; continue with start_line={}]",
             last + 1
         ),
+    }
     };
-    // tokens do not always add up across line breaks: drop whole lines until the page fits
-    while resume.is_none() && shown > 1 && tokenizer.count(&out) + tokenizer.count(&footer) > budget
-    {
+    let mut note = footer(shown, last);
+    // tokens do not always add up across line breaks: drop whole lines until the page fits,
+    // and continue from the first one dropped
+    while resume.is_none() && shown > 1 && tokenizer.count(&out) + tokenizer.count(&note) > budget {
         let end = out[..out.len() - 1].rfind('\n').map_or(0, |i| i + 1);
         out.truncate(end);
         shown -= 1;
+        last = shown_lines.pop().unwrap_or(last);
+        note = footer(shown, last);
     }
-    out.push_str(&footer);
+    out.push_str(&note);
     Ok(out)
 }
 

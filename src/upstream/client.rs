@@ -16,22 +16,29 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData};
+use tokio_util::sync::CancellationToken;
 
 /// A boxed future that can cross threads.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Whoever answers the requests a server makes of its client, when the session stands in for
 /// another client (the proxy forwards them to its own client).
+/// Each request comes with a token the server cancels by `notifications/cancelled`.
 pub trait Downstream: Send + Sync + 'static {
     fn create_message(
         &self,
         params: CreateMessageRequestParams,
+        cancelled: CancellationToken,
     ) -> BoxFuture<'_, Result<CreateMessageResult, ErrorData>>;
     fn create_elicitation(
         &self,
         params: ElicitRequestParams,
+        cancelled: CancellationToken,
     ) -> BoxFuture<'_, Result<ElicitResult, ErrorData>>;
-    fn list_roots(&self) -> BoxFuture<'_, Result<ListRootsResult, ErrorData>>;
+    fn list_roots(
+        &self,
+        cancelled: CancellationToken,
+    ) -> BoxFuture<'_, Result<ListRootsResult, ErrorData>>;
 }
 
 /// The rmcp client handler of a session.
@@ -71,10 +78,10 @@ impl ClientHandler for UpstreamClient {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         match &self.downstream {
-            Some(d) => d.create_message(params).await,
+            Some(d) => d.create_message(params, context.ct).await,
             None => Err(ErrorData::method_not_found::<
                 rmcp::model::CreateMessageRequestMethod,
             >()),
@@ -84,10 +91,10 @@ impl ClientHandler for UpstreamClient {
     async fn create_elicitation(
         &self,
         params: ElicitRequestParams,
-        _: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         match &self.downstream {
-            Some(d) => d.create_elicitation(params).await,
+            Some(d) => d.create_elicitation(params, context.ct).await,
             None => Err(ErrorData::method_not_found::<
                 rmcp::model::ElicitationCreateRequestMethod,
             >()),
@@ -96,10 +103,10 @@ impl ClientHandler for UpstreamClient {
 
     async fn list_roots(
         &self,
-        _: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         match &self.downstream {
-            Some(d) => d.list_roots().await,
+            Some(d) => d.list_roots(context.ct).await,
             None => Ok(ListRootsResult::default()),
         }
     }

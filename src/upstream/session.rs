@@ -306,6 +306,29 @@ impl Session {
         })
     }
 
+    /// Any request (`method` and its `params` as JSON) from any number of tasks at once (the
+    /// proxy forwards its client's requests this way): the exact result, matched by request id,
+    /// so nothing is left behind in the capture and no answer comes from rmcp's list cache.
+    pub async fn request_json(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<RawResponse, UpstreamError> {
+        let mut message = serde_json::json!({"method": method});
+        if !params.is_null() {
+            message["params"] = params;
+        }
+        let request: ClientRequest =
+            serde_json::from_value(message).map_err(|e| UpstreamError::Request {
+                method: method.into(),
+                message: format!("not a request mcp-budget can forward: {e}"),
+            })?;
+        let (response, _) = self
+            .request_raw(method, request, |_| {}, std::future::pending())
+            .await?;
+        Ok(response)
+    }
+
     /// One page of `tools/list` from any number of tasks at once (the proxy): the exact result
     /// as the server sent it, matched by request id.
     pub async fn tools_page(&self, cursor: Option<String>) -> Result<RawResponse, UpstreamError> {

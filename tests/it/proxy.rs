@@ -810,8 +810,20 @@ fn methods(notes: &Value) -> Vec<&str> {
 
 /// `proxy --listen` on a free port in front of `upstream`; the URL and the running proxy.
 fn proxy_on_http(spill: &std::path::Path, upstream: &[&str]) -> (String, crate::support::Served) {
+    proxy_on_http_with(spill, upstream, &[])
+}
+
+/// [`proxy_on_http`] with these environment variables.
+fn proxy_on_http_with(
+    spill: &std::path::Path,
+    upstream: &[&str],
+    envs: &[(&str, &std::path::Path)],
+) -> (String, crate::support::Served) {
     let port = free_port();
     let mut cmd = Command::new(bin_path());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
     cmd.args(["proxy", "--spill-dir"])
         .arg(spill)
         .args(["--listen", &format!("127.0.0.1:{port}"), "--"])
@@ -1097,5 +1109,214 @@ fn the_upstreams_requests_of_its_client_reach_the_client() {
             .unwrap()
             .contains("of the mcp-budget proxy does not support sampling"),
         "{got}"
+    );
+}
+
+#[test]
+fn progress_comes_before_the_result_and_only_to_its_caller() {
+    // stdio: the upstream sends three progress notes and a log line right before its result;
+    // all of them reach the client before the result, under the client's own token
+    let home = tempfile::tempdir().unwrap();
+    let spill = home.path().join("spill");
+    let mut p = HostileProxy::start(&spill, "progress", &[]);
+    let answer = p.call(
+        1,
+        "tools/call",
+        json!({"name": "probe", "arguments": {}, "_meta": {"progressToken": "tok-7"}}),
+    );
+    assert_eq!(answer["result"]["content"][0]["text"], "done");
+    let steps: Vec<(Value, f64)> = p
+        .notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .map(|n| {
+            (
+                n["params"]["progressToken"].clone(),
+                n["params"]["progress"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [1.0, 2.0, 3.0].map(|i| (json!("tok-7"), i)),
+        "{:?}",
+        p.notes
+    );
+    assert!(methods(&json!(p.notes)).contains(&"notifications/message"));
+
+    // HTTP: the caller gets its progress, another session only the log line
+    let Some(python) = python_sdk() else {
+        return;
+    };
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let (url, _proxy) = proxy_on_http(&spill, &["python3", hostile.to_str().unwrap(), "progress"]);
+    let got = sdk(
+        &python,
+        &["--watchers", "1", "--settle", "1", "--url", &url, "probe"],
+    );
+    assert_eq!(
+        progress(&got),
+        [(1.0, 3.0), (2.0, 3.0), (3.0, 3.0)],
+        "{got}"
+    );
+    let watcher = methods(&got["watchers"][0]);
+    assert!(watcher.contains(&"notifications/message"), "{watcher:?}");
+    assert!(!watcher.contains(&"notifications/progress"), "{watcher:?}");
+}
+
+#[test]
+fn over_http_the_upstreams_requests_go_to_the_right_session() {
+    let (Some(python), Some(everything)) = (python_sdk(), real_server("mcp-server-everything"))
+    else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let everything = everything.to_str().unwrap().to_string();
+    let (url, _proxy) = proxy_on_http(&home.path().join("spill"), &[&everything, "stdio"]);
+    let sampling = r#"{"prompt": "name a colour", "maxTokens": 20}"#;
+
+    // an idle session beside the caller: sampling reaches the caller
+    let got = sdk(
+        &python,
+        &[
+            "--offer",
+            "--watchers",
+            "1",
+            "--args",
+            sampling,
+            "--url",
+            &url,
+            "trigger-sampling-request",
+        ],
+    );
+    assert_eq!(got["is_error"], false, "{got}");
+    assert!(
+        got["shown"]
+            .as_str()
+            .unwrap()
+            .contains("a reply sampled by the test client"),
+        "{got}"
+    );
+
+    // roots: a session without roots called first; the session with roots that connects
+    // after it is the one whose roots the upstream sees
+    let got = sdk(
+        &python,
+        &[
+            "--offer",
+            "--watchers",
+            "1",
+            "--watcher-first",
+            "get-tiny-image",
+            "--url",
+            &url,
+            "get-roots-list",
+        ],
+    );
+    assert!(
+        got["shown"]
+            .as_str()
+            .unwrap()
+            .contains("file:///tmp/mcp-budget-test-root"),
+        "{got}"
+    );
+
+    // two sessions with calls running: the proxy cannot tell whose sampling request it is, and
+    // says so instead of asking the wrong user
+    let got = sdk(
+        &python,
+        &[
+            "--offer",
+            "--watchers",
+            "1",
+            "--watcher-during",
+            "trigger-long-running-operation",
+            r#"{"duration": 3, "steps": 3}"#,
+            "--args",
+            sampling,
+            "--url",
+            &url,
+            "trigger-sampling-request",
+        ],
+    );
+    assert_eq!(got["is_error"], true, "{got}");
+    assert!(
+        got["shown"]
+            .as_str()
+            .unwrap()
+            .contains("2 clients have calls running"),
+        "{got}"
+    );
+    assert!(
+        !got["asked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a[0] == "sampling"),
+        "{got}"
+    );
+    assert_eq!(got["watcher_calls"][0]["is_error"], false, "{got}");
+}
+
+#[test]
+fn over_http_each_session_gets_its_own_log_level_and_subscriptions() {
+    let Some(python) = python_sdk() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let marker = home.path().join("asked.jsonl");
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let (url, _proxy) = proxy_on_http_with(
+        &home.path().join("spill"),
+        &["python3", hostile.to_str().unwrap(), "levels"],
+        &[("HOSTILE_MARKER", &marker)],
+    );
+    // the caller wants warnings and up, and res://a; the other session set neither
+    let got = sdk(
+        &python,
+        &[
+            "--log-level",
+            "warning",
+            "--subscribe",
+            "res://a",
+            "--watchers",
+            "1",
+            "--settle",
+            "1",
+            "--url",
+            &url,
+            "probe",
+        ],
+    );
+    let logs = |notes: &Value| -> Vec<String> {
+        notes
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["method"] == "notifications/message")
+            .map(|n| n["params"]["data"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let updated = |notes: &Value| methods(notes).contains(&"notifications/resources/updated");
+    assert_eq!(logs(&got["notes"]), ["a warning line"], "{got}");
+    assert!(updated(&got["notes"]), "{got}");
+    assert_eq!(
+        logs(&got["watchers"][0]),
+        ["a info line", "a warning line"],
+        "{got}"
+    );
+    assert!(!updated(&got["watchers"][0]), "{got}");
+    // the upstream was asked once for each
+    let asked = std::fs::read_to_string(&marker).unwrap();
+    let asked: Vec<Value> = asked
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            json!(["logging/setLevel", {"level": "warning"}]),
+            json!(["resources/subscribe", {"uri": "res://a"}])
+        ]
     );
 }
