@@ -1231,7 +1231,7 @@ fn over_http_the_upstreams_requests_go_to_the_right_session() {
             "1",
             "--watcher-during",
             "trigger-long-running-operation",
-            r#"{"duration": 3, "steps": 3}"#,
+            r#"{"duration": 5, "steps": 5}"#,
             "--args",
             sampling,
             "--url",
