@@ -116,7 +116,7 @@ impl ToolFilter {
 type NotificationRx = (
     tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
     Arc<NotificationOrder>,
-    usize,
+    u64,
 );
 
 /// The upstream session, replaced by a fresh one (with backoff) when the server dies.
@@ -126,6 +126,8 @@ struct Upstream {
     current: std::sync::RwLock<Arc<Session>>,
     restarting: AtomicBool,
     restarts: AtomicUsize,
+    /// The proxy's state, to tell a restarted server what the clients asked of the old one.
+    shared: std::sync::OnceLock<std::sync::Weak<Shared>>,
 }
 
 impl Upstream {
@@ -147,6 +149,9 @@ impl Upstream {
             let mut delay = Duration::from_millis(200);
             loop {
                 if let Ok(session) = Session::connect(&me.spec, &me.opts).await {
+                    if let Some(shared) = me.shared.get().and_then(std::sync::Weak::upgrade) {
+                        shared.restore(&session).await;
+                    }
                     *me.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(session);
                     me.restarts.fetch_add(1, Ordering::SeqCst);
                     break;
@@ -171,6 +176,22 @@ struct Route {
 struct Client {
     id: u64,
     peer: rmcp::service::Peer<RoleServer>,
+    /// Notifications for everyone go through this queue, sent by a task of the client's own,
+    /// so a client that stops reading holds up nobody else (and loses what overflows).
+    queue: tokio::sync::mpsc::Sender<rmcp::model::ServerNotification>,
+}
+
+impl Client {
+    fn new(id: u64, peer: rmcp::service::Peer<RoleServer>) -> Client {
+        let (queue, mut rx) = tokio::sync::mpsc::channel(256);
+        let to = peer.clone();
+        tokio::spawn(async move {
+            while let Some(note) = rx.recv().await {
+                let _ = tokio::time::timeout(SEND_TIMEOUT, to.send_notification(note)).await;
+            }
+        });
+        Client { id, peer, queue }
+    }
 }
 
 /// Everything the proxy's clones share.
@@ -252,12 +273,12 @@ impl Shared {
     /// calls running cannot be told apart: the request is refused rather than sent to a client
     /// it may not be meant for.
     fn caller(&self, what: &str) -> Result<Client, ErrorData> {
+        let live = self.live_clients();
         let running: Vec<u64> = lock(&self.in_flight)
             .iter()
-            .filter(|(_, n)| **n > 0)
+            .filter(|(id, n)| **n > 0 && live.iter().any(|c| c.id == **id))
             .map(|(id, _)| *id)
             .collect();
-        let live = self.live_clients();
         let chosen = match running.as_slice() {
             [one] => live.iter().find(|c| c.id == *one).cloned(),
             [] if live.len() == 1 => live.first().cloned(),
@@ -611,13 +632,13 @@ fn subscribe(session: &Arc<Session>) -> NotificationRx {
     (rx, order, session_key(session))
 }
 
-/// Which upstream session this is, while it lives (a restarted upstream counts progress
-/// tokens from the start again, so routes are keyed by session and token).
-fn session_key(session: &Arc<Session>) -> usize {
-    Arc::as_ptr(session) as usize
+/// Which upstream session this is (a restarted upstream counts progress tokens from the start
+/// again, so routes are keyed by session and token).
+fn session_key(session: &Session) -> u64 {
+    session.id()
 }
 
-fn route_key(session: usize, token: &Value) -> String {
+fn route_key(session: u64, token: &Value) -> String {
     format!("{session}:{token}")
 }
 
@@ -625,15 +646,22 @@ impl Shared {
     /// One notification of the upstream to the clients it concerns: progress to the client
     /// whose call it is (under that client's token), a log message to the clients whose level
     /// it meets, a resource update to the clients subscribed to it, anything else to all.
-    async fn relay(&self, session: usize, line: &str) {
+    async fn relay(&self, session: u64, line: &str) {
         let Ok(mut msg) = serde_json::from_str::<Value>(line) else {
             return;
         };
         let method = msg["method"].as_str().unwrap_or("").to_string();
         let mut params = msg.get_mut("params").map(Value::take).unwrap_or(json!({}));
-        let targets: Vec<rmcp::service::Peer<RoleServer>> = match method.as_str() {
+        let note = |params: Value| {
+            serde_json::from_value::<rmcp::model::ServerNotification>(
+                json!({"method": method, "params": params}),
+            )
+            .ok()
+        };
+        let targets: Vec<Client> = match method.as_str() {
             "notifications/cancelled" => return,
             "notifications/progress" => {
+                // sent at once, not queued: it must reach the caller before the call's result
                 let key = route_key(session, &params["progressToken"]);
                 let Some((client, token)) = lock(&self.routes)
                     .get(&key)
@@ -642,7 +670,10 @@ impl Shared {
                     return;
                 };
                 params["progressToken"] = token;
-                vec![client]
+                if let Some(n) = note(params) {
+                    let _ = tokio::time::timeout(SEND_TIMEOUT, client.send_notification(n)).await;
+                }
+                return;
             }
             "notifications/message" => {
                 let rank = log_rank(&params["level"]);
@@ -650,7 +681,6 @@ impl Shared {
                 self.live_clients()
                     .into_iter()
                     .filter(|c| levels.get(&c.id).is_none_or(|&min| rank >= min))
-                    .map(|c| c.peer)
                     .collect()
             }
             "notifications/resources/updated" => {
@@ -660,23 +690,49 @@ impl Shared {
                 self.live_clients()
                     .into_iter()
                     .filter(|c| subscribed.as_ref().is_none_or(|s| s.contains(&c.id)))
-                    .map(|c| c.peer)
                     .collect()
             }
             _ => {
                 if method == "notifications/tools/list_changed" {
                     self.refresh_tools().await;
                 }
-                self.live_clients().into_iter().map(|c| c.peer).collect()
+                self.live_clients()
             }
         };
-        let note = json!({"method": method, "params": params});
-        let Ok(note) = serde_json::from_value::<rmcp::model::ServerNotification>(note) else {
+        let Some(n) = note(params) else {
             return;
         };
         for client in targets {
-            let _ =
-                tokio::time::timeout(SEND_TIMEOUT, client.send_notification(note.clone())).await;
+            let _ = client.queue.try_send(n.clone());
+        }
+    }
+
+    /// A restarted upstream is a new session: subscribe it again to what clients want, and set
+    /// the logging level they asked for.
+    async fn restore(&self, session: &Session) {
+        let uris: Vec<String> = lock(&self.subscriptions)
+            .iter()
+            .filter(|(_, who)| !who.is_empty())
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in uris {
+            let _ = session
+                .request_json(
+                    "resources/subscribe",
+                    json!({"uri": uri}),
+                    std::future::pending(),
+                )
+                .await;
+        }
+        let lowest = lock(&self.log_levels).values().copied().min();
+        if let Some(level) = lowest {
+            let _ = session
+                .request_json(
+                    "logging/setLevel",
+                    json!({"level": LOG_LEVELS[level]}),
+                    std::future::pending(),
+                )
+                .await;
         }
     }
 
@@ -737,6 +793,7 @@ impl Proxy {
                 current: std::sync::RwLock::new(session),
                 restarting: AtomicBool::new(false),
                 restarts: AtomicUsize::new(0),
+                shared: std::sync::OnceLock::new(),
             }),
             filter,
             tools: std::sync::RwLock::new(Arc::new(tools)),
@@ -751,6 +808,7 @@ impl Proxy {
             opts,
         });
         let _ = relay.shared.set(Arc::downgrade(&shared));
+        let _ = shared.upstream.shared.set(Arc::downgrade(&shared));
         relay_notifications(Arc::downgrade(&shared), first_notes);
         Ok(Proxy {
             shared,
@@ -793,17 +851,19 @@ impl Proxy {
         ErrorData::internal_error(message, None)
     }
 
-    /// Forward a client's request to the upstream as it is, and read the upstream's result.
+    /// Forward a client's request to the upstream as it is, and read the upstream's result;
+    /// the client cancelling (`ct`) cancels it upstream.
     async fn ask<T: DeserializeOwned>(
         &self,
         method: &str,
         params: impl serde::Serialize,
+        ct: &tokio_util::sync::CancellationToken,
     ) -> Result<T, ErrorData> {
         let params = serde_json::to_value(params)
             .map_err(|e| ErrorData::internal_error(format!("{method}: {e}"), None))?;
         let session = self.shared.upstream.get();
         let raw = session
-            .request_json(method, params)
+            .request_json(method, params, ct.cancelled())
             .await
             .map_err(|e| self.upstream_failure(&session, e))?;
         serde_json::from_str(raw.result_text()).map_err(|e| {
@@ -1018,10 +1078,7 @@ impl ServerHandler for Proxy {
         self.shared.live_clients();
         {
             let mut clients = lock(&self.shared.clients);
-            clients.push(Client {
-                id: self.client_id,
-                peer: context.peer,
-            });
+            clients.push(Client::new(self.client_id, context.peer));
         }
         if has_roots {
             self.roots_changed().await;
@@ -1085,40 +1142,51 @@ impl ServerHandler for Proxy {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         if self.shared.info["capabilities"]["prompts"].is_null() {
             return from_json(json!({"prompts": []}));
         }
-        self.ask("prompts/list", request).await
+        self.ask("prompts/list", request, &context.ct).await
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let result: rmcp::model::GetPromptResult = self.ask("prompts/get", request).await?;
+        let result: rmcp::model::GetPromptResult =
+            self.ask("prompts/get", request, &context.ct).await?;
         Ok(result.into())
     }
 
+    /// The upstream's resources, and the spills on the first page (listed even when the
+    /// upstream fails to list its own).
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let first_page = request.as_ref().and_then(|r| r.cursor.as_ref()).is_none();
         let mut resources: Vec<Value> = Vec::new();
         let mut next = None;
-        if request.as_ref().and_then(|r| r.cursor.as_ref()).is_some()
+        if !first_page
             || !self.shared.info["capabilities"]["resources"]
                 .as_object()
                 .is_none_or(|o| o.is_empty())
         {
-            let up: Value = self.ask("resources/list", request.clone()).await?;
-            resources.extend(up["resources"].as_array().cloned().unwrap_or_default());
-            next = up.get("nextCursor").cloned();
+            let up: Result<Value, ErrorData> =
+                self.ask("resources/list", request, &context.ct).await;
+            match up {
+                Ok(up) => {
+                    resources.extend(up["resources"].as_array().cloned().unwrap_or_default());
+                    next = up.get("nextCursor").cloned();
+                }
+                Err(e) if !first_page => return Err(e),
+                Err(_) => {}
+            }
         }
-        if request.and_then(|r| r.cursor).is_none() {
+        if first_page {
             resources.extend(self.spill_resources());
         }
         let mut body = json!({"resources": resources});
@@ -1131,7 +1199,7 @@ impl ServerHandler for Proxy {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri.starts_with("mcp-budget://spill/") {
             let path = self.store().resolve(&request.uri).ok_or_else(|| {
@@ -1146,14 +1214,15 @@ impl ServerHandler for Proxy {
             }]}))?;
             return Ok(result.into());
         }
-        let result: rmcp::model::ReadResourceResult = self.ask("resources/read", request).await?;
+        let result: rmcp::model::ReadResourceResult =
+            self.ask("resources/read", request, &context.ct).await?;
         Ok(result.into())
     }
 
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         if self.shared.info["capabilities"]["resources"]
             .as_object()
@@ -1161,15 +1230,23 @@ impl ServerHandler for Proxy {
         {
             return from_json(json!({"resourceTemplates": []}));
         }
-        self.ask("resources/templates/list", request).await
+        self.ask("resources/templates/list", request, &context.ct)
+            .await
     }
 
+    /// The upstream is subscribed once per URI, while any client wants it. A client without a
+    /// session of its own (stateless HTTP) is passed straight through.
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // the upstream is subscribed once per URI, while any client wants it
+        if self.shared.client(self.client_id).is_none() {
+            let _: Value = self
+                .ask("resources/subscribe", &request, &context.ct)
+                .await?;
+            return Ok(());
+        }
         let first = {
             let mut subs = lock(&self.shared.subscriptions);
             let who = subs.entry(request.uri.clone()).or_default();
@@ -1178,9 +1255,12 @@ impl ServerHandler for Proxy {
             first
         };
         if first {
-            let answer: Result<Value, _> = self.ask("resources/subscribe", &request).await;
+            let answer: Result<Value, _> =
+                self.ask("resources/subscribe", &request, &context.ct).await;
             if let Err(e) = answer {
-                lock(&self.shared.subscriptions).remove(&request.uri);
+                if let Some(who) = lock(&self.shared.subscriptions).get_mut(&request.uri) {
+                    who.remove(&self.client_id);
+                }
                 return Err(e);
             }
         }
@@ -1190,8 +1270,14 @@ impl ServerHandler for Proxy {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if self.shared.client(self.client_id).is_none() {
+            let _: Value = self
+                .ask("resources/unsubscribe", &request, &context.ct)
+                .await?;
+            return Ok(());
+        }
         let last = {
             let mut subs = lock(&self.shared.subscriptions);
             let Some(who) = subs.get_mut(&request.uri) else {
@@ -1205,7 +1291,9 @@ impl ServerHandler for Proxy {
             last
         };
         if last {
-            let _: Value = self.ask("resources/unsubscribe", &request).await?;
+            let _: Value = self
+                .ask("resources/unsubscribe", &request, &context.ct)
+                .await?;
         }
         Ok(())
     }
@@ -1214,15 +1302,19 @@ impl ServerHandler for Proxy {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if self.shared.info["capabilities"]["logging"].is_null() {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,
             >());
         }
+        if self.shared.client(self.client_id).is_none() {
+            let _: Value = self.ask("logging/setLevel", &request, &context.ct).await?;
+            return Ok(());
+        }
         // each client gets the messages at its own level and above; the upstream is asked for
-        // the most detailed level any client wants
+        // the most detailed level any (connected) client wants
         let wanted = log_rank(&serde_json::to_value(request.level).unwrap_or_default());
         let lowest = {
             let mut levels = lock(&self.shared.log_levels);
@@ -1230,7 +1322,11 @@ impl ServerHandler for Proxy {
             levels.values().copied().min().unwrap_or(wanted)
         };
         let _: Value = self
-            .ask("logging/setLevel", json!({"level": LOG_LEVELS[lowest]}))
+            .ask(
+                "logging/setLevel",
+                json!({"level": LOG_LEVELS[lowest]}),
+                &context.ct,
+            )
             .await?;
         Ok(())
     }
@@ -1238,14 +1334,14 @@ impl ServerHandler for Proxy {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         if self.shared.info["capabilities"]["completions"].is_null() {
             return Err(ErrorData::method_not_found::<
                 rmcp::model::CompleteRequestMethod,
             >());
         }
-        self.ask("completion/complete", request).await
+        self.ask("completion/complete", request, &context.ct).await
     }
 }
 

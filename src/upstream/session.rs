@@ -1,6 +1,6 @@
-//! One MCP client session to a server under audit: rmcp for the protocol, the capture for the
-//! bytes. Requests on a session are made one at a time, so the newest request of a method and
-//! its response pair up without guessing.
+//! One MCP client session to a server (audited, or behind the proxy): rmcp for the protocol, the
+//! capture for the bytes. Every request is matched to its response by id, so any number of tasks
+//! can share a session; only `initialize` pairs by method (it is the first request).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -113,7 +113,11 @@ pub struct Session {
     tasks: Vec<JoinHandle<()>>,
     init: RawResponse,
     pub init_latency_ms: f64,
+    id: u64,
 }
+
+/// Sessions started by this process so far (each gets the next number as its id).
+static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Session {
     /// Start or reach the server and run the `initialize` handshake.
@@ -219,7 +223,13 @@ impl Session {
             tasks,
             init,
             init_latency_ms: ms(started),
+            id: SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
         })
+    }
+
+    /// This session's number, unique in the process (a restarted server is a new session).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The `initialize` response as the server sent it.
@@ -309,10 +319,12 @@ impl Session {
     /// Any request (`method` and its `params` as JSON) from any number of tasks at once (the
     /// proxy forwards its client's requests this way): the exact result, matched by request id,
     /// so nothing is left behind in the capture and no answer comes from rmcp's list cache.
+    /// Given up when `cancelled` completes (the server is then sent `notifications/cancelled`).
     pub async fn request_json(
         &self,
         method: &str,
         params: serde_json::Value,
+        cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<RawResponse, UpstreamError> {
         let mut message = serde_json::json!({"method": method});
         if !params.is_null() {
@@ -323,9 +335,7 @@ impl Session {
                 method: method.into(),
                 message: format!("not a request mcp-budget can forward: {e}"),
             })?;
-        let (response, _) = self
-            .request_raw(method, request, |_| {}, std::future::pending())
-            .await?;
+        let (response, _) = self.request_raw(method, request, |_| {}, cancelled).await?;
         Ok(response)
     }
 
@@ -396,7 +406,8 @@ impl Session {
         }
     }
 
-    /// The rmcp peer, for requests forwarded as typed values (prompts, resources).
+    /// The rmcp peer, for notifications to the server (requests go by id through
+    /// [`Self::request_json`] and the other raw methods).
     pub fn peer(&self) -> &rmcp::service::Peer<RoleClient> {
         self.service.peer()
     }

@@ -1320,3 +1320,56 @@ fn over_http_each_session_gets_its_own_log_level_and_subscriptions() {
         ]
     );
 }
+
+#[test]
+fn a_restarted_upstream_is_subscribed_and_levelled_again() {
+    let home = tempfile::tempdir().unwrap();
+    let marker = home.path().join("asked.jsonl");
+    let mut p = HostileProxy::start(
+        &home.path().join("spill"),
+        "levels",
+        &[("HOSTILE_MARKER", &marker)],
+    );
+    p.call(1, "logging/setLevel", json!({"level": "warning"}));
+    p.call(2, "resources/subscribe", json!({"uri": "res://a"}));
+    let asked = |n: usize| -> Vec<Value> {
+        let text = std::fs::read_to_string(&marker).unwrap_or_default();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), n, "{lines:?}");
+        lines
+    };
+    asked(2);
+    let crashed = p.call(3, "tools/call", json!({"name": "crash", "arguments": {}}));
+    assert!(crashed.get("error").is_some(), "{crashed}");
+    // once the server is back, it has been told again what the client wants
+    let mut back = false;
+    for id in 4..40 {
+        let msg = p.call(id, "tools/call", json!({"name": "probe", "arguments": {}}));
+        if msg.get("result").is_some() {
+            back = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    assert!(back, "the restarted upstream answers within 10 s");
+    let again = asked(4);
+    assert_eq!(
+        again[2..],
+        [
+            json!(["resources/subscribe", {"uri": "res://a"}]),
+            json!(["logging/setLevel", {"level": "warning"}])
+        ]
+    );
+    // and the client's level still filters: the warning reached it, the info line did not
+    let logs: Vec<&str> = p
+        .notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .filter_map(|n| n["params"]["data"].as_str())
+        .collect();
+    assert!(logs.contains(&"a warning line"), "{:?}", p.notes);
+    assert!(!logs.contains(&"a info line"), "{:?}", p.notes);
+}
