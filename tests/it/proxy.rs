@@ -784,6 +784,15 @@ const EVERYTHING_CLIENT_TOOLS: [&str; 4] = [
 /// server-everything's `trigger-long-running-operation`: four steps, a progress note each.
 const LONG_RUN: &str = r#"{"duration": 0.4, "steps": 4}"#;
 
+/// The SDK client's call showed `text`.
+fn assert_shown(got: &Value, text: &str) {
+    let shown = got["shown"].as_str().unwrap_or_default();
+    assert!(
+        shown.contains(text),
+        "`{text}` is not in what the call showed: {got}"
+    );
+}
+
 /// The `[progress, total]` pairs the SDK client's progress callback saw.
 fn progress(got: &Value) -> Vec<(f64, f64)> {
     got["progress"]
@@ -1061,13 +1070,7 @@ fn the_upstreams_requests_of_its_client_reach_the_client() {
         r#"{"prompt": "name a colour", "maxTokens": 20}"#,
     );
     assert_eq!(got["is_error"], false, "{got}");
-    assert!(
-        got["shown"]
-            .as_str()
-            .unwrap()
-            .contains("a reply sampled by the test client"),
-        "{got}"
-    );
+    assert_shown(&got, "a reply sampled by the test client");
     assert!(
         got["asked"].as_array().unwrap().contains(&json!([
             "sampling",
@@ -1078,23 +1081,11 @@ fn the_upstreams_requests_of_its_client_reach_the_client() {
 
     // elicitation: the user's answer reaches the server
     let got = run(true, "trigger-elicitation-request", "{}");
-    assert!(
-        got["shown"]
-            .as_str()
-            .unwrap()
-            .contains("- Name: Ada Lovelace"),
-        "{got}"
-    );
+    assert_shown(&got, "- Name: Ada Lovelace");
 
     // roots: the server asks when the client connects and lists what the client gave
     let got = run(true, "get-roots-list", "{}");
-    assert!(
-        got["shown"]
-            .as_str()
-            .unwrap()
-            .contains("file:///tmp/mcp-budget-test-root"),
-        "{got}"
-    );
+    assert_shown(&got, "file:///tmp/mcp-budget-test-root");
 
     // a client that does not offer sampling: a clear error in the tool's result, no hang
     let got = run(
@@ -1103,13 +1094,7 @@ fn the_upstreams_requests_of_its_client_reach_the_client() {
         r#"{"prompt": "name a colour", "maxTokens": 20}"#,
     );
     assert_eq!(got["is_error"], true, "{got}");
-    assert!(
-        got["shown"]
-            .as_str()
-            .unwrap()
-            .contains("of the mcp-budget proxy does not support sampling"),
-        "{got}"
-    );
+    assert_shown(&got, "of the mcp-budget proxy does not support sampling");
 }
 
 #[test]
@@ -1190,13 +1175,7 @@ fn over_http_the_upstreams_requests_go_to_the_right_session() {
         ],
     );
     assert_eq!(got["is_error"], false, "{got}");
-    assert!(
-        got["shown"]
-            .as_str()
-            .unwrap()
-            .contains("a reply sampled by the test client"),
-        "{got}"
-    );
+    assert_shown(&got, "a reply sampled by the test client");
 
     // roots: a session without roots called first; the session with roots that connects
     // after it is the one whose roots the upstream sees
@@ -1213,13 +1192,7 @@ fn over_http_the_upstreams_requests_go_to_the_right_session() {
             "get-roots-list",
         ],
     );
-    assert!(
-        got["shown"]
-            .as_str()
-            .unwrap()
-            .contains("file:///tmp/mcp-budget-test-root"),
-        "{got}"
-    );
+    assert_shown(&got, "file:///tmp/mcp-budget-test-root");
 
     // two sessions with calls running: the proxy cannot tell whose sampling request it is, and
     // says so instead of asking the wrong user
@@ -1240,13 +1213,7 @@ fn over_http_the_upstreams_requests_go_to_the_right_session() {
         ],
     );
     assert_eq!(got["is_error"], true, "{got}");
-    assert!(
-        got["shown"]
-            .as_str()
-            .unwrap()
-            .contains("2 clients have calls running"),
-        "{got}"
-    );
+    assert_shown(&got, "2 clients have calls running");
     assert!(
         !got["asked"]
             .as_array()
