@@ -250,15 +250,18 @@ impl Shared {
     /// (a resource nobody wants any more stays subscribed upstream, and its updates go nowhere).
     fn live_clients(&self) -> Vec<Client> {
         let mut clients = lock(&self.clients);
-        let before = clients.len();
-        clients.retain(|c| !c.peer.is_transport_closed());
+        let gone: Vec<u64> = clients
+            .iter()
+            .filter(|c| c.peer.is_transport_closed())
+            .map(|c| c.id)
+            .collect();
+        clients.retain(|c| !gone.contains(&c.id));
         let live = clients.clone();
         drop(clients);
-        if live.len() < before {
-            let alive = |id: &u64| live.iter().any(|c| c.id == *id);
-            lock(&self.log_levels).retain(|id, _| alive(id));
+        if !gone.is_empty() {
+            lock(&self.log_levels).retain(|id, _| !gone.contains(id));
             for who in lock(&self.subscriptions).values_mut() {
-                who.retain(alive);
+                who.retain(|id| !gone.contains(id));
             }
         }
         live
@@ -518,6 +521,15 @@ fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
         return None;
     }
     serde_json::from_value(v).ok()
+}
+
+/// A request over HTTP without a session (rmcp serves per-request protocol versions so): no
+/// client state is kept for it, and it is passed straight through.
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .extensions
+        .get::<hyper::http::request::Parts>()
+        .is_some_and(|p| !p.headers.contains_key("mcp-session-id"))
 }
 
 fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
@@ -1241,7 +1253,7 @@ impl ServerHandler for Proxy {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.shared.client(self.client_id).is_none() {
+        if stateless(&context) {
             let _: Value = self
                 .ask("resources/subscribe", &request, &context.ct)
                 .await?;
@@ -1272,7 +1284,7 @@ impl ServerHandler for Proxy {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.shared.client(self.client_id).is_none() {
+        if stateless(&context) {
             let _: Value = self
                 .ask("resources/unsubscribe", &request, &context.ct)
                 .await?;
@@ -1309,7 +1321,7 @@ impl ServerHandler for Proxy {
                 rmcp::model::SetLevelRequestMethod,
             >());
         }
-        if self.shared.client(self.client_id).is_none() {
+        if stateless(&context) {
             let _: Value = self.ask("logging/setLevel", &request, &context.ct).await?;
             return Ok(());
         }
