@@ -34,7 +34,8 @@ use crate::config::ServerSpec;
 use crate::measure::compact_json;
 use crate::tokens::Tokenizer;
 use crate::upstream::{
-    BoxFuture, Downstream, Forwarded, NotificationOrder, Session, SessionOptions, UpstreamError,
+    answer_or_cancel, BoxFuture, Downstream, Forwarded, NotificationOrder, Session, SessionOptions,
+    UpstreamError,
 };
 
 /// How the proxy behaves.
@@ -386,23 +387,23 @@ impl ClientRelay {
         request: rmcp::model::ServerRequest,
         cancelled: tokio_util::sync::CancellationToken,
     ) -> Result<rmcp::model::ClientResult, ErrorData> {
-        let mut handle = client
+        let handle = client
             .peer
             .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
             .await
             .map_err(|e| client_error(what, e))?;
-        let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
-        tokio::select! {
-            r = rx => r
-                .unwrap_or(Err(rmcp::service::ServiceError::TransportClosed))
-                .map_err(|e| client_error(what, e)),
-            () = cancelled.cancelled() => {
-                let _ = handle.cancel(Some("cancelled by the upstream server".into())).await;
-                Err(ErrorData::internal_error(
-                    format!("the {what} request was cancelled by the upstream server"),
-                    None,
-                ))
-            }
+        match answer_or_cancel(
+            handle,
+            cancelled.cancelled(),
+            "cancelled by the upstream server",
+        )
+        .await
+        {
+            Some(answer) => answer.map_err(|e| client_error(what, e)),
+            None => Err(ErrorData::internal_error(
+                format!("the {what} request was cancelled by the upstream server"),
+                None,
+            )),
         }
     }
 }

@@ -16,4 +16,4 @@ pub use capture::{Capture, CaptureEvent, Direction, NotificationOrder, RawRespon
 pub use client::{BoxFuture, Downstream};
 pub use error::UpstreamError;
 pub use http::load_ca_file;
-pub use session::{CallOutcome, Forwarded, Session, SessionOptions};
+pub use session::{answer_or_cancel, CallOutcome, Forwarded, Session, SessionOptions};

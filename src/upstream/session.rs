@@ -9,7 +9,9 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, PaginatedRequestParams, ProgressToken,
     RequestMetaObject,
 };
-use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::service::{
+    PeerRequestOptions, RequestHandle, RoleClient, RunningService, ServiceError, ServiceRole,
+};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
@@ -52,6 +54,24 @@ impl Default for SessionOptions {
             record: false,
             extra_roots: Vec::new(),
             downstream: None,
+        }
+    }
+}
+
+/// The answer to a request sent with `handle`, or `None` when `cancelled` completes first: the
+/// peer is then sent `notifications/cancelled` with `reason`. (Both directions use it: the
+/// proxy's upstream session, and the proxy passing its upstream's requests to its client.)
+pub async fn answer_or_cancel<R: ServiceRole>(
+    mut handle: RequestHandle<R>,
+    cancelled: impl std::future::Future<Output = ()>,
+    reason: &str,
+) -> Option<Result<R::PeerResp, ServiceError>> {
+    let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
+    tokio::select! {
+        r = rx => Some(r.unwrap_or(Err(ServiceError::TransportClosed))),
+        () = cancelled => {
+            let _ = handle.cancel(Some(reason.into())).await;
+            None
         }
     }
 }
@@ -272,18 +292,9 @@ impl Session {
         }
     }
 
-    /// Call a tool from any number of tasks at once (the proxy): the response is matched to
-    /// its request by id. A result with `isError: true` is a success here.
-    pub async fn call(
-        &self,
-        name: &str,
-        arguments: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<CallOutcome, UpstreamError> {
-        self.call_forwarded(name, arguments, Forwarded::default())
-            .await
-    }
-
-    /// [`Self::call`] on behalf of a client (the proxy): the request carries the client's
+    /// Call a tool on behalf of a client (the proxy; `audit` passes `Forwarded::default()`),
+    /// from any number of tasks at once: the response is matched to its request by id, and a
+    /// result with `isError: true` is a success here. The request carries the client's
     /// `_meta` (with a progress token of this session in place of the client's, told to
     /// `forwarded.on_sent` as soon as the request is out), and is given up when
     /// `forwarded.cancelled` completes: the server is then sent `notifications/cancelled`.
@@ -363,7 +374,7 @@ impl Session {
             message,
         };
         let started = Instant::now();
-        let mut handle = self
+        let handle = self
             .service
             .peer()
             .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -371,14 +382,10 @@ impl Session {
             .map_err(|e| failed(e.to_string()))?;
         let id = serde_json::to_string(&handle.id).map_err(|e| failed(e.to_string()))?;
         on_sent(&handle.progress_token);
-        let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
-        let answer = tokio::select! {
-            r = rx => r.unwrap_or(Err(ServiceError::TransportClosed)),
-            () = cancelled => {
-                let _ = handle.cancel(Some("cancelled by the client".into())).await;
-                self.capture.forget(&id);
-                return Err(failed("cancelled by the client".into()));
-            }
+        let Some(answer) = answer_or_cancel(handle, cancelled, "cancelled by the client").await
+        else {
+            self.capture.forget(&id);
+            return Err(failed("cancelled by the client".into()));
         };
         let latency_ms = ms(started);
         // rmcp fails a request on its own (a closed transport) without a response: stop waiting
