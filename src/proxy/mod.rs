@@ -901,6 +901,17 @@ impl Proxy {
             .await;
     }
 
+    /// [`Self::ask`] for a request whose result is empty.
+    async fn tell(
+        &self,
+        method: &str,
+        params: impl serde::Serialize,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let _: Value = self.ask(method, params, &context.ct).await?;
+        Ok(())
+    }
+
     /// How many times the upstream was started again after it died.
     pub fn restarts(&self) -> usize {
         self.shared.upstream.restarts.load(Ordering::SeqCst)
@@ -1254,30 +1265,24 @@ impl ServerHandler for Proxy {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if stateless(&context) {
-            let _: Value = self
-                .ask("resources/subscribe", &request, &context.ct)
-                .await?;
-            return Ok(());
-        }
-        let first = {
+        let stateful = !stateless(&context);
+        let first = !stateful || {
             let mut subs = lock(&self.shared.subscriptions);
             let who = subs.entry(request.uri.clone()).or_default();
             let first = who.is_empty();
             who.insert(self.client_id);
             first
         };
-        if first {
-            let answer: Result<Value, _> =
-                self.ask("resources/subscribe", &request, &context.ct).await;
-            if let Err(e) = answer {
-                if let Some(who) = lock(&self.shared.subscriptions).get_mut(&request.uri) {
-                    who.remove(&self.client_id);
-                }
-                return Err(e);
+        if !first {
+            return Ok(());
+        }
+        let told = self.tell("resources/subscribe", &request, &context).await;
+        if told.is_err() && stateful {
+            if let Some(who) = lock(&self.shared.subscriptions).get_mut(&request.uri) {
+                who.remove(&self.client_id);
             }
         }
-        Ok(())
+        told
     }
 
     async fn unsubscribe(
@@ -1285,30 +1290,21 @@ impl ServerHandler for Proxy {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if stateless(&context) {
-            let _: Value = self
-                .ask("resources/unsubscribe", &request, &context.ct)
-                .await?;
-            return Ok(());
-        }
-        let last = {
+        let last = stateless(&context) || {
             let mut subs = lock(&self.shared.subscriptions);
-            let Some(who) = subs.get_mut(&request.uri) else {
-                return Ok(());
-            };
-            who.remove(&self.client_id);
-            let last = who.is_empty();
-            if last {
+            let now_empty = subs.get_mut(&request.uri).is_some_and(|who| {
+                who.remove(&self.client_id);
+                who.is_empty()
+            });
+            if now_empty {
                 subs.remove(&request.uri);
             }
-            last
+            now_empty
         };
-        if last {
-            let _: Value = self
-                .ask("resources/unsubscribe", &request, &context.ct)
-                .await?;
+        if !last {
+            return Ok(());
         }
-        Ok(())
+        self.tell("resources/unsubscribe", &request, &context).await
     }
 
     #[allow(deprecated)] // logging/setLevel is current in the protocol versions spoken today
@@ -1323,8 +1319,7 @@ impl ServerHandler for Proxy {
             >());
         }
         if stateless(&context) {
-            let _: Value = self.ask("logging/setLevel", &request, &context.ct).await?;
-            return Ok(());
+            return self.tell("logging/setLevel", &request, &context).await;
         }
         // each client gets the messages at its own level and above; the upstream is asked for
         // the most detailed level any (connected) client wants
@@ -1334,14 +1329,12 @@ impl ServerHandler for Proxy {
             levels.insert(self.client_id, wanted);
             levels.values().copied().min().unwrap_or(wanted)
         };
-        let _: Value = self
-            .ask(
-                "logging/setLevel",
-                json!({"level": LOG_LEVELS[lowest]}),
-                &context.ct,
-            )
-            .await?;
-        Ok(())
+        self.tell(
+            "logging/setLevel",
+            json!({"level": LOG_LEVELS[lowest]}),
+            &context,
+        )
+        .await
     }
 
     async fn complete(
