@@ -144,6 +144,7 @@ mod tests {
             returned_tokens: ret,
             strategy: "pass_through".into(),
             spill_id: (raw > ret).then(|| "s/x.md".into()),
+            spill_error: None,
             upstream_ms: 1.0,
             engine_ms: ms,
             is_error: false,
