@@ -124,6 +124,22 @@ impl RawClient {
 
     /// Send a request and return the exact text of its `result`.
     pub fn request(&mut self, method: &str, params: serde_json::Value) -> String {
+        let line = self.request_raw(method, params);
+        let v: serde_json::Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+        #[derive(serde::Deserialize)]
+        struct Resp<'a> {
+            #[serde(borrow)]
+            result: Option<&'a serde_json::value::RawValue>,
+        }
+        let resp: Resp = serde_json::from_str(&line).expect("a JSON-RPC line");
+        match resp.result {
+            Some(r) => r.get().to_string(),
+            None => panic!("a result, not {v}"),
+        }
+    }
+
+    /// Send a request and return its whole response line (a result or an error).
+    pub fn request_raw(&mut self, method: &str, params: serde_json::Value) -> String {
         let id = self.next_id;
         self.next_id += 1;
         self.send(
@@ -136,16 +152,14 @@ impl RawClient {
                 "server closed stdout"
             );
             #[derive(serde::Deserialize)]
-            struct Resp<'a> {
+            struct Resp {
                 id: Option<serde_json::Value>,
-                #[serde(borrow)]
-                result: Option<&'a serde_json::value::RawValue>,
             }
             let Ok(resp) = serde_json::from_str::<Resp>(line.trim_end()) else {
                 continue;
             };
             if resp.id == Some(serde_json::json!(id)) {
-                return resp.result.expect("a result").get().to_string();
+                return line.trim_end().to_string();
             }
         }
     }

@@ -275,3 +275,97 @@ fn concurrent_spilling_calls_each_get_their_own_original_back() {
         assert!(text.contains("total_count"), "{handle}: {text}");
     }
 }
+
+/// Item 10: a link planted in the spill store is neither read (`mcp_budget_read`,
+/// `resources/read`) nor listed (`resources/list`) by the proxy.
+#[cfg(unix)]
+#[test]
+fn the_proxy_serves_no_link_planted_in_the_store() {
+    let home = tempfile::tempdir().unwrap();
+    let spill = home.path().join("spill");
+    let secret = home.path().join("passwd");
+    std::fs::write(&secret, "root:x:0:0:secret\n").unwrap();
+    let outside = home.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("t-0123456789abcdef.md"), "outside the store\n").unwrap();
+    std::fs::create_dir_all(spill.join("demo")).unwrap();
+    std::os::unix::fs::symlink(&secret, spill.join("demo/t-00000000000000aa.md")).unwrap();
+    std::os::unix::fs::symlink(&outside, spill.join("linked")).unwrap();
+    let bin = bin_path();
+    let mut c = RawClient::spawn(
+        &bin,
+        &[
+            "proxy",
+            "--spill-dir",
+            spill.to_str().unwrap(),
+            "--name",
+            "demo",
+            "--",
+            bin.to_str().unwrap(),
+            "demo-server",
+        ],
+    );
+    for handle in ["demo/t-00000000000000aa.md", "linked/t-0123456789abcdef.md"] {
+        let page: Value = serde_json::from_str(&c.request(
+            "tools/call",
+            json!({"name": "mcp_budget_read", "arguments": {"handle": handle}}),
+        ))
+        .unwrap();
+        assert_eq!(page["isError"], true, "{handle}: {page}");
+        let text = page["content"][0]["text"].as_str().unwrap();
+        assert!(
+            !text.contains("secret") && !text.contains("outside the store"),
+            "{text}"
+        );
+    }
+    let listed = c.request("resources/list", json!({}));
+    assert!(
+        !listed.contains("t-00000000000000aa") && !listed.contains("linked"),
+        "{listed}"
+    );
+    let read = c.request_raw(
+        "resources/read",
+        json!({"uri": "mcp-budget://spill/demo/t-00000000000000aa.md"}),
+    );
+    assert!(
+        read.contains("\"error\"") && !read.contains("secret"),
+        "{read}"
+    );
+}
+
+/// Item 4: an audit whose probe spill cannot be written exits 2, says so on stderr and keeps
+/// the reason in the report; the other probes are measured as usual.
+#[test]
+fn an_audit_with_a_failed_spill_exits_2_and_says_why() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("spill")).unwrap();
+    std::fs::write(home.path().join("spill/demo"), b"in the way").unwrap();
+    let toml = r#"
+[servers.demo]
+builtin = "demo"
+
+[[servers.demo.probes]]
+tool = "scrape_as_markdown"
+
+[[servers.demo.probes]]
+tool = "list_tickets"
+arguments = { limit = 3 }
+"#;
+    let (report, err) = crate::support::audit_probe(home.path(), toml, &[], &[], 2);
+    assert!(
+        err.contains("probe `scrape_as_markdown`: the full original could not be saved"),
+        "{err}"
+    );
+    let probes = report["servers"][0]["probes"].as_array().unwrap();
+    let scrape = probes
+        .iter()
+        .find(|p| p["tool"] == "scrape_as_markdown")
+        .unwrap();
+    assert!(scrape["budgeted"]["spill_error"]
+        .as_str()
+        .unwrap()
+        .contains("demo"));
+    assert_eq!(scrape["budgeted"]["spill_path"], Value::Null);
+    let tickets = probes.iter().find(|p| p["tool"] == "list_tickets").unwrap();
+    assert_eq!(tickets["budgeted"]["strategy"], "pass_through");
+}

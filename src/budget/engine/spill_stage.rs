@@ -180,8 +180,7 @@ impl Engine {
         run.work.parts[at] = saved;
         let mut facts = run.facts.clone();
         facts.preview_lines = total_lines.map(|t| (t, t));
-        // the worst case: the preview ends deep inside a line
-        facts.preview_resume_char = total_lines.map(|_| facts.original_bytes);
+        // a preview that ends inside a line makes the note longer: the fit check then shaves
         if total_lines.is_none() {
             facts.cuts.push(format!(
                 "preview: the beginning of the text after stripping ({} of {} bytes)",
