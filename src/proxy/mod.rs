@@ -6,6 +6,7 @@
 mod http;
 mod log;
 mod read;
+mod warnings;
 
 pub use http::{listen, ListenOptions};
 pub use log::{read_log, CallLog, CallRecord};
@@ -34,9 +35,10 @@ use crate::config::ServerSpec;
 use crate::measure::compact_json;
 use crate::tokens::Tokenizer;
 use crate::upstream::{
-    answer_or_cancel, BoxFuture, Downstream, Forwarded, NotificationOrder, Session, SessionOptions,
-    UpstreamError,
+    answer_or_cancel, BoxFuture, Downstream, Forwarded, NotificationOrder, PageWalker, Session,
+    SessionOptions, UpstreamError,
 };
+use warnings::Warnings;
 
 /// How the proxy behaves.
 #[derive(Debug, Clone)]
@@ -219,6 +221,8 @@ struct Shared {
     subscriptions: std::sync::Mutex<HashMap<String, HashSet<u64>>>,
     /// Each client's logging level (an index into [`LOG_LEVELS`]), once it set one.
     log_levels: std::sync::Mutex<HashMap<u64, usize>>,
+    /// What the operator should hear of, each message once (the binary prints them).
+    warnings: Warnings,
     info: Value,
 }
 
@@ -542,21 +546,64 @@ fn error_result(text: &str) -> CallToolResult {
         .expect("a static result shape")
 }
 
-/// Every tool of the upstream, following `nextCursor`, each definition as the server sent it
-/// (rmcp's typed list would drop fields it does not know and reorder keys).
-async fn upstream_tools(session: &Session) -> Result<Vec<Value>, UpstreamError> {
-    let mut all = Vec::new();
-    let mut cursor = None;
-    loop {
-        let raw = session.tools_page(cursor.take()).await?;
-        let page: Value = serde_json::from_str(raw.result_text()).unwrap_or_default();
-        all.extend(page["tools"].as_array().cloned().unwrap_or_default());
-        match page["nextCursor"].as_str() {
-            Some(c) if all.len() < 100_000 => cursor = Some(c.to_string()),
-            _ => break,
+/// Every tool of the upstream, following `nextCursor` with the page walker `audit` uses, each
+/// definition as the server sent it (rmcp's typed list would drop fields it does not know and
+/// reorder keys), each name once (the first definition), and never one named
+/// `mcp_budget_read` (the proxy's own). What had to be cut is said in the warnings.
+async fn upstream_tools(
+    session: &Session,
+    server: &str,
+) -> Result<(Vec<Value>, Vec<String>), UpstreamError> {
+    let mut walker = PageWalker::default();
+    while let Some(cursor) = walker.to_ask() {
+        let raw = session.tools_page(cursor).await?;
+        walker.page(raw.result_text(), 0.0);
+    }
+    let listed = walker.finish();
+    let mut warnings = Vec::new();
+    let mut all: Vec<Value> = Vec::new();
+    let mut names = HashSet::new();
+    let (mut repeated, mut clash) = (Vec::new(), false);
+    for page in &listed.pages {
+        let page: Value = serde_json::from_str(page).unwrap_or_default();
+        for tool in page["tools"].as_array().into_iter().flatten() {
+            let name = tool["name"].as_str().unwrap_or("").to_string();
+            if name == READ_TOOL {
+                clash = true;
+            } else if !names.insert(name.clone()) {
+                repeated.push(name);
+            } else {
+                all.push(tool.clone());
+            }
         }
     }
-    Ok(all)
+    if let Some(stop) = &listed.stopped {
+        warnings.push(format!(
+            "upstream `{server}`: tools/list stopped: {stop}; showing the {} tools read so far",
+            all.len()
+        ));
+    }
+    if !repeated.is_empty() {
+        repeated.sort();
+        repeated.dedup();
+        let some: Vec<String> = repeated
+            .iter()
+            .take(3)
+            .map(|n| format!("`{}`", shorten(n, 40)))
+            .collect();
+        warnings.push(format!(
+            "upstream `{server}`: tools/list named {} tools more than once ({}{}); each is shown once, as first listed",
+            repeated.len(),
+            some.join(", "),
+            if repeated.len() > 3 { ", ..." } else { "" }
+        ));
+    }
+    if clash {
+        warnings.push(format!(
+            "upstream `{server}` has a tool of its own named `{READ_TOOL}`: it is hidden, and `{READ_TOOL}` is the proxy's"
+        ));
+    }
+    Ok((all, warnings))
 }
 
 /// The tools a client is shown: `--allow`/`--deny` and the policy's `hide` applied, and
@@ -749,10 +796,25 @@ impl Shared {
         }
     }
 
+    fn warn(&self, message: String) {
+        self.warnings.warn(message);
+    }
+
     /// Read the upstream's tools again (after it said they changed).
     async fn refresh_tools(&self) {
-        let Ok(all) = upstream_tools(&self.upstream.get()).await else {
-            return;
+        let listed = upstream_tools(&self.upstream.get(), &self.opts.server).await;
+        let all = match listed {
+            Ok((all, warnings)) => {
+                warnings.into_iter().for_each(|w| self.warn(w));
+                all
+            }
+            Err(e) => {
+                self.warn(format!(
+                    "upstream `{}`: could not read its tools again after it said they changed: {e}",
+                    self.opts.server
+                ));
+                return;
+            }
         };
         let mut tools = shown(&all, &self.filter, self.opts.engine.policy());
         tools.push(read_tool_definition());
@@ -777,7 +839,7 @@ impl Proxy {
         let first_notes = subscribe(&session);
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
-        let all = upstream_tools(&session).await?;
+        let (all, warnings) = upstream_tools(&session, &opts.server).await?;
         let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
         let mut tools = shown(&all, &filter, opts.engine.policy());
         let shown_tools = tools.len();
@@ -817,9 +879,11 @@ impl Proxy {
             roots_from: std::sync::Mutex::new(None),
             subscriptions: std::sync::Mutex::new(HashMap::new()),
             log_levels: std::sync::Mutex::new(HashMap::new()),
+            warnings: Warnings::default(),
             info,
             opts,
         });
+        warnings.into_iter().for_each(|w| shared.warn(w));
         let _ = relay.shared.set(Arc::downgrade(&shared));
         let _ = shared.upstream.shared.set(Arc::downgrade(&shared));
         relay_notifications(Arc::downgrade(&shared), first_notes);
@@ -835,6 +899,12 @@ impl Proxy {
                 read_tool_tokens,
             },
         })
+    }
+
+    /// What the proxy has to tell its operator (each message once), from the start on: the
+    /// binary prints them on stderr. `None` after the first call.
+    pub fn warnings(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<String>> {
+        self.shared.warnings.take()
     }
 
     /// The handler for one more client (an HTTP session): the same proxy, its own identity.

@@ -1,0 +1,215 @@
+//! The proxy (and audit) against upstreams that are hostile in their lists and results
+//! (`tests/fixtures/hostile_lists.py`).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::{audit_probe, bin_path};
+
+/// How long any one answer may take: every answer here is due in well under a second.
+const PROMPTLY: Duration = Duration::from_secs(20);
+
+fn script() -> PathBuf {
+    crate::support::repo().join("tests/fixtures/hostile_lists.py")
+}
+
+/// `mcp-budget proxy -- python3 hostile_lists.py MODE` on stdio, its stderr in a
+/// file; every answer is awaited at most [`PROMPTLY`] (a proxy that never answers fails the
+/// test instead of hanging it). Killed on drop.
+struct LineProxy {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: mpsc::Receiver<Value>,
+    notes: Vec<Value>,
+    stderr: PathBuf,
+    marker: PathBuf,
+}
+
+impl LineProxy {
+    fn start(home: &Path, mode: &str) -> LineProxy {
+        let (stderr, marker) = (home.join("stderr.txt"), home.join("listed.txt"));
+        let mut child = Command::new(bin_path())
+            .args(["proxy", "--spill-dir"])
+            .arg(home.join("spill"))
+            .args(["--", "python3"])
+            .arg(script())
+            .arg(mode)
+            .env("HOSTILE_MARKER", &marker)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { return };
+                if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut p = LineProxy {
+            child,
+            stdin,
+            lines,
+            notes: Vec::new(),
+            stderr,
+            marker,
+        };
+        p.call(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        p.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        p
+    }
+
+    fn send(&mut self, v: Value) {
+        writeln!(self.stdin, "{v}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Send a request and wait for its response (keeping notifications that arrive meanwhile).
+    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let started = Instant::now();
+        loop {
+            let left = PROMPTLY.saturating_sub(started.elapsed());
+            let msg = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|e| panic!("no answer to `{method}` within {PROMPTLY:?}: {e}"));
+            if msg["id"] == id {
+                return msg;
+            }
+            if msg.get("id").is_none() {
+                self.notes.push(msg);
+            }
+        }
+    }
+
+    fn tool_names(&mut self, id: u64) -> Vec<String> {
+        let listed = self.call(id, "tools/list", json!({}));
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// The tools/list requests the upstream received so far.
+    fn pages_asked(&self) -> usize {
+        std::fs::read_to_string(&self.marker)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    }
+
+    /// Stop the proxy; what it printed on stderr.
+    fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::fs::read_to_string(&self.stderr).unwrap()
+    }
+}
+
+impl Drop for LineProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn issue12_21_a_cursor_that_cycles_from_the_start_lists_each_tool_once() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = LineProxy::start(home.path(), "cycle");
+    assert_eq!(p.tool_names(1), ["probe", "other", "mcp_budget_read"]);
+    // no cursor, p1, p2, and p1 again is where the walker stops
+    assert_eq!(p.pages_asked(), 3);
+    let stderr = p.stop();
+    assert!(
+        stderr.contains("tools/list stopped: the server repeated cursor `p1` after 3 pages"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn issue12_21_after_list_changed_an_endless_cursor_is_cut_and_each_tool_shown_once() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = LineProxy::start(home.path(), "endless");
+    assert_eq!(p.tool_names(1), ["probe", "mcp_budget_read"]);
+    let started = Instant::now();
+    let called = p.call(2, "tools/call", json!({"name": "probe", "arguments": {}}));
+    assert_eq!(called["result"]["content"][0]["text"], "fine", "{called}");
+    // the proxy reads the tools again before it passes list_changed on
+    for id in 3..200 {
+        if p.notes
+            .iter()
+            .any(|n| n["method"] == "notifications/tools/list_changed")
+        {
+            break;
+        }
+        p.call(id, "ping", json!({}));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(p.tool_names(300), ["probe", "other", "mcp_budget_read"]);
+    let took = started.elapsed();
+    // the first listing, then the walker's 1,000 pages
+    assert_eq!(p.pages_asked(), 1 + 1000);
+    let stderr = p.stop();
+    assert!(
+        stderr.contains("the server was still sending cursors after 1000 pages"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("tools/list named 2 tools more than once (`other`, `probe`)"),
+        "{stderr}"
+    );
+    eprintln!("1,000 pages re-listed through the proxy in {took:?}");
+}
+
+#[test]
+fn issue12_21_audit_names_a_cycling_cursor() {
+    let home = tempfile::tempdir().unwrap();
+    let script = script().display().to_string();
+    let toml = format!("[servers.cycle]\ncommand = \"python3\"\nargs = [{script:?}, \"cycle\"]\n");
+    let (report, _) = audit_probe(home.path(), &toml, &["--timeout", "60"], &[], 2);
+    let cycle = &report["servers"][0];
+    assert_eq!(cycle["status"], "error");
+    assert_eq!(
+        cycle["error"],
+        "`tools/list` failed: the server repeated cursor `p1` after 3 pages (its pages go round in a circle)"
+    );
+}
+
+#[test]
+fn issue12_25_an_upstream_mcp_budget_read_is_hidden_behind_the_proxys_own() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = LineProxy::start(home.path(), "clash");
+    let listed = p.call(1, "tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let reads: Vec<&Value> = tools
+        .iter()
+        .filter(|t| t["name"] == "mcp_budget_read")
+        .collect();
+    assert_eq!(reads.len(), 1, "{listed}");
+    let ours = mcp_budget::proxy::read_tool_definition();
+    assert_eq!(reads[0], &ours);
+    assert_eq!(tools.len(), 2);
+    p.tool_names(2);
+    let stderr = p.stop();
+    let warning = "upstream `python3` has a tool of its own named `mcp_budget_read`: it is hidden, and `mcp_budget_read` is the proxy's";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+}
