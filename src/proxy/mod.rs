@@ -1042,7 +1042,14 @@ impl Proxy {
         // forwarded before the answer, as a client expects; a stuck client cannot stall this
         let order = session.capture().notification_order();
         let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
-        let outcome = answer.map_err(|e| self.upstream_failure(&session, e))?;
+        let outcome = match answer {
+            Ok(o) => o,
+            Err(e) => {
+                let error = self.upstream_failure(&session, e);
+                self.log_failure(name, client, &error.message);
+                return Err(error);
+            }
+        };
         let raw_text = outcome.response.result_text();
         let raw: Value = serde_json::from_str(raw_text).map_err(|e| {
             ErrorData::internal_error(
@@ -1071,6 +1078,7 @@ impl Proxy {
         .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))?;
         if let Some(log) = &self.shared.opts.log {
             let record = CallRecord {
+                error: None,
                 ts: now(),
                 server: self.shared.opts.server.clone(),
                 tool: name.to_string(),
@@ -1100,6 +1108,32 @@ impl Proxy {
             });
         }
         from_json(budgeted.result)
+    }
+
+    /// A call that failed before the engine saw a result, as a line of the call log.
+    fn log_failure(&self, tool: &str, client: (Option<String>, Option<String>), error: &str) {
+        let Some(log) = &self.shared.opts.log else {
+            return;
+        };
+        let record = CallRecord {
+            ts: now(),
+            server: self.shared.opts.server.clone(),
+            tool: tool.to_string(),
+            client_name: client.0,
+            client_version: client.1,
+            transport: self.shared.opts.transport.clone(),
+            raw_bytes: 0,
+            raw_tokens: 0,
+            returned_tokens: 0,
+            strategy: "error".into(),
+            spill_id: None,
+            upstream_ms: 0.0,
+            engine_ms: 0.0,
+            is_error: true,
+            error: Some(error.to_string()),
+        };
+        // a log that cannot be written must not fail the call
+        let _ = log.append(&record);
     }
 
     /// The spills in the store, as MCP resources.

@@ -18,7 +18,7 @@ fn script() -> PathBuf {
     crate::support::repo().join("tests/fixtures/hostile_lists.py")
 }
 
-/// `mcp-budget proxy -- python3 hostile_lists.py MODE` on stdio, its stderr in a
+/// `mcp-budget proxy --log LOG -- python3 hostile_lists.py MODE` on stdio, its stderr in a
 /// file; every answer is awaited at most [`PROMPTLY`] (a proxy that never answers fails the
 /// test instead of hanging it). Killed on drop.
 struct LineProxy {
@@ -27,15 +27,22 @@ struct LineProxy {
     lines: mpsc::Receiver<Value>,
     notes: Vec<Value>,
     stderr: PathBuf,
+    log: PathBuf,
     marker: PathBuf,
 }
 
 impl LineProxy {
     fn start(home: &Path, mode: &str) -> LineProxy {
-        let (stderr, marker) = (home.join("stderr.txt"), home.join("listed.txt"));
+        let (stderr, log, marker) = (
+            home.join("stderr.txt"),
+            home.join("calls.jsonl"),
+            home.join("listed.txt"),
+        );
         let mut child = Command::new(bin_path())
             .args(["proxy", "--spill-dir"])
             .arg(home.join("spill"))
+            .arg("--log")
+            .arg(&log)
             .args(["--", "python3"])
             .arg(script())
             .arg(mode)
@@ -62,6 +69,7 @@ impl LineProxy {
             lines,
             notes: Vec::new(),
             stderr,
+            log,
             marker,
         };
         p.call(
@@ -181,12 +189,71 @@ fn issue12_21_after_list_changed_an_endless_cursor_is_cut_and_each_tool_shown_on
 }
 
 #[test]
-fn issue12_21_audit_names_a_cycling_cursor() {
+fn issue12_24_a_result_nested_100000_deep_fails_the_call_at_once_through_the_proxy() {
+    let home = tempfile::tempdir().unwrap();
+    let mut p = LineProxy::start(home.path(), "deep");
+    let started = Instant::now();
+    let answer = p.call(1, "tools/call", json!({"name": "probe", "arguments": {}}));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(
+        message,
+        "the upstream server `python3` failed: `tools/call` failed: the server sent a response nested deeper than 127 levels",
+        "{answer}"
+    );
+    // the session goes on
+    let fine = p.call(2, "tools/call", json!({"name": "other", "arguments": {}}));
+    assert_eq!(fine["result"]["content"][0]["text"], "fine", "{fine}");
+    // the answered call's line is written just after its answer
+    let started = Instant::now();
+    let mut log = String::new();
+    while log.lines().count() < 2 && started.elapsed() < PROMPTLY {
+        std::thread::sleep(Duration::from_millis(50));
+        log = std::fs::read_to_string(&p.log).unwrap_or_default();
+    }
+    let records: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{log}");
+    let failed = records.iter().find(|r| r["tool"] == "probe").unwrap();
+    assert_eq!(failed["is_error"], true);
+    assert_eq!(failed["strategy"], "error");
+    assert_eq!(failed["error"], message);
+}
+
+#[test]
+fn issue12_21_24_audit_names_a_cycling_cursor_and_fails_a_deep_result_at_once() {
     let home = tempfile::tempdir().unwrap();
     let script = script().display().to_string();
-    let toml = format!("[servers.cycle]\ncommand = \"python3\"\nargs = [{script:?}, \"cycle\"]\n");
+    let toml = format!(
+        "[servers.deep]\ncommand = \"python3\"\nargs = [{script:?}, \"deep\"]\n[[servers.deep.probes]]\ntool = \"probe\"\n\
+         [servers.cycle]\ncommand = \"python3\"\nargs = [{script:?}, \"cycle\"]\n"
+    );
+    let started = Instant::now();
     let (report, _) = audit_probe(home.path(), &toml, &["--timeout", "60"], &[], 2);
-    let cycle = &report["servers"][0];
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+    let servers = report["servers"].as_array().unwrap();
+    let server = |n: &str| servers.iter().find(|s| s["name"] == n).unwrap().clone();
+    let deep = server("deep");
+    assert_eq!(deep["status"], "ok", "{deep}");
+    let probe = &deep["probes"][0];
+    assert_eq!(probe["status"], "error", "{probe}");
+    assert!(
+        probe["error"].as_str().unwrap().starts_with(
+            "`tools/call` failed: the server sent a response nested deeper than 127 levels"
+        ),
+        "{probe}"
+    );
+    let cycle = server("cycle");
     assert_eq!(cycle["status"], "error");
     assert_eq!(
         cycle["error"],
