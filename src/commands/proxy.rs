@@ -109,6 +109,8 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
                 addr,
                 bearer,
                 extra_hosts: args.allow_hosts.clone(),
+                session_idle: Duration::from_secs(args.session_idle_secs),
+                max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
             };
             let (bound, serve) = listen(proxy, options)
                 .await

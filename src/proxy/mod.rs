@@ -8,7 +8,7 @@ mod log;
 mod read;
 mod warnings;
 
-pub use http::{listen, ListenOptions};
+pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
 pub use log::{read_log, CallLog, CallRecord};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 

@@ -1,7 +1,7 @@
 //! The proxy (and audit) against upstreams that are hostile in their lists and results
-//! (`tests/fixtures/hostile_lists.py`).
+//! (`tests/fixtures/hostile_lists.py`), and HTTP clients that open sessions without end.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{audit_probe, bin_path};
+use crate::support::{audit_probe, bin_path, free_port, serve_on};
 
 /// How long any one answer may take: every answer here is due in well under a second.
 const PROMPTLY: Duration = Duration::from_secs(20);
@@ -279,4 +279,79 @@ fn issue12_25_an_upstream_mcp_budget_read_is_hidden_behind_the_proxys_own() {
     let stderr = p.stop();
     let warning = "upstream `python3` has a tool of its own named `mcp_budget_read`: it is hidden, and `mcp_budget_read` is the proxy's";
     assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+}
+
+/// One raw HTTP request to the proxy: the status, the `mcp-session-id` header and the body.
+fn http(port: u16, session: Option<&str>, body: &str) -> (u16, Option<String>, String) {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(PROMPTLY)).unwrap();
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
+    if let Some(id) = session {
+        req.push_str(&format!("mcp-session-id: {id}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut resp = String::new();
+    let _ = s.read_to_string(&mut resp);
+    let status = resp
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let session = resp.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| v.trim().to_string())
+    });
+    let body = resp
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, session, body)
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+#[test]
+fn issue12_23_http_sessions_are_capped_and_idle_ones_expire() {
+    let home = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut cmd = Command::new(bin_path());
+    cmd.args(["proxy", "--spill-dir"])
+        .arg(home.path().join("spill"))
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args(["--max-sessions", "2"])
+        .env("MCP_BUDGET_SESSION_IDLE_SECS", "2")
+        .args(["--", "python3"])
+        .arg(script())
+        .arg("clash");
+    let _served = serve_on(cmd, port);
+    let open = || {
+        let (status, id, body) = http(port, None, INITIALIZE);
+        assert_eq!(status, 200, "{body}");
+        let id = id.expect("a session id");
+        assert_eq!(http(port, Some(&id), INITIALIZED).0, 202);
+        id
+    };
+    let first = open();
+    let _second = open();
+    let (status, id, body) = http(port, None, INITIALIZE);
+    assert_eq!((status, id), (503, None), "{body}");
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        error["error"]["message"],
+        "mcp-budget proxy: 2 sessions are open, the most it keeps (--max-sessions); close one (DELETE) or try again when an idle one expires"
+    );
+    // both idle for over 2 s: closed, their ids unknown, and two new sessions fit again
+    std::thread::sleep(Duration::from_secs(4));
+    let (status, _, body) = http(port, Some(&first), INITIALIZED);
+    assert_eq!(status, 404, "{body}");
+    let _third = open();
+    let _fourth = open();
+    assert_eq!(http(port, None, INITIALIZE).0, 503);
 }
