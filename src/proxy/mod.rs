@@ -1045,7 +1045,14 @@ impl Proxy {
         let outcome = match answer {
             Ok(o) => o,
             Err(e) => {
+                // the upstream's own JSON-RPC error is the client's business; anything else
+                // (a message that could not be read, a dead upstream) the operator hears of
+                let own = matches!(e, UpstreamError::Rpc { .. });
                 let error = self.upstream_failure(&session, e);
+                if !own {
+                    self.shared
+                        .warn(format!("tool `{name}`: {}", error.message));
+                }
                 self.log_failure(name, client, &error.message);
                 return Err(error);
             }

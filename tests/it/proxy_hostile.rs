@@ -224,6 +224,13 @@ fn issue12_24_a_result_nested_100000_deep_fails_the_call_at_once_through_the_pro
     assert_eq!(failed["is_error"], true);
     assert_eq!(failed["strategy"], "error");
     assert_eq!(failed["error"], message);
+    let stderr = p.stop();
+    assert!(
+        stderr.contains(&format!(
+            "mcp-budget proxy: warning: tool `probe`: {message}"
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]
