@@ -38,6 +38,7 @@ fn bench(c: &mut Criterion) {
                     server: "bench",
                     tool: name,
                     arguments: &args,
+                    raw: None,
                 };
                 g.throughput(Throughput::Bytes(text.len() as u64));
                 g.bench_function(name, |b| b.iter(|| e.run(&call, &result)));
@@ -57,6 +58,7 @@ fn bench(c: &mut Criterion) {
             server: "bench",
             tool: "scrape",
             arguments: &args,
+            raw: None,
         };
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_with_input(BenchmarkId::from_parameter(text.len()), &result, |b, r| {
@@ -72,7 +74,7 @@ fn bench(c: &mut Criterion) {
     let lines = text.lines().count();
     let handle = e
         .store()
-        .save("bench", "read", &args, "md", text.as_bytes())
+        .save("bench", "read", "md", text.as_bytes())
         .expect("spill written");
     drop(text);
     for (name, start) in [("first", 1), ("middle", lines / 2)] {

@@ -25,7 +25,8 @@ CORPUS_DIR defaults to $MCP_CORPUS_DIR, else ../shared/corpus relative to the re
 (i.e. /work/shared/corpus).
 
 tiktoken normally downloads its rank files at run time. This script instead copies the
-identical files shipped in the Rust crate tiktoken-rs (~/.cargo/registry/src/*/tiktoken-rs-*/assets/)
+identical files shipped in the Rust crate bpe-openai (~/.cargo/registry/src/*/bpe-openai-*/data/,
+gzipped; the crate mcp-budget counts with), or tiktoken-rs' assets/ where that is what is there,
 into a cache directory under the names tiktoken expects (sha1 hex of the download URL),
 checks their sha256 against tiktoken's expected hashes, and sets TIKTOKEN_CACHE_DIR before
 importing tiktoken. The cache directory is $TIKTOKEN_CACHE_DIR if set, else /tmp/tiktoken-cache.
@@ -35,6 +36,7 @@ Output: (1) a human-readable table, (2) a check against the corpus INDEX.md,
 """
 
 import glob
+import gzip
 import hashlib
 import json
 import os
@@ -64,20 +66,30 @@ def _sha256_file(path):
 
 
 def _find_assets_dir():
+    """The folder with the rank files: bpe-openai's `data/` (gzipped, the crate the project
+    counts with), else tiktoken-rs' `assets/` (plain), under every cargo home."""
     cargo_homes = []
     if os.environ.get("CARGO_HOME"):
         cargo_homes.append(os.environ["CARGO_HOME"])
     cargo_homes.append(os.path.expanduser("~/.cargo"))
     candidates = []
     for home in cargo_homes:
-        # prefer the exact version the Rust side uses, then any other version
-        candidates += sorted(glob.glob(os.path.join(home, "registry/src/*/tiktoken-rs-0.12.1/assets")))
+        candidates += sorted(glob.glob(os.path.join(home, "registry/src/*/bpe-openai-*/data")), reverse=True)
         candidates += sorted(glob.glob(os.path.join(home, "registry/src/*/tiktoken-rs-*/assets")), reverse=True)
     for d in candidates:
-        if all(os.path.isfile(os.path.join(d, f"{name}.tiktoken")) for name in ENCODINGS):
+        if all(_rank_file(d, name) for name in ENCODINGS):
             return d
-    sys.exit("error: no tiktoken-rs assets dir with cl100k_base.tiktoken and o200k_base.tiktoken "
-             "found under ~/.cargo/registry/src/*/tiktoken-rs-*/assets")
+    sys.exit("error: no rank files (cl100k_base, o200k_base) found under "
+             "~/.cargo/registry/src/*/bpe-openai-*/data or */tiktoken-rs-*/assets; "
+             "run `cargo fetch` in the repo first")
+
+
+def _rank_file(folder, name):
+    for file in (f"{name}.tiktoken", f"{name}.tiktoken.gz"):
+        path = os.path.join(folder, file)
+        if os.path.isfile(path):
+            return path
+    return None
 
 
 def setup_tiktoken_cache():
@@ -89,12 +101,17 @@ def setup_tiktoken_cache():
         dst = os.path.join(cache_dir, hashlib.sha1(url.encode()).hexdigest())
         if os.path.isfile(dst) and _sha256_file(dst) == EXPECTED_SHA256[name]:
             continue
-        src = os.path.join(assets, f"{name}.tiktoken")
-        got = _sha256_file(src)
-        if got != EXPECTED_SHA256[name]:
-            sys.exit(f"error: {src} sha256 {got} != expected {EXPECTED_SHA256[name]}")
+        src = _rank_file(assets, name)
         tmp = dst + ".tmp"
-        shutil.copyfile(src, tmp)
+        if src.endswith(".gz"):
+            with gzip.open(src, "rb") as f_in, open(tmp, "wb") as f_out:
+                shutil.copyfileobj(f_in, f_out)
+        else:
+            shutil.copyfile(src, tmp)
+        got = _sha256_file(tmp)
+        if got != EXPECTED_SHA256[name]:
+            os.remove(tmp)
+            sys.exit(f"error: {src} sha256 {got} != expected {EXPECTED_SHA256[name]}")
         os.replace(tmp, dst)
     os.environ["TIKTOKEN_CACHE_DIR"] = cache_dir
     return cache_dir, assets

@@ -261,6 +261,7 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
         server,
         tool: &probe.tool,
         arguments: &probe.arguments,
+        raw: Some(raw),
     };
     let started = std::time::Instant::now();
     let out = engine.run(&call, &value);
@@ -286,6 +287,7 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
         engine_us,
         spill_path: out.spill.map(|s| s.path.display().to_string()),
         note: out.note,
+        spill_error: out.spill_error,
     }
 }
 

@@ -5,6 +5,7 @@ mod spill_stage;
 
 use spill_stage::{spill_content, spill_ext};
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use base64::Engine as _;
@@ -61,14 +62,20 @@ pub struct Budgeted {
     pub spill: Option<SpillHandle>,
     /// The note appended to the result.
     pub note: Option<String>,
+    /// Why the full original could not be saved (the result then says so, and the caller must
+    /// make it loud: nothing cut may go unnoticed).
+    pub spill_error: Option<String>,
 }
 
-/// Which call a result came from (names the spill file).
+/// Which call a result came from (the server and tool name the spill file).
 #[derive(Debug, Clone, Copy)]
 pub struct CallInfo<'a> {
     pub server: &'a str,
     pub tool: &'a str,
     pub arguments: &'a Map<String, Value>,
+    /// The exact JSON text of the result as the server sent it, when known: a spilled whole
+    /// result is saved as these bytes (else as the result's compact JSON).
+    pub raw: Option<&'a str>,
 }
 
 /// The engine: a policy, a counter and a spill store.
@@ -83,7 +90,8 @@ pub struct Engine {
 
 /// Where a run is: the call, its policy and budget, the work so far, the note's facts.
 struct Run<'a> {
-    result: &'a Value,
+    /// What the spill file holds (its hash names the file).
+    spill_bytes: Cow<'a, [u8]>,
     policy: ToolPolicy,
     limit: usize,
     original: &'a Work,
@@ -171,11 +179,13 @@ impl Engine {
                 stages,
                 spill: None,
                 note: None,
+                spill_error: None,
             };
         }
         if !large {
             cuts = self.strip_work(&mut work, &policy, limit, call, false);
         }
+        let spill_bytes = spill_content(&original, result, call.raw);
         let facts = NoteFacts {
             reader_tool: self.reader_tool,
             budget: policy.budget,
@@ -183,15 +193,14 @@ impl Engine {
             spill: Some(self.store.plan(
                 call.server,
                 call.tool,
-                call.arguments,
-                "",
                 spill_ext(&original),
+                &spill_bytes,
             )),
             cuts,
             ..NoteFacts::default()
         };
         let mut run = Run {
-            result,
+            spill_bytes,
             policy,
             limit,
             original: &original,
@@ -251,11 +260,11 @@ impl Engine {
         });
         cuts.extend(counts.describe().into_iter().map(|c| format!("{c}{read}")));
         let mut spilled_images = 0;
-        for (i, part) in work.parts.iter_mut().enumerate() {
+        for part in work.parts.iter_mut() {
             if let Part::Image { block, tokens } = part {
                 if *tokens > limit / 2 {
                     *part = Part::Prose {
-                        text: self.spill_image(call, i, block, *tokens),
+                        text: self.spill_image(call, block, *tokens),
                         scan: Scan::default(),
                     };
                     spilled_images += 1;
@@ -271,21 +280,16 @@ impl Engine {
     }
 
     /// Save an image's bytes and say where in place of it.
-    fn spill_image(&self, call: &CallInfo, index: usize, block: &Value, tokens: usize) -> String {
+    fn spill_image(&self, call: &CallInfo, block: &Value, tokens: usize) -> String {
         let mime = block["mimeType"].as_str().unwrap_or("image/png");
         let ext = mime.rsplit('/').next().unwrap_or("bin");
         let data = block["data"].as_str().unwrap_or("");
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(data.trim())
-            .unwrap_or_default();
-        let handle = self.store.plan(
-            call.server,
-            call.tool,
-            call.arguments,
-            &format!("image{index}"),
-            ext,
-        );
-        match self.store.write(&handle, &bytes) {
+        // data that is not base64 is kept as the text it is, never as an empty file
+        let (bytes, ext) = match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
+            Ok(bytes) => (bytes, ext),
+            Err(_) => (data.as_bytes().to_vec(), "txt"),
+        };
+        match self.store.save(call.server, call.tool, ext, &bytes) {
             Ok(h) => format!(
                 "[image of ~{tokens} tokens saved to {} ({})]",
                 h.path.display(),
@@ -313,14 +317,11 @@ impl Engine {
             .spill
             .clone()
             .expect("a reduced result has a planned spill");
-        match self
-            .store
-            .write(&planned, &spill_content(run.original, run.result))
-        {
+        match self.store.write(&planned, &run.spill_bytes) {
             Ok(h) => run.facts.spill = Some(h),
             Err(e) => {
                 run.facts.spill = None;
-                run.facts.spill_error = Some(format!("{} ({e})", planned.path.display()));
+                run.facts.spill_error = Some(format!("{}: {e}", planned.path.display()));
             }
         }
         let note = render(&run.facts);
@@ -337,6 +338,7 @@ impl Engine {
             stages: std::mem::take(&mut run.stages),
             spill: run.facts.spill.clone(),
             note: Some(note),
+            spill_error: run.facts.spill_error.clone(),
         }
     }
 }

@@ -11,6 +11,9 @@ pub struct Payload {
     pub server: String,
     pub tool: String,
     pub result: Value,
+    /// The result's JSON text exactly as the file holds it (a JSON-RPC line's `result` member
+    /// or a bare result), so a spilled whole result keeps its bytes; none for a plain text file.
+    pub raw: Option<String>,
 }
 
 /// A file that could not be read as a payload.
@@ -42,8 +45,26 @@ pub fn load_payload(path: &Path, tool: Option<&str>) -> Result<Payload, PayloadE
     Ok(Payload {
         server,
         tool: tool.map(String::from).unwrap_or(file_tool),
+        raw: raw_result(&text),
         result,
     })
+}
+
+/// The exact text of the tool result in a JSON-RPC line or a bare result file.
+fn raw_result(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        result: Option<&'a serde_json::value::RawValue>,
+        content: Option<serde::de::IgnoredAny>,
+    }
+    let trimmed = text.trim();
+    let line: Line = serde_json::from_str(trimmed).ok()?;
+    match (line.result, line.content) {
+        (Some(r), _) => Some(r.get().to_string()),
+        (None, Some(_)) => Some(trimmed.to_string()),
+        (None, None) => None,
+    }
 }
 
 /// The tool result in a file's text.
@@ -71,6 +92,18 @@ pub fn parse_result(text: &str) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keeps_the_exact_text_of_the_result() {
+        let rpc = "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\": {\"content\" : [], \"x\":1.0e0}}\n";
+        assert_eq!(
+            raw_result(rpc).as_deref(),
+            Some("{\"content\" : [], \"x\":1.0e0}")
+        );
+        let bare = " {\"content\":[],\"b\":\"\\u00e9\"}\n";
+        assert_eq!(raw_result(bare).as_deref(), Some(bare.trim()));
+        assert_eq!(raw_result("# Title"), None);
+    }
 
     #[test]
     fn reads_rpc_lines_bare_results_and_text() {

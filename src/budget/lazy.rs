@@ -68,6 +68,38 @@ pub fn strip_prefix(
     }
 }
 
+/// Where in `text` the first `at` bytes of its stripped form end: the offset in the original
+/// to continue reading from. Stripping works piece by piece between the safe boundaries that
+/// [`strip_prefix`] cuts at, so whole pieces map exactly; a position inside a piece that
+/// stripping changed maps to the piece's start (the reader re-reads at most that piece, never
+/// skips), one inside an unchanged piece maps byte for byte.
+pub fn original_offset(text: &str, policy: &ToolPolicy, at: usize) -> usize {
+    let (mut pos, mut out) = (0, 0);
+    // whole chunks first, then the chunk that holds `at` line by line
+    while pos < text.len() {
+        let end = chunk_end(text, pos + CHUNK_BYTES);
+        let n = strip(&text[pos..end], policy).0.len();
+        if out + n > at {
+            break;
+        }
+        (pos, out) = (end, out + n);
+    }
+    while pos < text.len() && out < at {
+        let end = chunk_end(text, pos + 1);
+        let piece = &text[pos..end];
+        let stripped = strip(piece, policy).0;
+        if out + stripped.len() > at {
+            return if stripped == piece {
+                pos + (at - out)
+            } else {
+                pos
+            };
+        }
+        (pos, out) = (end, out + stripped.len());
+    }
+    pos
+}
+
 /// The first chunk boundary at or after `from`, or the end of the text.
 fn chunk_end(text: &str, from: usize) -> usize {
     let bytes = text.as_bytes();
@@ -127,6 +159,37 @@ mod tests {
             c.count_scanned(&all.text, usize::MAX, &mut scan),
             Some(c.count(&whole))
         );
+    }
+
+    #[test]
+    fn stripped_offsets_map_back_to_the_original() {
+        let text = page();
+        let p = ToolPolicy::default();
+        let (whole, _) = strip(&text, &p);
+        // every line start of the stripped text maps to the start of the same line content
+        let mut checked = 0;
+        for (at, _) in whole.match_indices("## Section ").skip(1).step_by(97) {
+            let o = original_offset(&text, &p, at);
+            assert!(
+                text[o..].starts_with(&whole[at..at + 16]),
+                "{at} -> {o}: {:?} vs {:?}",
+                &text[o..o + 16],
+                &whole[at..at + 16]
+            );
+            assert_eq!(&text[o - 1..o], "\n", "a line start maps to a line start");
+            checked += 1;
+        }
+        assert!(checked > 20);
+        // inside a stripped line: back to its start, never past it
+        let img = whole.find("[image removed: img]").unwrap();
+        let o = original_offset(&text, &p, img + 5);
+        assert!(
+            text[o..].starts_with("![img](data:"),
+            "{:?}",
+            &text[o..o + 20]
+        );
+        assert_eq!(original_offset(&text, &p, whole.len()), text.len());
+        assert_eq!(original_offset(&text, &p, 0), 0);
     }
 
     #[test]

@@ -17,8 +17,13 @@ pub struct NoteFacts {
     pub strategy: &'static str,
     pub original_bytes: usize,
     pub cuts: Vec<String>,
-    /// (lines shown, lines in the spilled text) for a preview.
+    /// (lines shown, lines in the spilled text) for a preview: whole lines of the original.
     pub preview_lines: Option<(usize, usize)>,
+    /// The preview is of the stripped text: its lines are counted back in the original.
+    pub preview_stripped: bool,
+    /// The preview ends inside the next line: the bytes of it already shown (where to continue
+    /// with `start_char`).
+    pub preview_resume_char: Option<usize>,
     pub spill: Option<SpillHandle>,
     pub spill_error: Option<String>,
     /// The reader is a model behind the proxy: point to `mcp_budget_read`, not the file.
@@ -44,11 +49,23 @@ pub fn render(f: &NoteFacts) -> String {
         ));
     }
     if let Some((shown, total)) = f.preview_lines {
+        let what = if f.preview_stripped {
+            " of the original, stripped as above,"
+        } else {
+            ""
+        };
         s.push_str(&format!(
-            "\n- preview: lines 1-{} of {} shown",
+            "\n- preview: lines 1-{} of {}{what} shown",
             thousands(shown),
             thousands(total)
         ));
+        if let Some(c) = f.preview_resume_char {
+            s.push_str(&format!(
+                ", and the first {} bytes of line {}",
+                thousands(c),
+                thousands(shown + 1)
+            ));
+        }
     }
     match (&f.spill, &f.spill_error) {
         (Some(h), _) => {
@@ -58,14 +75,17 @@ pub fn render(f: &NoteFacts) -> String {
                 h.uri()
             ));
             let next = f.preview_lines.map_or(1, |(shown, _)| shown + 1);
+            let resume = f.preview_resume_char.filter(|_| f.preview_lines.is_some());
             if f.reader_tool {
+                let start_char = resume.map_or(String::new(), |c| format!(" and start_char {c}"));
                 s.push_str(&format!(
-                    "\nRead more: call mcp_budget_read with handle \"{}\" and start_line {next}, or with grep to find lines.",
+                    "\nRead more: call mcp_budget_read with handle \"{}\" and start_line {next}{start_char}, or with grep to find lines.",
                     h.id
                 ));
             } else {
+                let byte = resume.map_or(String::new(), |c| format!(", byte {c}"));
                 s.push_str(&format!(
-                    "\nRead more: open the file (continue at line {next}) or grep it."
+                    "\nRead more: open the file (continue at line {next}{byte}) or grep it."
                 ));
             }
         }

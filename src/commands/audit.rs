@@ -170,11 +170,11 @@ fn engine(
         (None, false) => args.out.join("spill"),
         (None, true) => super::replay::default_spill_dir(),
     };
-    Ok(Engine::new(
-        policy,
-        tokenizer,
-        SpillStore::new(spill, DEFAULT_MAX_BYTES),
-    ))
+    let store = SpillStore::new(&spill, DEFAULT_MAX_BYTES);
+    store
+        .check_writable()
+        .with_context(|| format!("the spill folder {} cannot be written", spill.display()))?;
+    Ok(Engine::new(policy, tokenizer, store))
 }
 
 /// The probe files' `[gate]` tables in order, then the flags.
@@ -262,7 +262,18 @@ fn print_report(report: &Report, args: &AuditArgs) -> anyhow::Result<()> {
 }
 
 fn status(report: &Report, sources: &Sources) -> ExitStatus {
-    let failed = report.servers.iter().any(|s| s.status == Status::Error);
+    let mut failed = report.servers.iter().any(|s| s.status == Status::Error);
+    for s in &report.servers {
+        for p in &s.probes {
+            if let Some(e) = p.budgeted.as_ref().and_then(|b| b.spill_error.as_deref()) {
+                eprintln!(
+                    "error: server `{}`, probe `{}`: the full original could not be saved: {e}",
+                    s.name, p.tool
+                );
+                failed = true;
+            }
+        }
+    }
     if failed || !sources.file_errors.is_empty() || !sources.servers.errors.is_empty() {
         for s in report.servers.iter().filter(|s| s.status == Status::Error) {
             eprintln!(

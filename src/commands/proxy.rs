@@ -32,8 +32,11 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         .spill_dir
         .clone()
         .unwrap_or_else(super::replay::default_spill_dir);
-    let engine = Engine::new(policy, tokenizer, SpillStore::new(spill, DEFAULT_MAX_BYTES))
-        .with_reader_tool();
+    let store = SpillStore::new(&spill, DEFAULT_MAX_BYTES);
+    store
+        .check_writable()
+        .with_context(|| format!("the spill folder {} cannot be written", spill.display()))?;
+    let engine = Engine::new(policy, tokenizer, store).with_reader_tool();
     let log = match &args.log {
         Some(p) => {
             Some(Arc::new(CallLog::open(p).with_context(|| {
@@ -43,7 +46,9 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     let name = args.name.clone().unwrap_or_else(|| spec.name.clone());
+    let (warn, mut warnings) = tokio::sync::mpsc::unbounded_channel::<String>();
     let opts = ProxyOptions {
+        warnings: Some(warn),
         server: name.clone(),
         allow: args.allow.clone(),
         deny: args.deny.clone(),
@@ -67,6 +72,11 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     super::runtime()?.block_on(async {
+        tokio::spawn(async move {
+            while let Some(w) = warnings.recv().await {
+                eprintln!("mcp-budget proxy: warning: {w}");
+            }
+        });
         let started = tokio::time::timeout(
             Duration::from_secs(args.timeout),
             Proxy::start(&spec, &SessionOptions::default(), opts),

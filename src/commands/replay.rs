@@ -26,16 +26,24 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         .spill_dir
         .clone()
         .unwrap_or_else(default_spill_dir);
-    let engine = Engine::new(
-        policy,
-        tokenizer,
-        SpillStore::new(spill_dir, DEFAULT_MAX_BYTES),
-    );
+    let store = SpillStore::new(&spill_dir, DEFAULT_MAX_BYTES);
+    store
+        .check_writable()
+        .with_context(|| format!("the spill folder {} cannot be written", spill_dir.display()))?;
+    let engine = Engine::new(policy, tokenizer, store);
     let mut rows = Vec::new();
     let mut failed = false;
     for file in &args.files {
         match replay_one(&engine, file, &args) {
-            Ok(row) => rows.push(row),
+            Ok((row, Some(e))) => {
+                eprintln!(
+                    "error: {}: the full original could not be saved: {e}",
+                    file.display()
+                );
+                failed = true;
+                rows.push(row);
+            }
+            Ok((row, None)) => rows.push(row),
             Err(e) => {
                 eprintln!("error: {e:#}");
                 failed = true;
@@ -61,13 +69,14 @@ fn replay_one(
     engine: &Engine,
     file: &std::path::Path,
     args: &ReplayArgs,
-) -> anyhow::Result<ReplayRow> {
+) -> anyhow::Result<(ReplayRow, Option<String>)> {
     let payload = load_payload(file, args.tool.as_deref())?;
     let empty = serde_json::Map::new();
     let call = CallInfo {
         server: &payload.server,
         tool: &payload.tool,
         arguments: &empty,
+        raw: payload.raw.as_deref(),
     };
     let mut times = Vec::new();
     let mut last = None;
@@ -79,7 +88,9 @@ fn replay_one(
     }
     times.sort_unstable();
     let b = last.expect("at least one run");
-    Ok(ReplayRow {
+    let spill_error = b.spill_error.clone();
+    let row_error = spill_error.clone();
+    let row = ReplayRow {
         file: file.display().to_string(),
         tool: payload.tool.clone(),
         tokens_before: engine.tokens_before(&b, &payload.result),
@@ -94,8 +105,10 @@ fn replay_one(
             .collect(),
         spill_path: b.spill.as_ref().map(|s| s.path.display().to_string()),
         note: b.note.clone(),
+        spill_error: row_error,
         result: b.result,
-    })
+    };
+    Ok((row, spill_error))
 }
 
 /// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`.

@@ -24,6 +24,10 @@ pub struct CallRecord {
     pub returned_tokens: usize,
     pub strategy: String,
     pub spill_id: Option<String>,
+    /// Why the full original could not be saved, when it could not (the client's result says
+    /// so too).
+    #[serde(default)]
+    pub spill_error: Option<String>,
     pub upstream_ms: f64,
     pub engine_ms: f64,
     pub is_error: bool,

@@ -55,6 +55,9 @@ pub struct ProxyOptions {
     pub log: Option<Arc<CallLog>>,
     /// How clients reach the proxy, for the log (`stdio`).
     pub transport: String,
+    /// Where the proxy's warnings go (one line each; the binary prints them on stderr): a
+    /// result whose full original could not be saved, for one.
+    pub warnings: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 /// What the proxy found at startup (for its log line).
@@ -1068,6 +1071,7 @@ impl Proxy {
             )
         })?;
         let raw_bytes = raw_text.len();
+        let raw_owned = raw_text.to_string();
         let engine = self.shared.opts.engine.clone();
         let server = self.shared.opts.server.clone();
         let tool = name.to_string();
@@ -1077,12 +1081,20 @@ impl Proxy {
                 server: &server,
                 tool: &tool,
                 arguments: &args,
+                raw: Some(&raw_owned),
             };
             let out = engine.run(&call, &raw);
             (out, started.elapsed().as_secs_f64() * 1000.0, raw)
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))?;
+        if let (Some(e), Some(warn)) = (&budgeted.spill_error, &self.shared.opts.warnings) {
+            let _ = warn.send(format!(
+                "`{}`/{name}: the full original of a {} result could not be saved: {e}",
+                self.shared.opts.server,
+                budgeted.strategy.name()
+            ));
+        }
         if let Some(log) = &self.shared.opts.log {
             let record = CallRecord {
                 error: None,
@@ -1097,6 +1109,7 @@ impl Proxy {
                 returned_tokens: budgeted.tokens_after,
                 strategy: budgeted.strategy.name().to_string(),
                 spill_id: budgeted.spill.as_ref().map(|s| s.id.clone()),
+                spill_error: budgeted.spill_error.clone(),
                 upstream_ms: outcome.latency_ms,
                 engine_ms,
                 is_error: budgeted.result["isError"] == json!(true),
@@ -1134,6 +1147,7 @@ impl Proxy {
             returned_tokens: 0,
             strategy: "error".into(),
             spill_id: None,
+            spill_error: None,
             upstream_ms: 0.0,
             engine_ms: 0.0,
             is_error: true,
@@ -1143,35 +1157,22 @@ impl Proxy {
         let _ = log.append(&record);
     }
 
-    /// The spills in the store, as MCP resources.
+    /// The spills in the store, as MCP resources (the store lists only its own regular files,
+    /// never a link).
     fn spill_resources(&self) -> Vec<Value> {
-        let dir = self.store().dir();
-        let mut out = Vec::new();
-        let Ok(servers) = std::fs::read_dir(dir) else {
-            return out;
-        };
-        for server in servers.flatten() {
-            let Ok(files) = std::fs::read_dir(server.path()) else {
-                continue;
-            };
-            for f in files.flatten() {
-                let name = f.file_name().to_string_lossy().to_string();
-                if name.starts_with('.') {
-                    continue;
-                }
-                let id = format!("{}/{}", server.file_name().to_string_lossy(), name);
-                let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-                out.push(json!({
-                    "uri": format!("mcp-budget://spill/{id}"),
-                    "name": id,
+        self.store()
+            .list()
+            .into_iter()
+            .map(|spill| {
+                json!({
+                    "uri": format!("mcp-budget://spill/{}", spill.id),
+                    "name": spill.id,
                     "description": "A full tool result that mcp-budget shortened",
-                    "mimeType": if name.ends_with(".json") { "application/json" } else { "text/plain" },
-                    "size": size,
-                }));
-            }
-        }
-        out.sort_by(|a, b| a["uri"].as_str().cmp(&b["uri"].as_str()));
-        out
+                    "mimeType": if spill.id.ends_with(".json") { "application/json" } else { "text/plain" },
+                    "size": spill.bytes,
+                })
+            })
+            .collect()
     }
 }
 
@@ -1337,11 +1338,12 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri.starts_with("mcp-budget://spill/") {
-            let path = self.store().resolve(&request.uri).ok_or_else(|| {
+            let mut file = self.store().open(&request.uri).ok_or_else(|| {
                 ErrorData::resource_not_found(format!("no spill `{}`", request.uri), None)
             })?;
-            let text =
-                std::fs::read(&path).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut text)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
             let result: rmcp::model::ReadResourceResult = from_json(json!({"contents": [{
                 "uri": request.uri,
                 "mimeType": "text/plain",

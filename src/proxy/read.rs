@@ -23,7 +23,7 @@ pub fn read_tool_definition() -> serde_json::Value {
                 "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (default 1)"},
                 "max_lines": {"type": "integer", "minimum": 1, "description": "Most lines to return (default: as many as fit)"},
                 "grep": {"type": "string", "description": "Only lines matching this regular expression"},
-                "start_char": {"type": "integer", "minimum": 0, "description": "Byte offset inside start_line, to continue a line longer than the budget (the note says when)"}
+                "start_char": {"type": "integer", "minimum": 0, "description": "Byte offset inside start_line, to continue inside a long line (the footer or a grep window says where)"}
             },
             "required": ["handle"]
         },
@@ -68,14 +68,13 @@ pub fn read(
     budget: usize,
     tokenizer: Tokenizer,
 ) -> Result<String, ReadError> {
-    let path = store
-        .resolve(&args.handle)
+    let file = store
+        .open(&args.handle)
         .ok_or_else(|| ReadError::Unknown(args.handle.clone()))?;
     let io = |e: std::io::Error| ReadError::Io {
         handle: args.handle.clone(),
         message: e.to_string(),
     };
-    let file = std::fs::File::open(&path).map_err(io)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let start = args.start_line.unwrap_or(1).max(1);
     let skipped = skip_lines(&mut reader, start - 1).map_err(io)?;
@@ -95,6 +94,8 @@ pub fn read(
     let (mut used, mut shown, mut last) = (0, 0, start - 1);
     // where the next page starts inside a line cut short: (line, byte offset, the line's length)
     let mut resume: Option<(usize, usize, usize)> = None;
+    // where a grep continues inside a long line whose matches did not all fit: (line, byte)
+    let mut grep_resume: Option<(usize, usize)> = None;
     // lines taken from the reader so far
     let mut consumed = start - 1;
     // the 0-based index of each line shown
@@ -109,7 +110,7 @@ pub fn read(
         consumed += 1;
         let whole = line_text(&raw);
         let mut offset = 0;
-        if i == start - 1 && pattern.is_none() {
+        if i == start - 1 {
             offset = args.start_char.unwrap_or(0).min(whole.len());
             while !whole.is_char_boundary(offset) {
                 offset -= 1;
@@ -120,6 +121,31 @@ pub fn read(
             Some(re) if !re.is_match(line) => {
                 last = i + 1;
                 continue;
+            }
+            // a matching line longer than the room left: a window around each match
+            Some(re)
+                if line.len() > 2 * CONTEXT_BYTES
+                    && tokenizer.count(line) > room.saturating_sub(used) =>
+            {
+                let w = windows(re, &whole, offset, i + 1, room - used.min(room), tokenizer);
+                if w.text.is_empty() {
+                    break;
+                }
+                out.push_str(&w.text);
+                used += w.tokens;
+                shown += 1;
+                shown_lines.push(i);
+                match w.resume_at {
+                    Some(at) => {
+                        grep_resume = Some((i + 1, at));
+                        last = i;
+                        break;
+                    }
+                    None => {
+                        last = i + 1;
+                        continue;
+                    }
+                }
             }
             Some(_) => format!("{}: {line}\n", i + 1),
             None => format!("{line}\n"),
@@ -156,6 +182,12 @@ pub fn read(
         (None, Some((line, at, len))) => format!(
             "[mcp-budget: line {line} is longer than the budget: shown up to byte {at} of {len}; continue with start_line={line} start_char={at}]"
         ),
+        (Some(_), _) if grep_resume.is_some() => {
+            let (line, at) = grep_resume.unwrap_or_default();
+            format!(
+                "[mcp-budget: {shown} matching lines shown; line {line} has more matches: continue with start_line={line} start_char={at}]"
+            )
+        }
         (Some(_), _) if last >= total => {
             format!("[mcp-budget: {shown} matching lines shown; searched to the end, line {total}]")
         }
@@ -175,7 +207,11 @@ pub fn read(
     let mut note = footer(shown, last);
     // tokens do not always add up across line breaks: drop whole lines until the page fits,
     // and continue from the first one dropped
-    while resume.is_none() && shown > 1 && tokenizer.count(&out) + tokenizer.count(&note) > budget {
+    while resume.is_none()
+        && grep_resume.is_none()
+        && shown > 1
+        && tokenizer.count(&out) + tokenizer.count(&note) > budget
+    {
         let end = out[..out.len() - 1].rfind('\n').map_or(0, |i| i + 1);
         out.truncate(end);
         shown -= 1;
@@ -184,6 +220,71 @@ pub fn read(
     }
     out.push_str(&note);
     Ok(out)
+}
+
+/// Bytes of context shown on each side of a match in a long line.
+const CONTEXT_BYTES: usize = 160;
+
+/// The windows around a long line's matches that fit, and where to continue when not all did.
+struct Windows {
+    text: String,
+    tokens: usize,
+    /// Byte offset in the line of the first match not shown.
+    resume_at: Option<usize>,
+}
+
+/// A window of [`CONTEXT_BYTES`] each side of every match in `whole[from..]` (line `number`),
+/// as many as fit `room` tokens, each with the byte range it shows (for `start_char`).
+fn windows(
+    re: &regex::Regex,
+    whole: &str,
+    from: usize,
+    number: usize,
+    room: usize,
+    tokenizer: Tokenizer,
+) -> Windows {
+    let mut w = Windows {
+        text: String::new(),
+        tokens: 0,
+        resume_at: None,
+    };
+    let mut shown_to = from;
+    for m in re.find_iter(&whole[from..]) {
+        let (start, end) = (from + m.start(), from + m.end());
+        if start < shown_to {
+            continue;
+        }
+        let a = floor_char(whole, start.saturating_sub(CONTEXT_BYTES).max(shown_to));
+        let b = ceil_char(whole, (end + CONTEXT_BYTES).min(whole.len()));
+        let piece = format!(
+            "{number}: [bytes {a}-{b} of {}; start_char={a}] {}\n",
+            whole.len(),
+            &whole[a..b]
+        );
+        let cost = tokenizer.count(&piece);
+        if w.tokens + cost > room {
+            w.resume_at = Some(a);
+            break;
+        }
+        w.text.push_str(&piece);
+        w.tokens += cost;
+        shown_to = b;
+    }
+    w
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 /// One line as `str::lines` gives it: without its `\n` or `\r\n`, invalid UTF-8 replaced.
@@ -257,14 +358,11 @@ fn fitting_prefix(text: &str, limit: usize, tokenizer: Tokenizer) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
 
     fn store_with(text: &str) -> (tempfile::TempDir, SpillStore, String) {
         let dir = tempfile::tempdir().unwrap();
         let store = SpillStore::new(dir.path().to_path_buf(), 1 << 30);
-        let h = store
-            .save("srv", "scrape", &Map::new(), "md", text.as_bytes())
-            .unwrap();
+        let h = store.save("srv", "scrape", "md", text.as_bytes()).unwrap();
         (dir, store, h.id)
     }
 
@@ -328,6 +426,52 @@ mod tests {
         }
         assert_eq!(got, text);
         assert!(pages > 5, "{pages}");
+    }
+
+    /// Issue 12, item 15: a match deep inside a one-line spill (a 124 KB JSON line) is shown
+    /// in a window with the byte offset to continue from, and matches that do not fit are
+    /// continued, not claimed searched.
+    #[test]
+    fn grep_shows_a_window_around_each_match_in_a_long_line() {
+        let entities: Vec<String> = (0..1000)
+            .map(|i| format!(r#"{{"name":"Entity_{i:03}","observations":["observed {i} times in a long list"]}}"#))
+            .collect();
+        let line = format!("[{}]", entities.join(","));
+        assert!(line.len() > 70_000, "{}", line.len());
+        let (_d, store, id) = store_with(&line);
+        let mut a = args(&id);
+        a.grep = Some("Entity_050\"".into());
+        let page = read(&store, &a, 2000, Tokenizer::Cl100k).unwrap();
+        assert!(page.contains("Entity_050\""), "{page}");
+        let at = line.find("Entity_050\"").unwrap();
+        let (_, start_char) = continuation(page.lines().next().unwrap());
+        let start_char = start_char.unwrap();
+        assert!(
+            start_char <= at && at - start_char <= CONTEXT_BYTES,
+            "{page}"
+        );
+        assert!(
+            page.contains("1 matching lines shown; searched to the end"),
+            "{page}"
+        );
+        // many matches in the line: as many windows as fit, then where to continue
+        a.grep = Some("Entity_\\d+".into());
+        let page = read(&store, &a, 2000, Tokenizer::Cl100k).unwrap();
+        assert!(Tokenizer::Cl100k.count(&page) <= 2000);
+        let footer = page.lines().last().unwrap();
+        assert!(footer.contains("has more matches"), "{footer}");
+        let (line_no, next) = continuation(footer);
+        assert_eq!(line_no, Some(1));
+        let next = next.unwrap();
+        assert!(next > 0 && next < line.len());
+        a.start_line = line_no;
+        a.start_char = Some(next);
+        let second = read(&store, &a, 2000, Tokenizer::Cl100k).unwrap();
+        let first_window = second.lines().next().unwrap();
+        assert!(
+            first_window.contains(&format!("start_char={next}]")),
+            "{first_window}"
+        );
     }
 
     #[test]

@@ -175,6 +175,7 @@ mod tests {
                 engine_us: 1,
                 spill_path: None,
                 note: None,
+                spill_error: None,
                 text_bytes: 30_000,
                 text_chars: 30_000,
                 text_lines: 100,

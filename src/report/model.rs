@@ -250,6 +250,9 @@ pub struct BudgetedCost {
     pub engine_us: u64,
     pub spill_path: Option<String>,
     pub note: Option<String>,
+    /// Why the full original could not be saved (the audit then exits 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill_error: Option<String>,
     /// Size of the budgeted result's text (what client limits in bytes, characters or lines see).
     #[serde(default)]
     pub text_bytes: usize,

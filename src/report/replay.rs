@@ -20,6 +20,10 @@ pub struct ReplayRow {
     pub stages: Vec<(String, u64)>,
     pub spill_path: Option<String>,
     pub note: Option<String>,
+    /// Why the full original could not be saved (then `spill_path` is empty and the exit
+    /// status 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill_error: Option<String>,
     /// The budgeted MCP tool result.
     pub result: serde_json::Value,
 }
@@ -44,7 +48,11 @@ pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
             right(thousands(r.budget)),
             Cell::new(&r.strategy),
             right(format!("{:.2} ms", r.engine_us as f64 / 1000.0)),
-            Cell::new(r.spill_path.as_deref().unwrap_or("")),
+            Cell::new(match (&r.spill_path, &r.spill_error) {
+                (Some(path), _) => path.clone(),
+                (None, Some(e)) => format!("NOT SAVED: {e}"),
+                (None, None) => String::new(),
+            }),
         ]);
     }
     format!("{t}\n")

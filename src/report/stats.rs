@@ -145,6 +145,7 @@ mod tests {
             strategy: "pass_through".into(),
             error: None,
             spill_id: (raw > ret).then(|| "s/x.md".into()),
+            spill_error: None,
             upstream_ms: 1.0,
             engine_ms: ms,
             is_error: false,

@@ -801,44 +801,51 @@ fn bug_spill_drops_text_block_annotations() {
     run(1000, "fetch", &input);
 }
 
-/// The spill of a multi-block result is not the original's compact JSON when the original's
-/// keys are in another order (`isError` first, or `text` before `type`, as the fetch and git
-/// servers send): the engine writes content, structuredContent, the rest, and `type` before
-/// `text`. Same JSON value, different bytes.
+/// The spill of a multi-block result holds the bytes the server sent, not a re-serialisation:
+/// keys in the server's order (`isError` first, `text` before `type`, as the fetch and git
+/// servers send), its spacing, its escapes and its number forms (issue 12, item 33).
 #[test]
-fn bug_spill_reorders_keys() {
+fn spill_holds_the_original_bytes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine(dir.path(), 1000);
     let args = Map::new();
-    let call = mcp_budget::budget::CallInfo {
-        server: "prop",
-        tool: "fetch",
-        arguments: &args,
-    };
-    for input in [
-        json!({"isError": false, "content": [
-            {"type": "text", "text": "word ".repeat(3000)},
-            {"type": "text", "text": "second"},
-        ]}),
-        json!({"content": [
-            {"text": "word ".repeat(3000), "type": "text"},
-            {"text": "second", "type": "text"},
-        ]}),
+    let words = "word ".repeat(3000);
+    for raw in [
+        format!(
+            r#"{{"isError": false, "content": [{{"type":"text","text":"{words}"}}, {{"type":"text","text":"second"}}]}}"#
+        ),
+        format!(
+            r#"{{"content":[{{"text":"{words}","type":"text"}},{{"text":"caf\u00e9 1.0e3","type":"text"}}],"_meta":{{"n":1.50}}}}"#
+        ),
     ] {
+        let input: Value = serde_json::from_str(&raw).unwrap();
+        assert_ne!(
+            compact(&input),
+            raw,
+            "the test needs bytes a re-serialisation would change"
+        );
+        let call = mcp_budget::budget::CallInfo {
+            server: "prop",
+            tool: "fetch",
+            arguments: &args,
+            raw: Some(&raw),
+        };
         let out = e.run(&call, &input);
         let spilled = std::fs::read(&out.spill.expect("spilled").path).unwrap();
         assert_eq!(
             String::from_utf8(spilled).unwrap(),
-            compact(&input),
-            "the spill is the original's compact JSON"
+            raw,
+            "the spill is the bytes sent"
         );
     }
 }
 
 /// Found by the mixed-blocks property: a spilled multi-block result with `structuredContent:
-/// null` wrote the null into the spill file; the spill is the result without it.
+/// null` wrote the null into the spill file. When the bytes the server sent are known the spill
+/// is those bytes exactly (null and all, see `check`); without them it is the result's compact
+/// JSON without the null.
 #[test]
-fn a_null_structured_content_is_not_in_the_spill() {
+fn a_null_structured_content_is_not_in_a_reserialised_spill() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine(dir.path(), 300);
     let long = "alpha beta gamma delta\n".repeat(400);
@@ -846,11 +853,99 @@ fn a_null_structured_content_is_not_in_the_spill() {
         "content": [{"type": "text", "text": long}, {"type": "text", "text": long}],
         "structuredContent": null
     });
-    let out = check(&e, "prop", "search_code", &input).unwrap();
+    check(&e, "prop", "search_code", &input).unwrap();
+    let args = Map::new();
+    let call = mcp_budget::budget::CallInfo {
+        server: "prop",
+        tool: "search_code",
+        arguments: &args,
+        raw: None,
+    };
+    let out = e.run(&call, &input);
     let spilled = std::fs::read_to_string(&out.spill.unwrap().path).unwrap();
     assert!(
         !spilled.contains("structuredContent"),
         "{}",
         &spilled[..100]
+    );
+}
+
+/// Issue 12, item 2: the spill id names the content. Two results of the same call (a page
+/// snapshot with no arguments, taken twice) never share a file; the same content is one file.
+#[test]
+fn spill_ids_name_the_content_not_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(dir.path(), 1000);
+    let page = |n: usize| -> Value {
+        let text: String = (0..3000)
+            .map(|i| format!("- row {i} of page {n}: a link [x](https://ex.example/{i})\n"))
+            .collect();
+        json!({"content": [{"type": "text", "text": text}]})
+    };
+    let (first, second) = (page(1), page(2));
+    let a = run_in(&e, "browser_snapshot", &first);
+    let b = run_in(&e, "browser_snapshot", &second);
+    let again = run_in(&e, "browser_snapshot", &first);
+    let (ha, hb) = (a.spill.unwrap(), b.spill.unwrap());
+    assert_ne!(ha.id, hb.id, "different pages, different files");
+    assert_eq!(again.spill.unwrap().id, ha.id, "the same page, one file");
+    assert!(ha.id.starts_with("prop/browser_snapshot-"), "{}", ha.id);
+    assert_eq!(
+        std::fs::read_to_string(&ha.path).unwrap(),
+        first["content"][0]["text"].as_str().unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&hb.path).unwrap(),
+        second["content"][0]["text"].as_str().unwrap()
+    );
+}
+
+fn run_in(e: &mcp_budget::budget::Engine, tool: &str, input: &Value) -> Budgeted {
+    check(e, "prop", tool, input).unwrap_or_else(|m| panic!("{tool}: {m}"))
+}
+
+/// Issue 12, item 14: after a stripped preview the note says where the preview ends in the
+/// original (its line, and the byte inside it), not "line 1".
+#[test]
+fn a_stripped_preview_says_where_to_continue_in_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(dir.path(), 2000);
+    let img = format!(
+        "![logo](data:image/png;base64,{})",
+        "iVBORw0KGgo".repeat(60)
+    );
+    let text: String = (1..=2400)
+        .map(|i| {
+            if i % 10 == 0 {
+                format!("{img}\n\n\n\n")
+            } else {
+                format!("line {i}: some words of a scraped page\n")
+            }
+        })
+        .collect();
+    let input = json!({"content": [{"type": "text", "text": text}]});
+    let out = run_in(&e, "fetch", &input);
+    let note = out.note.unwrap();
+    let next: usize = note
+        .split("continue at line ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{note}"));
+    assert!(next > 50, "{note}");
+    let preview = out.result["content"][0]["text"].as_str().unwrap();
+    let original: Vec<&str> = text.split('\n').collect();
+    let last_shown = preview.trim_end_matches('\n').rsplit('\n').next().unwrap();
+    let resumes_inside = note.contains(", byte ");
+    if resumes_inside {
+        // the preview ends inside line `next`: what it shows of it is that line's beginning
+        assert!(original[next - 1].starts_with(last_shown), "{note}");
+    } else {
+        assert_eq!(original[next - 2], last_shown, "{note}");
+    }
+    assert_eq!(original.len() - 1, 3120);
+    assert!(
+        note.contains("of 3,120 of the original, stripped"),
+        "{note}"
     );
 }

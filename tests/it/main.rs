@@ -16,3 +16,4 @@ mod real_servers;
 mod renderers;
 mod support;
 mod transports;
+mod trust;

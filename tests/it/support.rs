@@ -35,7 +35,8 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/corpus`, or `None` (with a message) when it is absent.
+/// `../shared/corpus`, or `None` (with a message) when it is absent; absent under
+/// MCP_BUDGET_REQUIRE_REAL_SERVERS (as in CI), a failure.
 pub fn corpus() -> Option<PathBuf> {
     let dir = std::env::var_os("MCP_BUDGET_CORPUS")
         .map(PathBuf::from)
@@ -43,6 +44,13 @@ pub fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
+        // CI checks counts against tiktoken's on the corpus: a missing corpus there is a
+        // failure, not a skip that passes
+        assert!(
+            std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
+            "the corpus is missing at {} but MCP_BUDGET_REQUIRE_REAL_SERVERS is set",
+            dir.display()
+        );
         eprintln!(
             "SKIP: corpus not found at {} (set MCP_BUDGET_CORPUS)",
             dir.display()

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::super::lazy::original_offset;
 use super::super::note::render;
 use super::super::parts::{compact, Part, Work};
 use super::super::shrink::{ladder, Caps, ShrinkReport};
@@ -57,9 +58,16 @@ impl Engine {
                 _ => Default::default(),
             })
             .unwrap_or_default();
-        let original_text = preview_at.and_then(|i| same_text(&run.original.parts, i, &full));
+        // the original text behind the preview, when its lines are the spill file's: as it is,
+        // or stripped (then the preview's end is mapped back to the original)
+        let unchanged = preview_at.and_then(|i| same_text(&run.original.parts, i, &full));
+        let stripped = preview_at
+            .filter(|_| unchanged.is_none())
+            .and_then(|i| lone_text(&run.original.parts, i));
+        let original_text = unchanged.or(stripped);
         let exact_lines = original_text.is_some();
         let total_lines = original_text.map_or(0, lines);
+        run.facts.preview_stripped = stripped.is_some();
         let mut shave = 0;
         for _ in 0..4 {
             if let Some(i) = preview_at {
@@ -78,8 +86,18 @@ impl Engine {
                     full[..len].to_string(),
                     Scan::known(len, n),
                 );
-                run.facts.preview_lines = exact_lines.then(|| (lines(&full[..len]), total_lines));
-                if !exact_lines {
+                run.facts.preview_lines = None;
+                run.facts.preview_resume_char = None;
+                if let Some(original) = original_text {
+                    let end = match stripped {
+                        Some(_) => original_offset(original, &run.policy, len),
+                        None => len,
+                    };
+                    let (shown, resume) = lines_before(original, end);
+                    run.facts.preview_lines = Some((shown, total_lines));
+                    run.facts.preview_resume_char = resume;
+                    run.facts.preview_stripped = stripped.is_some();
+                } else {
                     run.facts.cuts.retain(|c| !c.starts_with("preview:"));
                     run.facts.cuts.push(format!(
                         "preview: the beginning of the text after stripping ({} of {} bytes)",
@@ -100,6 +118,7 @@ impl Engine {
         run.facts.cuts =
             vec!["every block left out: the budget leaves no room beside this note".into()];
         run.facts.preview_lines = None;
+        run.facts.preview_resume_char = None;
         self.finish(run, Strategy::Spilled, usize::MAX)
     }
 
@@ -161,6 +180,8 @@ impl Engine {
         run.work.parts[at] = saved;
         let mut facts = run.facts.clone();
         facts.preview_lines = total_lines.map(|t| (t, t));
+        // the worst case: the preview ends deep inside a line
+        facts.preview_resume_char = total_lines.map(|_| facts.original_bytes);
         if total_lines.is_none() {
             facts.cuts.push(format!(
                 "preview: the beginning of the text after stripping ({} of {} bytes)",
@@ -189,24 +210,50 @@ fn same_text<'a>(original: &'a [Part], at: usize, text: &str) -> Option<&'a str>
     (original.len() == 1 && orig.starts_with(text)).then_some(orig)
 }
 
+/// The one text of a result with a single prose or resource part.
+fn lone_text(original: &[Part], at: usize) -> Option<&str> {
+    match original {
+        [Part::Prose { text, .. }] | [Part::Resource { text, .. }] if at == 0 => Some(text),
+        _ => None,
+    }
+}
+
 fn lines(text: &str) -> usize {
     text.lines().count()
 }
 
-/// What the spill file holds: a single text as it is, else the whole result as compact JSON
-/// (every field kept, in the order received).
-pub(super) fn spill_content<'a>(original: &'a Work, result: &Value) -> Cow<'a, [u8]> {
-    match single_text(original) {
-        Some(text) => Cow::Borrowed(text.as_bytes()),
+/// The whole lines of `text` before byte `end`, and the bytes of the next line before it when
+/// `end` falls inside one (where a reader continues with `start_char`).
+fn lines_before(text: &str, end: usize) -> (usize, Option<usize>) {
+    if end >= text.len() {
+        return (lines(text), None);
+    }
+    let head = &text.as_bytes()[..end];
+    let whole = memchr::memchr_iter(b'\n', head).count();
+    let line_start = memchr::memrchr(b'\n', head).map_or(0, |i| i + 1);
+    (whole, (end > line_start).then_some(end - line_start))
+}
+
+/// What the spill file holds: a single text as it is, else the whole result exactly as the server
+/// sent it when its bytes are known, else as compact JSON (every field kept, in the order
+/// received).
+pub(super) fn spill_content<'a>(
+    original: &'a Work,
+    result: &Value,
+    raw: Option<&'a str>,
+) -> Cow<'a, [u8]> {
+    match (single_text(original), raw) {
+        (Some(text), _) => Cow::Borrowed(text.as_bytes()),
+        (None, Some(raw)) => Cow::Borrowed(raw.as_bytes()),
         // a null structuredContent says nothing: the spill leaves it out, as the engine does
-        None if result.get("structuredContent").is_some_and(Value::is_null) => {
+        (None, None) if result.get("structuredContent").is_some_and(Value::is_null) => {
             let mut v = result.clone();
             if let Some(m) = v.as_object_mut() {
                 m.remove("structuredContent");
             }
             Cow::Owned(compact(&v).into_bytes())
         }
-        None => Cow::Owned(compact(result).into_bytes()),
+        (None, None) => Cow::Owned(compact(result).into_bytes()),
     }
 }
 

@@ -1,0 +1,277 @@
+//! Trust (issue 12): nothing lost. A spill store that cannot be written is an error at start,
+//! a spill write that fails later is loud (stderr, the call log, the exit status, the result's
+//! own note), and concurrent calls that spill each get their own original back, byte for byte.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use mcp_budget::demo::DemoServer;
+use serde_json::{json, Value};
+
+use crate::support::{bin_path, mcp_budget, RawClient};
+
+fn big_markdown(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("page.md");
+    let text: String = (0..4000)
+        .map(|i| format!("line {i}: some words of a long scraped page\n"))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Item 4: `replay` into a spill folder that is a file stops before cutting anything.
+#[test]
+fn replay_into_an_unusable_spill_folder_fails_at_start() {
+    let home = tempfile::tempdir().unwrap();
+    let page = big_markdown(home.path());
+    let not_a_dir = home.path().join("spill");
+    std::fs::write(&not_a_dir, b"a file").unwrap();
+    let out = mcp_budget(home.path(), home.path())
+        .args(["replay", page.to_str().unwrap(), "--budget", "500"])
+        .args(["--spill-dir", not_a_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "the spill folder {} cannot be written",
+            not_a_dir.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "no table for a run that did not start"
+    );
+}
+
+/// Item 4: a spill write that fails after start is loud: stderr, exit 2, the table and JSON
+/// say the original was not saved, and the result's note says so too.
+#[test]
+fn replay_says_when_a_spill_could_not_be_saved() {
+    let home = tempfile::tempdir().unwrap();
+    let page = big_markdown(home.path());
+    let spill = home.path().join("spill");
+    std::fs::create_dir_all(&spill).unwrap();
+    // where this payload's spills go is taken by a file: the write fails, the store is fine
+    std::fs::write(spill.join("replay"), b"in the way").unwrap();
+    let out = mcp_budget(home.path(), home.path())
+        .args(["replay", page.to_str().unwrap(), "--budget", "500"])
+        .args(["--spill-dir", spill.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("page.md: the full original could not be saved"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v["results"][0];
+    assert_eq!(row["spill_path"], Value::Null);
+    assert!(row["spill_error"].as_str().unwrap().contains("replay"));
+    let note = row["note"].as_str().unwrap();
+    assert!(
+        note.contains("The full original could NOT be saved"),
+        "{note}"
+    );
+}
+
+/// Item 4: the proxy refuses to start with a spill folder it cannot write.
+#[test]
+fn the_proxy_refuses_an_unusable_spill_folder_at_start() {
+    let home = tempfile::tempdir().unwrap();
+    let not_a_dir = home.path().join("spill");
+    std::fs::write(&not_a_dir, b"a file").unwrap();
+    let bin = bin_path();
+    let out = mcp_budget(home.path(), home.path())
+        .args(["proxy", "--spill-dir", not_a_dir.to_str().unwrap(), "--"])
+        .args([bin.to_str().unwrap(), "demo-server"])
+        .write_stdin("")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot be written"), "{err}");
+}
+
+/// Item 4: through the proxy, a spill that cannot be written reaches the client's note, the
+/// call log (`spill_error`) and stderr.
+#[test]
+fn the_proxy_reports_a_failed_spill_to_the_client_the_log_and_stderr() {
+    let home = tempfile::tempdir().unwrap();
+    let (spill, log) = (home.path().join("spill"), home.path().join("calls.jsonl"));
+    std::fs::create_dir_all(&spill).unwrap();
+    std::fs::write(spill.join("demo"), b"in the way").unwrap();
+    let bin = bin_path();
+    let mut child = Command::new(&bin)
+        .args(["proxy", "--budget", "2000", "--name", "demo"])
+        .args(["--spill-dir", spill.to_str().unwrap()])
+        .args(["--log", log.to_str().unwrap(), "--"])
+        .args([bin.to_str().unwrap(), "demo-server"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "scrape_as_markdown", "arguments": {}}}),
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    let result = loop {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == 1 {
+            break v["result"].clone();
+        }
+    };
+    let note = result["content"].as_array().unwrap().last().unwrap()["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        note.contains("The full original could NOT be saved"),
+        "{note}"
+    );
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: `demo`/scrape_as_markdown: the full original")
+            && err.contains("could not be saved"),
+        "{err}"
+    );
+    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].spill_id, None);
+    assert!(records[0].spill_error.as_deref().unwrap().contains("demo"));
+}
+
+/// Item 32: 40 concurrent calls that spill, identical and different: each call's handle leads
+/// to its own original, byte for byte (the store names files by content, writes each through
+/// its own temporary file, and identical content is one file).
+#[test]
+fn concurrent_spilling_calls_each_get_their_own_original_back() {
+    let home = tempfile::tempdir().unwrap();
+    let spill = home.path().join("spill");
+    let bin = bin_path();
+    let mut child = Command::new(&bin)
+        .args(["proxy", "--budget", "300", "--name", "demo"])
+        .args(["--spill-dir", spill.to_str().unwrap(), "--"])
+        .args([bin.to_str().unwrap(), "demo-server"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "burst", "version": "1"}}}),
+    );
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let per_page = |id: u64| 20 + (id % 5) * 20;
+    for id in 0..40u64 {
+        send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "search_code", "arguments": {"q": "budget", "per_page": per_page(id)}}}),
+        );
+    }
+    let demo = DemoServer::new("demo");
+    let mut handles: std::collections::BTreeMap<u64, String> = Default::default();
+    while handles.len() < 40 {
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the proxy closed stdout"
+        );
+        let msg: Value = serde_json::from_str(&line).unwrap();
+        let Some(id) = msg["id"].as_u64() else {
+            continue;
+        };
+        let content = msg["result"]["content"].as_array().unwrap();
+        let note = content.last().unwrap()["text"].as_str().unwrap();
+        let path = note
+            .split("Full original: ")
+            .nth(1)
+            .and_then(|r| r.split(" (mcp-budget://spill/").next())
+            .unwrap_or_else(|| panic!("call {id}: no spill in {note}"));
+        let handle = note
+            .split("mcp-budget://spill/")
+            .nth(1)
+            .and_then(|r| r.split(')').next())
+            .unwrap()
+            .to_string();
+        let mut args = serde_json::Map::new();
+        args.insert("q".into(), json!("budget"));
+        args.insert("per_page".into(), json!(per_page(id)));
+        let want = demo.call("search_code", &args).unwrap();
+        let want = want["content"][0]["text"].as_str().unwrap();
+        let got = std::fs::read(path).unwrap();
+        assert!(
+            got == want.as_bytes(),
+            "call {id}: the spill is not its original"
+        );
+        assert!(
+            handles.insert(id, handle).is_none(),
+            "call {id} answered twice"
+        );
+    }
+    drop(stdin);
+    let _ = child.wait();
+    // identical calls share one file, different ones never do
+    for (a, ha) in &handles {
+        for (b, hb) in &handles {
+            assert_eq!(per_page(*a) == per_page(*b), ha == hb, "calls {a} and {b}");
+        }
+    }
+    let distinct: std::collections::BTreeSet<&String> = handles.values().collect();
+    assert_eq!(distinct.len(), 5);
+    // and mcp_budget_read serves each handle's own original
+    let mut c = RawClient::spawn(
+        &bin,
+        &[
+            "proxy",
+            "--budget",
+            "300",
+            "--spill-dir",
+            spill.to_str().unwrap(),
+            "--name",
+            "demo",
+            "--",
+            bin.to_str().unwrap(),
+            "demo-server",
+        ],
+    );
+    for handle in distinct {
+        let page: Value = serde_json::from_str(&c.request(
+            "tools/call",
+            json!({"name": "mcp_budget_read", "arguments": {"handle": handle, "grep": "total_count"}}),
+        ))
+        .unwrap();
+        let text = page["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("total_count"), "{handle}: {text}");
+    }
+}
