@@ -84,6 +84,12 @@ pub struct ProxyArgs {
     /// Accept this Host besides localhost and 127.0.0.1 (repeatable; for a non-loopback --listen)
     #[arg(long = "allow-host", value_name = "HOST", requires = "listen")]
     pub allow_hosts: Vec<String>,
+    /// Close an HTTP session after this many seconds without a message (its id then gets 404)
+    #[arg(long, env = "MCP_BUDGET_SESSION_IDLE_SECS", value_name = "SECS", default_value_t = mcp_budget::proxy::DEFAULT_SESSION_IDLE_SECS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_idle_secs: u64,
+    /// HTTP sessions open at most; one more is refused with 503 and a JSON-RPC error
+    #[arg(long, env = "MCP_BUDGET_MAX_SESSIONS", value_name = "N", default_value_t = mcp_budget::proxy::DEFAULT_MAX_SESSIONS as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sessions: u64,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

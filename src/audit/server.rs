@@ -6,10 +6,7 @@ use crate::budget::{CallInfo, Engine};
 use crate::config::{Probe, Redactor, ServerSpec};
 use crate::measure::{measure_initialize, measure_list, measure_result, measure_tools_pages};
 use crate::report::{BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status};
-use crate::upstream::{Capture, Session, UpstreamError};
-
-/// Pages followed at most, against a server whose cursor never ends.
-const MAX_PAGES: usize = 1000;
+use crate::upstream::{Capture, Listed, PageWalker, Session, UpstreamError};
 
 /// Audit one server; never fails: a failure is the row's `status` and `error`.
 pub async fn audit_server(
@@ -156,58 +153,21 @@ async fn run(
     result
 }
 
-/// Every page of a list, as the server sent each `result`.
-struct Listed {
-    pages: Vec<String>,
-    latency_ms: f64,
-    /// A cursor brought back the page before it (the server ignores cursors).
-    cursor_ignored: bool,
-}
-
-/// Follow `nextCursor` through every page. A page identical to the one before ends the listing
-/// (the server ignores the cursor) instead of looping.
+/// Every page of a list through the shared page walker; a listing the walker had to stop (a
+/// cursor that repeats, or pages without end) fails the server, naming why.
 async fn list_all(session: &mut Session, method: &str) -> Result<Listed, UpstreamError> {
-    let mut pages: Vec<String> = Vec::new();
-    let mut cursor: Option<String> = None;
-    let mut seen = std::collections::HashSet::new();
-    let mut latency = 0.0;
-    loop {
-        let (raw, ms) = session.list_page(method, cursor.clone()).await?;
-        latency += ms;
-        let text = raw.result_text().to_string();
-        let next = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| {
-                v.get("nextCursor")
-                    .and_then(|c| c.as_str())
-                    .map(String::from)
-            });
-        if pages.last() == Some(&text) {
-            return Ok(Listed {
-                pages,
-                latency_ms: latency,
-                cursor_ignored: true,
-            });
-        }
-        pages.push(text);
-        match next {
-            Some(c) if pages.len() < MAX_PAGES && seen.insert(c.clone()) => cursor = Some(c),
-            Some(c) => {
-                return Err(UpstreamError::Request {
-                    method: method.into(),
-                    message: format!(
-                        "the server repeats cursor `{c}` (or sent over {MAX_PAGES} pages)"
-                    ),
-                })
-            }
-            None => {
-                return Ok(Listed {
-                    pages,
-                    latency_ms: latency,
-                    cursor_ignored: false,
-                })
-            }
-        }
+    let mut walker = PageWalker::default();
+    while let Some(cursor) = walker.to_ask() {
+        let (raw, ms) = session.list_page(method, cursor).await?;
+        walker.page(raw.result_text(), ms);
+    }
+    let listed = walker.finish();
+    match &listed.stopped {
+        Some(stop) => Err(UpstreamError::Request {
+            method: method.into(),
+            message: stop.to_string(),
+        }),
+        None => Ok(listed),
     }
 }
 

@@ -102,11 +102,25 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             thousands(s.hidden_tokens),
             thousands(s.read_tool_tokens)
         );
+        if let Some(mut warnings) = proxy.warnings() {
+            tokio::spawn(async move {
+                while let Some(w) = warnings.recv().await {
+                    // an upstream's names may carry terminal escapes
+                    let w: String = w
+                        .chars()
+                        .map(|c| if c.is_control() { '?' } else { c })
+                        .collect();
+                    eprintln!("mcp-budget proxy: warning: {w}");
+                }
+            });
+        }
         if let Some(addr) = args.listen {
             let options = ListenOptions {
                 addr,
                 bearer,
                 extra_hosts: args.allow_hosts.clone(),
+                session_idle: Duration::from_secs(args.session_idle_secs),
+                max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
             };
             let (bound, serve) = listen(proxy, options)
                 .await

@@ -1,5 +1,6 @@
 //! The proxy over streamable HTTP (`proxy --listen ADDR`): rmcp's streamable-HTTP server with
-//! Host and Origin checked against loopback (DNS rebinding), and an optional bearer token.
+//! Host and Origin checked against loopback (DNS rebinding), an optional bearer token, idle
+//! sessions closed after `--session-idle-secs` and at most `--max-sessions` open at once.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,7 +22,15 @@ pub struct ListenOptions {
     pub bearer: Option<String>,
     /// Host names accepted besides the loopback ones (for a non-loopback `addr`).
     pub extra_hosts: Vec<String>,
+    /// A session without a message for this long is closed (its id then gets 404).
+    pub session_idle: std::time::Duration,
+    /// Sessions open at most; a client opening one more gets 503 with a JSON-RPC error.
+    pub max_sessions: usize,
 }
+
+/// Defaults of [`ListenOptions::session_idle`] and [`ListenOptions::max_sessions`].
+pub const DEFAULT_SESSION_IDLE_SECS: u64 = 30 * 60;
+pub const DEFAULT_MAX_SESSIONS: usize = 1000;
 
 /// The config: loopback hosts (plus `extra`) and loopback browser origins only.
 fn config(extra: &[String]) -> StreamableHttpServerConfig {
@@ -39,10 +48,38 @@ fn config(extra: &[String]) -> StreamableHttpServerConfig {
     c
 }
 
-fn plain(
-    status: StatusCode,
-    text: &'static str,
-) -> Response<BoxBody<Bytes, std::convert::Infallible>> {
+type Reply = Response<BoxBody<Bytes, std::convert::Infallible>>;
+
+/// 503 for a client that would open one session more than `max`, with a JSON-RPC error body.
+fn too_many_sessions(max: usize) -> Reply {
+    let message = format!(
+        "mcp-budget proxy: {max} sessions are open, the most it keeps (--max-sessions); close one (DELETE) or try again when an idle one expires"
+    );
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32000, "message": message},
+    });
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let headers = r.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        hyper::header::RETRY_AFTER,
+        hyper::header::HeaderValue::from_static("60"),
+    );
+    r
+}
+
+/// Whether `req` asks for a new session (a POST without `Mcp-Session-Id`: an initialize).
+fn opens_session<B>(req: &Request<B>) -> bool {
+    req.method() == hyper::Method::POST && !req.headers().contains_key("mcp-session-id")
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Reply {
     let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
     *r.status_mut() = status;
     if status == StatusCode::UNAUTHORIZED {
@@ -59,6 +96,13 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The live sessions and their cap.
+struct SessionGate {
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+    opening: tokio::sync::Mutex<()>,
+}
+
 /// Bind `opts.addr`; returns the bound address and the serving future.
 pub async fn listen(
     proxy: Proxy,
@@ -66,22 +110,31 @@ pub async fn listen(
 ) -> std::io::Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let listener = tokio::net::TcpListener::bind(opts.addr).await?;
     let bound = listener.local_addr()?;
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(opts.session_idle);
+    let sessions = Arc::new(sessions);
     let service = Arc::new(StreamableHttpService::new(
         move || Ok(proxy.for_new_client()),
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         config(&opts.extra_hosts),
     ));
+    let gate = Arc::new(SessionGate {
+        sessions,
+        max: opts.max_sessions,
+        opening: tokio::sync::Mutex::new(()),
+    });
     let bearer = opts.bearer.map(|t| format!("Bearer {t}"));
     let serve = async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
                 continue;
             };
-            let (service, bearer) = (service.clone(), bearer.clone());
+            let (service, bearer, gate) = (service.clone(), bearer.clone(), gate.clone());
             tokio::spawn(async move {
                 let handler =
                     hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-                        let (service, bearer) = (service.clone(), bearer.clone());
+                        let (service, bearer, gate) =
+                            (service.clone(), bearer.clone(), gate.clone());
                         async move {
                             if let Some(want) = &bearer {
                                 let given = req
@@ -95,6 +148,14 @@ pub async fn listen(
                                         "missing or wrong bearer token\n",
                                     ));
                                 }
+                            }
+                            if !opens_session(&req) {
+                                return Ok(service.handle(req).await);
+                            }
+                            // one session opened at a time, so the count cannot overshoot
+                            let _opening = gate.opening.lock().await;
+                            if gate.sessions.sessions.read().await.len() >= gate.max {
+                                return Ok(too_many_sessions(gate.max));
                             }
                             Ok(service.handle(req).await)
                         }

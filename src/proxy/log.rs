@@ -31,6 +31,10 @@ pub struct CallRecord {
     pub upstream_ms: f64,
     pub engine_ms: f64,
     pub is_error: bool,
+    /// Why the call failed before the engine saw a result (the upstream died, sent a message
+    /// that could not be read, ...); the client got this error. `None` for an answered call.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// An append-only JSONL file shared by every call.

@@ -6,8 +6,9 @@
 mod http;
 mod log;
 mod read;
+mod warnings;
 
-pub use http::{listen, ListenOptions};
+pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
 pub use log::{read_log, CallLog, CallRecord};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
@@ -34,9 +35,10 @@ use crate::config::ServerSpec;
 use crate::measure::compact_json;
 use crate::tokens::Tokenizer;
 use crate::upstream::{
-    answer_or_cancel, BoxFuture, Downstream, Forwarded, NotificationOrder, Session, SessionOptions,
-    UpstreamError,
+    answer_or_cancel, BoxFuture, Downstream, Forwarded, NotificationOrder, PageWalker, Session,
+    SessionOptions, UpstreamError,
 };
+use warnings::Warnings;
 
 /// How the proxy behaves.
 #[derive(Debug, Clone)]
@@ -222,6 +224,8 @@ struct Shared {
     subscriptions: std::sync::Mutex<HashMap<String, HashSet<u64>>>,
     /// Each client's logging level (an index into [`LOG_LEVELS`]), once it set one.
     log_levels: std::sync::Mutex<HashMap<u64, usize>>,
+    /// What the operator should hear of, each message once (the binary prints them).
+    warnings: Warnings,
     info: Value,
 }
 
@@ -545,21 +549,64 @@ fn error_result(text: &str) -> CallToolResult {
         .expect("a static result shape")
 }
 
-/// Every tool of the upstream, following `nextCursor`, each definition as the server sent it
-/// (rmcp's typed list would drop fields it does not know and reorder keys).
-async fn upstream_tools(session: &Session) -> Result<Vec<Value>, UpstreamError> {
-    let mut all = Vec::new();
-    let mut cursor = None;
-    loop {
-        let raw = session.tools_page(cursor.take()).await?;
-        let page: Value = serde_json::from_str(raw.result_text()).unwrap_or_default();
-        all.extend(page["tools"].as_array().cloned().unwrap_or_default());
-        match page["nextCursor"].as_str() {
-            Some(c) if all.len() < 100_000 => cursor = Some(c.to_string()),
-            _ => break,
+/// Every tool of the upstream, following `nextCursor` with the page walker `audit` uses, each
+/// definition as the server sent it (rmcp's typed list would drop fields it does not know and
+/// reorder keys), each name once (the first definition), and never one named
+/// `mcp_budget_read` (the proxy's own). What had to be cut is said in the warnings.
+async fn upstream_tools(
+    session: &Session,
+    server: &str,
+) -> Result<(Vec<Value>, Vec<String>), UpstreamError> {
+    let mut walker = PageWalker::default();
+    while let Some(cursor) = walker.to_ask() {
+        let raw = session.tools_page(cursor).await?;
+        walker.page(raw.result_text(), 0.0);
+    }
+    let listed = walker.finish();
+    let mut warnings = Vec::new();
+    let mut all: Vec<Value> = Vec::new();
+    let mut names = HashSet::new();
+    let (mut repeated, mut clash) = (Vec::new(), false);
+    for page in &listed.pages {
+        let page: Value = serde_json::from_str(page).unwrap_or_default();
+        for tool in page["tools"].as_array().into_iter().flatten() {
+            let name = tool["name"].as_str().unwrap_or("").to_string();
+            if name == READ_TOOL {
+                clash = true;
+            } else if !names.insert(name.clone()) {
+                repeated.push(name);
+            } else {
+                all.push(tool.clone());
+            }
         }
     }
-    Ok(all)
+    if let Some(stop) = &listed.stopped {
+        warnings.push(format!(
+            "upstream `{server}`: tools/list stopped: {stop}; showing the {} tools read so far",
+            all.len()
+        ));
+    }
+    if !repeated.is_empty() {
+        repeated.sort();
+        repeated.dedup();
+        let some: Vec<String> = repeated
+            .iter()
+            .take(3)
+            .map(|n| format!("`{}`", shorten(n, 40)))
+            .collect();
+        warnings.push(format!(
+            "upstream `{server}`: tools/list named {} tools more than once ({}{}); each is shown once, as first listed",
+            repeated.len(),
+            some.join(", "),
+            if repeated.len() > 3 { ", ..." } else { "" }
+        ));
+    }
+    if clash {
+        warnings.push(format!(
+            "upstream `{server}` has a tool of its own named `{READ_TOOL}`: it is hidden, and `{READ_TOOL}` is the proxy's"
+        ));
+    }
+    Ok((all, warnings))
 }
 
 /// The tools a client is shown: `--allow`/`--deny` and the policy's `hide` applied, and
@@ -752,10 +799,25 @@ impl Shared {
         }
     }
 
+    fn warn(&self, message: String) {
+        self.warnings.warn(message);
+    }
+
     /// Read the upstream's tools again (after it said they changed).
     async fn refresh_tools(&self) {
-        let Ok(all) = upstream_tools(&self.upstream.get()).await else {
-            return;
+        let listed = upstream_tools(&self.upstream.get(), &self.opts.server).await;
+        let all = match listed {
+            Ok((all, warnings)) => {
+                warnings.into_iter().for_each(|w| self.warn(w));
+                all
+            }
+            Err(e) => {
+                self.warn(format!(
+                    "upstream `{}`: could not read its tools again after it said they changed: {e}",
+                    self.opts.server
+                ));
+                return;
+            }
         };
         let mut tools = shown(&all, &self.filter, self.opts.engine.policy());
         tools.push(read_tool_definition());
@@ -780,7 +842,7 @@ impl Proxy {
         let first_notes = subscribe(&session);
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
-        let all = upstream_tools(&session).await?;
+        let (all, warnings) = upstream_tools(&session, &opts.server).await?;
         let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
         let mut tools = shown(&all, &filter, opts.engine.policy());
         let shown_tools = tools.len();
@@ -820,9 +882,11 @@ impl Proxy {
             roots_from: std::sync::Mutex::new(None),
             subscriptions: std::sync::Mutex::new(HashMap::new()),
             log_levels: std::sync::Mutex::new(HashMap::new()),
+            warnings: Warnings::default(),
             info,
             opts,
         });
+        warnings.into_iter().for_each(|w| shared.warn(w));
         let _ = relay.shared.set(Arc::downgrade(&shared));
         let _ = shared.upstream.shared.set(Arc::downgrade(&shared));
         relay_notifications(Arc::downgrade(&shared), first_notes);
@@ -838,6 +902,12 @@ impl Proxy {
                 read_tool_tokens,
             },
         })
+    }
+
+    /// What the proxy has to tell its operator (each message once), from the start on: the
+    /// binary prints them on stderr. `None` after the first call.
+    pub fn warnings(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<String>> {
+        self.shared.warnings.take()
     }
 
     /// The handler for one more client (an HTTP session): the same proxy, its own identity.
@@ -975,7 +1045,21 @@ impl Proxy {
         // forwarded before the answer, as a client expects; a stuck client cannot stall this
         let order = session.capture().notification_order();
         let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
-        let outcome = answer.map_err(|e| self.upstream_failure(&session, e))?;
+        let outcome = match answer {
+            Ok(o) => o,
+            Err(e) => {
+                // the upstream's own JSON-RPC error is the client's business; anything else
+                // (a message that could not be read, a dead upstream) the operator hears of
+                let own = matches!(e, UpstreamError::Rpc { .. });
+                let error = self.upstream_failure(&session, e);
+                if !own {
+                    self.shared
+                        .warn(format!("tool `{name}`: {}", error.message));
+                }
+                self.log_failure(name, client, &error.message);
+                return Err(error);
+            }
+        };
         let raw_text = outcome.response.result_text();
         let raw: Value = serde_json::from_str(raw_text).map_err(|e| {
             ErrorData::internal_error(
@@ -1013,6 +1097,7 @@ impl Proxy {
         }
         if let Some(log) = &self.shared.opts.log {
             let record = CallRecord {
+                error: None,
                 ts: now(),
                 server: self.shared.opts.server.clone(),
                 tool: name.to_string(),
@@ -1043,6 +1128,33 @@ impl Proxy {
             });
         }
         from_json(budgeted.result)
+    }
+
+    /// A call that failed before the engine saw a result, as a line of the call log.
+    fn log_failure(&self, tool: &str, client: (Option<String>, Option<String>), error: &str) {
+        let Some(log) = &self.shared.opts.log else {
+            return;
+        };
+        let record = CallRecord {
+            ts: now(),
+            server: self.shared.opts.server.clone(),
+            tool: tool.to_string(),
+            client_name: client.0,
+            client_version: client.1,
+            transport: self.shared.opts.transport.clone(),
+            raw_bytes: 0,
+            raw_tokens: 0,
+            returned_tokens: 0,
+            strategy: "error".into(),
+            spill_id: None,
+            spill_error: None,
+            upstream_ms: 0.0,
+            engine_ms: 0.0,
+            is_error: true,
+            error: Some(error.to_string()),
+        };
+        // a log that cannot be written must not fail the call
+        let _ = log.append(&record);
     }
 
     /// The spills in the store, as MCP resources (the store lists only its own regular files,

@@ -143,6 +143,7 @@ mod tests {
             raw_tokens: raw,
             returned_tokens: ret,
             strategy: "pass_through".into(),
+            error: None,
             spill_id: (raw > ret).then(|| "s/x.md".into()),
             spill_error: None,
             upstream_ms: 1.0,

@@ -8,6 +8,7 @@ mod capture;
 mod client;
 mod error;
 mod http;
+mod pages;
 mod process;
 mod pump;
 mod session;
@@ -16,4 +17,5 @@ pub use capture::{Capture, CaptureEvent, Direction, NotificationOrder, RawRespon
 pub use client::{BoxFuture, Downstream};
 pub use error::UpstreamError;
 pub use http::load_ca_file;
+pub use pages::{ListStop, Listed, PageWalker, MAX_PAGES};
 pub use session::{answer_or_cancel, CallOutcome, Forwarded, Session, SessionOptions};

@@ -395,6 +395,10 @@ impl Session {
         }
         match (answer, raw) {
             (_, Some(raw)) if raw.error.is_none() => Ok((raw, latency_ms)),
+            // the pump answered in the server's place: the server's own message was dropped
+            (Err(ServiceError::McpError(e)), _) if pump::answered_for_the_server(&e.data) => {
+                Err(failed(e.message.to_string()))
+            }
             (Err(ServiceError::McpError(e)), _) => Err(UpstreamError::Rpc {
                 method: method.into(),
                 code: e.code.0 as i64,

@@ -11,6 +11,7 @@ mod gate;
 mod github_projections;
 mod html_browser;
 mod proxy;
+mod proxy_hostile;
 mod real_servers;
 mod renderers;
 mod support;
