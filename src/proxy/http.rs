@@ -29,7 +29,7 @@ pub struct ListenOptions {
 }
 
 /// Defaults of [`ListenOptions::session_idle`] and [`ListenOptions::max_sessions`].
-pub const DEFAULT_SESSION_IDLE_SECS: u64 = 30 * 60;
+pub const DEFAULT_SESSION_IDLE_SECS: u64 = 5 * 60;
 pub const DEFAULT_MAX_SESSIONS: usize = 1000;
 
 /// The config: loopback hosts (plus `extra`) and loopback browser origins only.
