@@ -224,6 +224,8 @@ pub struct ProbeResult {
     pub tool: String,
     pub arguments: serde_json::Value,
     pub status: ProbeStatus,
+    /// Why the call failed (`error`), or what the tool said in its `isError` result
+    /// (`tool_error`), whole.
     pub error: Option<String>,
     pub latency_ms: f64,
     pub raw: Option<RawCost>,
