@@ -66,9 +66,14 @@ pub fn is_paginated(texts: &[TextView], structured: Option<&Value>) -> bool {
             .any(|t| t.json.is_none() && ends_with_marker(t.text))
 }
 
+/// A top-level pagination key whose value is not `null` or `false` (`"nextCursor": null` and
+/// `"hasMore": false` say there is nothing more).
 fn has_pagination_key(v: &Value) -> bool {
     v.as_object().is_some_and(|m| {
-        m.keys().any(|k| {
+        m.iter().any(|(k, v)| {
+            if v.is_null() || *v == Value::Bool(false) {
+                return false;
+            }
             let k: String = k
                 .chars()
                 .filter(|c| *c != '_' && *c != '-')
@@ -110,6 +115,9 @@ mod tests {
     fn top_level_keys_and_trailing_markers_count() {
         assert!(text(r#"{"items":[1,2],"nextCursor":"abc"}"#));
         assert!(text(r#"{"items":[1,2],"has_more":true}"#));
+        assert!(!text(
+            r#"{"items":[1,2],"has_more":false,"nextCursor":null}"#
+        ));
         assert!(text(r#"{"total_count":3187,"items":[]}"#));
         assert!(is_paginated(
             &[],
