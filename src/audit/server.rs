@@ -4,7 +4,9 @@
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{Probe, Redactor, ServerSpec};
-use crate::measure::{measure_initialize, measure_list, measure_result, measure_tools_pages};
+use crate::measure::{
+    measure_initialize, measure_list, measure_result, measure_tools_pages, tool_error_text,
+};
 use crate::report::{BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status};
 use crate::upstream::{Capture, Listed, PageWalker, Session, UpstreamError};
 
@@ -234,14 +236,18 @@ async fn run_probe(
     // counting and budgeting a large result is CPU work: keep it off the async workers
     let measured = tokio::task::spawn_blocking(move || {
         let raw = measure_result(response.result_text(), &set)?;
+        let error = raw
+            .is_error
+            .then(|| tool_error_text(response.result_text()));
         let budgeted = engine.map(|e| replay(&e, &server, &probe_owned, response.result_text()));
-        Ok::<_, crate::measure::MeasureError>((raw, budgeted))
+        Ok::<_, crate::measure::MeasureError>((raw, error, budgeted))
     })
     .await;
     match measured {
-        Ok(Ok((raw, budgeted))) => {
+        Ok(Ok((raw, error, budgeted))) => {
             if raw.is_error {
                 row.status = ProbeStatus::ToolError;
+                row.error = error;
             }
             row.raw = Some(raw);
             row.budgeted = budgeted;

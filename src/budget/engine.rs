@@ -282,20 +282,29 @@ impl Engine {
     /// Save an image's bytes and say where in place of it.
     fn spill_image(&self, call: &CallInfo, block: &Value, tokens: usize) -> String {
         let mime = block["mimeType"].as_str().unwrap_or("image/png");
-        let ext = mime.rsplit('/').next().unwrap_or("bin");
         let data = block["data"].as_str().unwrap_or("");
-        // data that is not base64 is kept as the text it is, never as an empty file
-        let (bytes, ext) = match base64::engine::general_purpose::STANDARD.decode(data.trim()) {
-            Ok(bytes) => (bytes, ext),
-            Err(_) => (data.as_bytes().to_vec(), "txt"),
+        // data that is no image is kept as the text it is (decoding it would lose it)
+        let (bytes, ext, what) = match crate::tokens::image_data_cost(data) {
+            Some(_) => (
+                base64::engine::general_purpose::STANDARD
+                    .decode(data.trim())
+                    .unwrap_or_default(),
+                mime.rsplit('/').next().unwrap_or("bin"),
+                "image",
+            ),
+            None => (
+                data.as_bytes().to_vec(),
+                "txt",
+                "image data that is no valid image",
+            ),
         };
         match self.store.save(call.server, call.tool, ext, &bytes) {
             Ok(h) => format!(
-                "[image of ~{tokens} tokens saved to {} ({})]",
+                "[{what} of ~{tokens} tokens saved to {} ({})]",
                 h.path.display(),
                 h.uri()
             ),
-            Err(e) => format!("[image of ~{tokens} tokens removed; saving it failed: {e}]"),
+            Err(e) => format!("[{what} of ~{tokens} tokens removed; saving it failed: {e}]"),
         }
     }
 

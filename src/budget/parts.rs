@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use super::{PrefixCounter, Scan};
-use crate::tokens::{claude_image_tokens, image_dimensions};
+use crate::measure::{structured_duplicate, TextView};
+use crate::tokens::image_data_cost;
 
 /// One content block (or structuredContent), as the engine sees it.
 #[derive(Debug, Clone)]
@@ -22,7 +22,7 @@ pub enum Part {
         text: String,
         scan: Scan,
     },
-    /// An image block, costed by pixels.
+    /// An image block, costed by pixels (or, when its data is no known image, as its base64 text).
     Image { block: Value, tokens: usize },
     /// Anything else (resource links, blobs, audio): kept or dropped whole.
     Fixed { block: Value, tokens: usize },
@@ -179,14 +179,14 @@ fn part(b: &Value, counter: &PrefixCounter) -> Part {
         }
         "image" => {
             let data = b.get("data").and_then(Value::as_str).unwrap_or("");
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(data.trim())
-                .unwrap_or_default();
-            let tokens = image_dimensions(&bytes)
-                .map_or(0, |i| claude_image_tokens(i.width_px, i.height_px).0);
+            // pixel cost when it is an image; else what a client pays for the base64 as text
+            let tokens = match image_data_cost(data) {
+                Some((_, tokens)) => counter.bpe_budget(tokens),
+                None => counter.count(data),
+            };
             Part::Image {
                 block: b.clone(),
-                tokens: counter.bpe_budget(tokens),
+                tokens,
             }
         }
         "resource" | "audio" => Part::Fixed {
@@ -233,24 +233,18 @@ pub fn compact(v: &Value) -> String {
     serde_json::to_string(v).expect("a serde_json::Value always serialises")
 }
 
-/// structuredContent repeats the content: a JSON text block equal to it, or an object whose
-/// every value is a string equal to a text block (`{"content": text}`). One shared string among
-/// other data is not a repeat: dropping it would lose the rest.
+/// structuredContent repeats the text blocks (the report's `structured_duplicate` rule).
 fn duplicates(structured: &Value, parts: &[Part]) -> bool {
-    let texts: Vec<&str> = parts
+    let texts: Vec<TextView> = parts
         .iter()
         .filter_map(|p| match p {
-            Part::Prose { text, .. } | Part::Json { text, .. } => Some(text.as_str()),
+            Part::Prose { text, .. } => Some(TextView { text, json: None }),
+            Part::Json { text, value } => Some(TextView {
+                text,
+                json: Some(value),
+            }),
             _ => None,
         })
         .collect();
-    let json_equal = parts
-        .iter()
-        .any(|p| matches!(p, Part::Json { value, .. } if **value == *structured));
-    let all_texts = structured.as_object().is_some_and(|m| {
-        !m.is_empty()
-            && m.values()
-                .all(|v| v.as_str().is_some_and(|s| texts.contains(&s)))
-    });
-    json_equal || all_texts
+    structured_duplicate(structured, &texts)
 }

@@ -2,13 +2,17 @@
 //! Synchronous and pure: it reads the bytes a server sent and returns report values.
 
 mod compact;
+mod duplicate;
 mod init;
+mod pagination;
 mod result;
 mod tools;
 
 pub use compact::compact_json;
+pub use duplicate::{structured_duplicate, TextView};
 pub use init::{measure_initialize, InitInfo};
-pub use result::{has_continuation, measure_result, text_stats};
+pub use pagination::is_paginated;
+pub use result::{measure_result, text_stats, tool_error_text};
 pub use tools::{measure_list, measure_tool, measure_tools_pages, ToolsMeasure};
 
 /// A result that is not the JSON its method promises.

@@ -1,14 +1,17 @@
 //! What a tool result costs: per content block, structuredContent (and whether it repeats a text
-//! block), images at their pixel cost, blobs by bytes only.
+//! block), images at their pixel cost (undecodable image data as its base64 text), blobs by
+//! bytes only. `model_tokens` is what a client that shows both the content and structuredContent
+//! pays; `content_tokens` the content alone. The budget engine counts the same way.
 
-use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::duplicate::{structured_duplicate, TextView};
+use super::pagination::is_paginated;
 use super::{compact_json, MeasureError};
 use crate::report::{BlockCost, RawCost, RawTotals};
-use crate::tokens::{claude_image_tokens, image_dimensions, Counts, TokenizerSet};
+use crate::tokens::{image_data_cost, Counts, TokenizerSet};
 
 #[derive(Deserialize)]
 struct ToolResult<'a> {
@@ -37,31 +40,9 @@ fn add_text_stats(cost: &mut RawCost, text: &str) {
     cost.text_lines += lines;
 }
 
-/// Whether a result says it is partial: a truncation marker or a cursor / next-page field near
-/// its start or end (where servers put them; the middle of a large result is not read).
-pub fn has_continuation(raw: &str) -> bool {
-    static MARKER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"(?i)truncat|next_?cursor|"cursor"|has_?more|next_?page|page_?token|continuation|more results|\boffset\b"#,
-        )
-        .expect("static regex")
-    });
-    const EDGE: usize = 16 * 1024;
-    let floor = |mut i: usize| {
-        while !raw.is_char_boundary(i) {
-            i -= 1;
-        }
-        i
-    };
-    if raw.len() <= 2 * EDGE {
-        return MARKER.is_match(raw);
-    }
-    MARKER.is_match(&raw[..floor(EDGE)]) || MARKER.is_match(&raw[floor(raw.len() - EDGE)..])
-}
-
 /// Per-tokenizer sums while walking the blocks.
 struct Sums {
-    model: Counts,
+    content: Counts,
     text: Counts,
 }
 
@@ -71,7 +52,7 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         serde_json::from_str(raw).map_err(|e| MeasureError::new("tools/call result", e))?;
     let wire = set.count(raw);
     let mut sums = Sums {
-        model: set.uniform(0),
+        content: set.uniform(0),
         text: set.uniform(0),
     };
     let mut cost = RawCost {
@@ -81,7 +62,6 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         ..RawCost::default()
     };
     let mut texts: Vec<String> = Vec::new();
-    cost.continuation = has_continuation(raw);
     for block in &parsed.content {
         let v: Value =
             serde_json::from_str(block.get()).map_err(|e| MeasureError::new("content block", e))?;
@@ -95,16 +75,33 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         }
         cost.blocks.push(b);
     }
-    let structured = match parsed.structured {
-        Some(s) if s.get() != "null" => {
-            let value: Value = serde_json::from_str(s.get())
-                .map_err(|e| MeasureError::new("structuredContent", e))?;
-            cost.structured_duplicate = is_duplicate(&value, &texts);
-            set.count(s.get())
-        }
-        _ => set.uniform(0),
+    let jsons: Vec<Option<Value>> = texts.iter().map(|t| parse_json_text(t)).collect();
+    let views: Vec<TextView> = texts
+        .iter()
+        .zip(&jsons)
+        .map(|(text, json)| TextView {
+            text,
+            json: json.as_ref(),
+        })
+        .collect();
+    let structured_value = match parsed.structured {
+        Some(s) if s.get() != "null" => Some(
+            serde_json::from_str::<Value>(s.get())
+                .map_err(|e| MeasureError::new("structuredContent", e))?,
+        ),
+        _ => None,
     };
-    cost.model_tokens = sums.model.primary;
+    // counted as a client sends it on (compact JSON, keys in received order), as the engine does
+    let structured = match &structured_value {
+        Some(value) => {
+            cost.structured_duplicate = structured_duplicate(value, &views);
+            set.count(&compact_json(value))
+        }
+        None => set.uniform(0),
+    };
+    cost.continuation = is_paginated(&views, structured_value.as_ref());
+    cost.content_tokens = sums.content.primary;
+    cost.model_tokens = sums.content.primary + structured.primary;
     cost.text_tokens = sums.text.primary;
     cost.structured_tokens = structured.primary;
     cost.by_tokenizer = wire
@@ -113,7 +110,8 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         .map(|name| {
             let totals = RawTotals {
                 wire_tokens: wire.others[name],
-                model_tokens: sums.model.others[name],
+                model_tokens: sums.content.others[name] + structured.others[name],
+                content_tokens: sums.content.others[name],
                 text_tokens: sums.text.others[name],
                 structured_tokens: structured.others[name],
             };
@@ -121,6 +119,34 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         })
         .collect();
     Ok(cost)
+}
+
+/// What an `isError` result says: its text blocks (and embedded resource text) joined by line
+/// breaks, whole; `(no error text)` when it has none.
+pub fn tool_error_text(raw: &str) -> String {
+    let value: Value = serde_json::from_str(raw).unwrap_or_default();
+    let texts: Vec<&str> = value["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str().or(b["resource"]["text"].as_str()))
+        .collect();
+    let text = texts.join("\n");
+    if text.trim().is_empty() {
+        "(no error text)".into()
+    } else {
+        text
+    }
+}
+
+/// A text block's JSON, when it is a JSON object or array.
+fn parse_json_text(text: &str) -> Option<Value> {
+    let t = text.trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        serde_json::from_str(text).ok()
+    } else {
+        None
+    }
 }
 
 fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawCost) -> BlockCost {
@@ -141,25 +167,33 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
             add_text_stats(cost, text);
             let c = set.count(text);
             (b.bytes, b.tokens) = (text.len(), c.primary);
-            sums.model.add(&c);
+            sums.content.add(&c);
             sums.text.add(&c);
         }
-        "image" | "audio" => {
+        "image" => {
+            let data = v.get("data").and_then(Value::as_str).unwrap_or("");
+            b.bytes = data.len();
+            let paid = match image_data_cost(data) {
+                Some((info, tokens)) => {
+                    (b.width_px, b.height_px) = (Some(info.width_px), Some(info.height_px));
+                    cost.base64_as_text_tokens += set.primary().count(data);
+                    set.uniform(tokens)
+                }
+                // no model sees it as an image: a client pays for the base64 as text
+                None => {
+                    let as_text = set.count(data);
+                    cost.base64_as_text_tokens += as_text.primary;
+                    as_text
+                }
+            };
+            b.tokens = paid.primary;
+            cost.image_tokens += paid.primary;
+            sums.content.add(&paid);
+        }
+        "audio" => {
             let data = v.get("data").and_then(Value::as_str).unwrap_or("");
             b.bytes = data.len();
             cost.base64_as_text_tokens += set.primary().count(data);
-            if kind == "image" {
-                let decoded = base64::engine::general_purpose::STANDARD
-                    .decode(data.trim())
-                    .unwrap_or_default();
-                if let Some(info) = image_dimensions(&decoded) {
-                    let (tokens, _, _) = claude_image_tokens(info.width_px, info.height_px);
-                    (b.width_px, b.height_px, b.tokens) =
-                        (Some(info.width_px), Some(info.height_px), tokens);
-                    cost.image_tokens += tokens;
-                    sums.model.add(&set.uniform(tokens));
-                }
-            }
         }
         "resource" => {
             let r = v.get("resource").cloned().unwrap_or(Value::Null);
@@ -168,7 +202,7 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
                 add_text_stats(cost, text);
                 let c = set.count(text);
                 (b.bytes, b.tokens) = (text.len(), c.primary);
-                sums.model.add(&c);
+                sums.content.add(&c);
             } else if let Some(blob) = r.get("blob").and_then(Value::as_str) {
                 b.bytes = blob.len();
             }
@@ -177,36 +211,17 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
             // resource_link and unknown blocks reach the model as their JSON
             let c = set.count(&compact_json(v));
             (b.bytes, b.tokens) = (compact_json(v).len(), c.primary);
-            sums.model.add(&c);
+            sums.content.add(&c);
         }
     }
     b
-}
-
-/// structuredContent repeats a text block: a text parses to JSON equal to it, or it is an object
-/// whose every value is a string equal to a text block's text (`{"content": text}`).
-fn is_duplicate(structured: &Value, texts: &[String]) -> bool {
-    let parses_equal = texts
-        .iter()
-        .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured));
-    let value_equal = match structured {
-        Value::Object(map) => {
-            !map.is_empty()
-                && strings_all(map).all(|s| s.is_some_and(|s| texts.iter().any(|t| t == s)))
-        }
-        _ => false,
-    };
-    parses_equal || value_equal
-}
-
-fn strings_all(map: &Map<String, Value>) -> impl Iterator<Item = Option<&str>> {
-    map.values().map(Value::as_str)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tokens::Tokenizer;
+    use base64::Engine as _;
 
     #[test]
     fn blocks_images_blobs_and_duplicates() {
@@ -228,9 +243,10 @@ mod tests {
         );
         assert_eq!(c.blocks[2].tokens, 0);
         assert_eq!(c.blocks[2].bytes, 4);
-        assert_eq!(c.model_tokens, c.text_tokens + 1334);
+        assert_eq!(c.content_tokens, c.text_tokens + 1334);
         assert!(c.structured_duplicate);
         assert_eq!(c.structured_tokens, Tokenizer::Cl100k.count(r#"{"a":1}"#));
+        assert_eq!(c.model_tokens, c.content_tokens + c.structured_tokens);
         assert_eq!(
             c.by_tokenizer["o200k_base"].wire_tokens,
             Tokenizer::O200k.count(&raw)
@@ -247,5 +263,33 @@ mod tests {
         assert!(!measure_result(distinct, &set).unwrap().structured_duplicate);
         let err = r#"{"content":[{"type":"text","text":"boom"}],"isError":true}"#;
         assert!(measure_result(err, &set).unwrap().is_error);
+    }
+
+    #[test]
+    fn structured_content_is_counted_compact_and_in_the_model_view() {
+        let set = TokenizerSet::default();
+        let raw = r#"{"content":[{"type":"text","text":"12 C"}],"structuredContent": { "temp" : 12,  "unit": "C" }}"#;
+        let c = measure_result(raw, &set).unwrap();
+        let structured = Tokenizer::Cl100k.count(r#"{"temp":12,"unit":"C"}"#);
+        assert_eq!(c.structured_tokens, structured);
+        assert_eq!(c.content_tokens, Tokenizer::Cl100k.count("12 C"));
+        assert_eq!(c.model_tokens, c.content_tokens + structured);
+    }
+
+    #[test]
+    fn undecodable_image_data_costs_its_base64_as_text() {
+        let set = TokenizerSet::default();
+        let garbage = "Zm9v!!".repeat(1000);
+        let raw = format!(
+            r#"{{"content":[{{"type":"image","mimeType":"image/png","data":"{garbage}"}}]}}"#
+        );
+        let c = measure_result(&raw, &set).unwrap();
+        let as_text = Tokenizer::Cl100k.count(&garbage);
+        assert!(as_text > 1000);
+        assert_eq!(
+            (c.image_tokens, c.model_tokens, c.blocks[0].tokens),
+            (as_text, as_text, as_text)
+        );
+        assert_eq!(c.blocks[0].width_px, None);
     }
 }

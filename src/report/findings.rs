@@ -38,7 +38,7 @@ pub const RULES: &[Rule] = &[
         id: "result-over-cap-unpaginated",
         severity: "error",
         title: "Result over a client cap with no truncation marker or pagination",
-        checks: "A probe's result is over Claude Code's 25,000-token cap and neither says it was truncated nor carries a cursor, next page or has_more field.",
+        checks: "A probe's result is over Claude Code's 25,000-token cap and its structure shows no pagination: no top-level key such as nextCursor, hasMore, truncated or total in its JSON text or structuredContent, and no truncation or continuation marker as the last line of a text (words inside the payload do not count).",
         why: "The client refuses or silently cuts the result, and the model has no way to ask for the rest.",
         fix: "return a page that fits with a `nextCursor` (or say `truncated` and how to get more)",
     },

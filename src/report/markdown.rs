@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::charts::ChartKind;
-use super::model::{LimitVerdict, ProbeResult, Report, ServerReport, Status};
+use super::model::{LimitVerdict, ProbeResult, ProbeStatus, Report, ServerReport, Status};
 use super::table::thousands;
 
 /// Facts the summary paragraph and the HTML page share.
@@ -432,6 +432,9 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
         .collect();
     if !probes.is_empty() {
         out.push(Block::Heading("Probe results: raw and budgeted".into()));
+        out.push(Block::Para(
+            "Raw and budgeted count the same thing: the content and `structuredContent` as a client that shows both pays (images at their pixel cost). Wire sizes are the JSON-RPC `result` member as the server sent it.".into(),
+        ));
         let mut cols = vec![
             ("server", false, false),
             ("tool", false, true),
@@ -450,6 +453,7 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
         let mut t = Table::new(&cols);
         for (server, p) in &probes {
             let status = match (&p.error, p.status) {
+                (Some(e), ProbeStatus::ToolError) => format!("tool error: {e}"),
                 (Some(e), _) => format!("error: {e}"),
                 (None, s) => format!("{s:?}").to_lowercase(),
             };

@@ -224,6 +224,8 @@ pub struct ProbeResult {
     pub tool: String,
     pub arguments: serde_json::Value,
     pub status: ProbeStatus,
+    /// Why the call failed (`error`), or what the tool said in its `isError` result
+    /// (`tool_error`), whole.
     pub error: Option<String>,
     pub latency_ms: f64,
     pub raw: Option<RawCost>,
@@ -243,7 +245,8 @@ pub struct BudgetedCost {
     pub budget: usize,
     /// Tokens of the result as the model would be sent it after the engine.
     pub tokens: usize,
-    /// The same result's tokens before the engine (text, resources, images, structuredContent).
+    /// The same result's tokens before the engine (content and structuredContent: the raw
+    /// `model_tokens`).
     pub tokens_before: usize,
     /// `pass_through`, `stripped`, `projected`, `shrunk` or `spilled`.
     pub strategy: String,
@@ -267,12 +270,22 @@ pub struct BudgetedCost {
 pub struct RawCost {
     pub wire_bytes: usize,
     pub wire_tokens: usize,
-    /// Text blocks + embedded resource text + image cost + resource links.
+    /// What a client that shows both the content and structuredContent pays:
+    /// `content_tokens + structured_tokens`. The budget engine counts the same way, so a
+    /// pass-through result's `budgeted.tokens` equals it.
     pub model_tokens: usize,
+    /// The content blocks alone (text blocks + embedded resource text + image cost + resource
+    /// links): what a client that shows only the content pays.
+    #[serde(default)]
+    pub content_tokens: usize,
+    /// Text blocks only.
     pub text_tokens: usize,
+    /// structuredContent as compact JSON.
     pub structured_tokens: usize,
     /// structuredContent repeats data a text block already carries.
     pub structured_duplicate: bool,
+    /// Images at their pixel cost; image data that does not decode to a known image, as its
+    /// base64 text (what a client pays for it; never 0).
     pub image_tokens: usize,
     /// What a client that pastes base64 image/audio data as text would pay.
     pub base64_as_text_tokens: usize,
@@ -297,6 +310,8 @@ pub struct RawCost {
 pub struct RawTotals {
     pub wire_tokens: usize,
     pub model_tokens: usize,
+    #[serde(default)]
+    pub content_tokens: usize,
     pub text_tokens: usize,
     pub structured_tokens: usize,
 }

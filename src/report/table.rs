@@ -118,7 +118,7 @@ fn servers(report: &Report, width: Option<u16>) -> Table {
     for s in rows {
         let status = match (&s.status, &s.error) {
             (Status::Ok, _) => "ok".to_string(),
-            (Status::Error, Some(e)) => format!("error: {e}"),
+            (Status::Error, Some(e)) => format!("error: {}", first_line(e)),
             (Status::Error, None) => "error".to_string(),
         };
         let mut cells = vec![
@@ -208,8 +208,13 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
             let raw = p.raw.clone().unwrap_or_default();
             let status = match p.status {
                 ProbeStatus::Ok => "ok".to_string(),
-                ProbeStatus::ToolError => "tool error".to_string(),
-                ProbeStatus::Error => format!("error: {}", p.error.as_deref().unwrap_or("")),
+                ProbeStatus::ToolError => match p.error.as_deref() {
+                    Some(e) => format!("tool error: {}", first_line(e)),
+                    None => "tool error".to_string(),
+                },
+                ProbeStatus::Error => {
+                    format!("error: {}", first_line(p.error.as_deref().unwrap_or("")))
+                }
             };
             let structured = match (raw.structured_tokens, raw.structured_duplicate) {
                 (0, _) => String::new(),
@@ -236,6 +241,18 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
         }
     }
     t
+}
+
+/// The first non-empty line of a message, with `…` when more follows (the JSON, CSV and Markdown
+/// outputs keep it whole).
+pub fn first_line(message: &str) -> String {
+    let mut lines = message.trim().lines();
+    let first = lines.next().unwrap_or("").trim_end();
+    if lines.any(|l| !l.trim().is_empty()) {
+        format!("{first} …")
+    } else {
+        first.to_string()
+    }
 }
 
 /// `2 text, image` style summary of content blocks.

@@ -131,6 +131,19 @@ pub fn claude_image_tokens(width_px: u32, height_px: u32) -> (usize, u32, u32) {
     (tokens, sw, sh)
 }
 
+/// What an image block's base64 `data` costs as an image: its pixel size and Claude's token cost,
+/// when the data decodes and starts with a known image header of a non-zero size. `None` means
+/// no model sees it as an image: a client then pays for the base64 as text, and callers count it
+/// so (never as 0).
+pub fn image_data_cost(data_base64: &str) -> Option<(ImageInfo, usize)> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data_base64.trim())
+        .ok()?;
+    let info = image_dimensions(&bytes).filter(|i| i.width_px > 0 && i.height_px > 0)?;
+    Some((info, claude_image_tokens(info.width_px, info.height_px).0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +183,21 @@ mod tests {
 
         assert_eq!(image_dimensions(b"not an image"), None);
         assert_eq!(image_dimensions(b"\x89PNG\r\n\x1a\n\0\0"), None);
+    }
+
+    #[test]
+    fn image_data_cost_needs_valid_base64_and_a_known_header() {
+        use base64::Engine as _;
+        let enc = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend_from_slice(&200u32.to_be_bytes());
+        png.extend_from_slice(&200u32.to_be_bytes());
+        let (info, tokens) = image_data_cost(&enc(&png)).unwrap();
+        assert_eq!((info.width_px, tokens), (200, 54));
+        assert!(image_data_cost("!!! not base64 ???").is_none());
+        assert!(image_data_cost(&enc(&[0u8; 64])).is_none(), "no header");
+        png[16..24].fill(0);
+        assert!(image_data_cost(&enc(&png)).is_none(), "a 0x0 image");
     }
 
     #[test]

@@ -5,4 +5,4 @@ mod counter;
 mod image;
 
 pub use counter::{Counts, Tokenizer, TokenizerError, TokenizerSet, DEFAULT_CLAUDE_FACTOR};
-pub use image::{claude_image_tokens, image_dimensions, ImageFormat, ImageInfo};
+pub use image::{claude_image_tokens, image_data_cost, image_dimensions, ImageFormat, ImageInfo};

@@ -1,5 +1,6 @@
 //! The one integration-test binary (rmcp generics cost a minute of codegen per test binary).
 
+mod accounting;
 mod bad_input;
 mod capture;
 mod client_configs;

@@ -17,6 +17,8 @@ fn fixture() -> Report {
         .args(["--no-write", "--format", "json", "--spill-dir"])
         .arg(&spill)
         .args(["--tokenizer", "cl100k_base,o200k_base"])
+        // a debug build on a busy machine can take over the default 60 s
+        .args(["--timeout", "600"])
         .assert()
         .code(0);
     let mut report: Report =

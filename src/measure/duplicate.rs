@@ -1,0 +1,81 @@
+//! Whether a result's structuredContent repeats what its text blocks already carry. One rule for
+//! the report (`structured_duplicate`) and for the budget engine (which drops the copy).
+
+use serde_json::Value;
+
+/// One text block as the check sees it: its text and, when it parses, its JSON.
+#[derive(Debug, Clone, Copy)]
+pub struct TextView<'a> {
+    pub text: &'a str,
+    pub json: Option<&'a Value>,
+}
+
+/// structuredContent repeats the text blocks when:
+/// - a text block parses to JSON equal to it;
+/// - it wraps such a JSON under one key (`{"entities": [..]}` beside the array as text, as
+///   server-memory sends), or a text block's JSON wraps it under one key;
+/// - it is an object whose every value is a string equal to a text block (`{"content": text}`).
+///
+/// One shared string among other data is not a repeat: dropping it would lose the rest.
+pub fn structured_duplicate(structured: &Value, texts: &[TextView]) -> bool {
+    let jsons = || texts.iter().filter_map(|t| t.json);
+    let equal = jsons().any(|j| j == structured);
+    let wrapped = single_value(structured).is_some_and(|inner| jsons().any(|j| j == inner));
+    let wraps = jsons().any(|j| single_value(j) == Some(structured));
+    let all_texts = structured.as_object().is_some_and(|m| {
+        !m.is_empty()
+            && m.values().all(|v| {
+                v.as_str()
+                    .is_some_and(|s| texts.iter().any(|t| t.text == s))
+            })
+    });
+    equal || wrapped || wraps || all_texts
+}
+
+/// The value of an object with exactly one key.
+fn single_value(v: &Value) -> Option<&Value> {
+    match v.as_object() {
+        Some(m) if m.len() == 1 => m.values().next(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(structured: Value, text: &str) -> bool {
+        let json: Option<Value> = serde_json::from_str(text).ok();
+        let view = TextView {
+            text,
+            json: json.as_ref(),
+        };
+        structured_duplicate(&structured, &[view])
+    }
+
+    #[test]
+    fn equal_wrapped_and_reverse_wrapped_are_duplicates() {
+        let entities = r#"[{"name":"a","entityType":"person","observations":["x"]}]"#;
+        let array: Value = serde_json::from_str(entities).unwrap();
+        assert!(check(array.clone(), entities));
+        assert!(check(json!({ "entities": array.clone() }), entities));
+        let wrapped_text = format!(r#"{{"result":{entities}}}"#);
+        assert!(check(array.clone(), &wrapped_text));
+        assert!(check(json!({"content": "hello"}), "hello"));
+    }
+
+    #[test]
+    fn partial_or_two_key_wraps_are_not() {
+        let entities = r#"[{"name":"a"}]"#;
+        let array: Value = serde_json::from_str(entities).unwrap();
+        assert!(!check(
+            json!({"entities": array.clone(), "extra": 1}),
+            entities
+        ));
+        assert!(!check(json!({"entities": [{"name": "b"}]}), entities));
+        assert!(!check(json!({"content": "hello", "n": 1}), "hello"));
+        assert!(!check(json!({"content": "bye"}), "hello"));
+        assert!(!check(json!({}), "{}x"));
+    }
+}
