@@ -106,8 +106,8 @@ pub(crate) fn summarize(report: &Report) -> Summary {
         let _ = write!(
             t,
             " The most expensive tool is `{}/{}` at {} tokens.",
-            server.name,
-            tool.name,
+            cell(&server.name),
+            cell(&tool.name),
             thousands(tool.model_tokens)
         );
     }
@@ -122,7 +122,7 @@ pub(crate) fn summarize(report: &Report) -> Summary {
             s.probes,
             if s.probes == 1 { "" } else { "s" },
             s.over_cap_raw,
-            biggest.tool,
+            cell(&biggest.tool),
             thousands(raw)
         );
         match &biggest.budgeted {
@@ -163,7 +163,7 @@ pub(crate) fn summarize(report: &Report) -> Summary {
 
 /// Escape text for a Markdown table cell.
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    crate::text::markdown_cell(text)
 }
 
 fn row(out: &mut String, cells: &[String]) {
