@@ -37,7 +37,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         match replay_one(&engine, file, &args) {
             Ok(row) => rows.push(row),
             Err(e) => {
-                eprintln!("error: {e:#}");
+                crate::printer::warn(&format!("error: {e:#}"));
                 failed = true;
             }
         }
@@ -49,7 +49,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             serde_json::to_string_pretty(&serde_json::json!({"results": rows}))?
         ),
     };
-    print!("{out}");
+    crate::printer::print(&out)?;
     Ok(if failed {
         ExitStatus::Error
     } else {

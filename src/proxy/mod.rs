@@ -8,7 +8,7 @@ mod log;
 mod read;
 
 pub use http::{listen, ListenOptions};
-pub use log::{read_log, CallLog, CallRecord};
+pub use log::{read_log, scan_log, CallLog, CallRecord, LogScan};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
 use std::collections::{HashMap, HashSet};
