@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod capture;
+mod cli_trust;
 mod client_configs;
 mod corpus;
 mod corpus_expected;
