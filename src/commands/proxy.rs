@@ -82,7 +82,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             ),
         };
         let s = &proxy.startup;
-        eprintln!(
+        crate::printer::warn(&format!(
             "mcp-budget proxy: `{}`: {} of {} tools shown; schema {} -> {} tokens per turn (hidden tools save {}, mcp_budget_read adds {})",
             name,
             s.shown_tools,
@@ -91,7 +91,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             thousands(s.shown_tokens),
             thousands(s.hidden_tokens),
             thousands(s.read_tool_tokens)
-        );
+        ));
         if let Some(addr) = args.listen {
             let options = ListenOptions {
                 addr,

@@ -244,13 +244,13 @@ pub fn render_markdown(report: &Report, charts: &[&str]) -> String {
     for b in blocks(report) {
         match b {
             Block::Title(t) => {
-                let _ = writeln!(out, "# {t}\n");
+                let _ = writeln!(out, "# {}\n", crate::text::one_line(&t));
             }
             Block::Heading(t) => {
-                let _ = writeln!(out, "## {t}\n");
+                let _ = writeln!(out, "## {}\n", crate::text::one_line(&t));
             }
             Block::Para(t) => {
-                let _ = writeln!(out, "{t}\n");
+                let _ = writeln!(out, "{}\n", crate::text::lines(&t));
             }
             Block::Chart(stem, alt) => {
                 if charts.contains(&stem) {
