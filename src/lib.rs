@@ -15,5 +15,6 @@ pub mod gate;
 pub mod measure;
 pub mod proxy;
 pub mod report;
+pub mod text;
 pub mod tokens;
 pub mod upstream;

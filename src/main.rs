@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod exit;
+mod printer;
 mod progress;
 
 use clap::Parser;
@@ -12,7 +13,7 @@ fn main() -> std::process::ExitCode {
     match commands::run(cli) {
         Ok(status) => status.into(),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            printer::warn(&format!("error: {e:#}"));
             exit::ExitStatus::Error.into()
         }
     }

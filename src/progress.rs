@@ -106,7 +106,8 @@ impl Bars {
         if in_flight.len() > 3 {
             msg.push_str(&format!(" +{} more", in_flight.len() - 3));
         }
-        self.probes.set_message(msg);
+        self.probes
+            .set_message(mcp_budget::text::one_line(&msg).into_owned());
     }
 }
 
@@ -144,11 +145,11 @@ impl AuditObserver for Bars {
             },
         );
         if report.status == Status::Error {
-            let _ = self.multi.println(format!(
+            let _ = self.multi.println(mcp_budget::text::lines(&format!(
                 "error: server `{}`: {}",
                 report.name,
                 report.error.as_deref().unwrap_or("failed")
-            ));
+            )));
         }
     }
 }

@@ -398,10 +398,11 @@ impl Policy {
             path: shown.clone(),
             source,
         })?;
-        let value: toml::Value = toml::from_str(&text).map_err(|e| PolicyFileError::Parse {
-            path: shown.clone(),
-            message: e.to_string().trim().replace('\n', " "),
-        })?;
+        let value: toml::Value =
+            toml::from_str(crate::text::strip_bom(&text)).map_err(|e| PolicyFileError::Parse {
+                path: shown.clone(),
+                message: e.to_string().trim().replace('\n', " "),
+            })?;
         let table = value.get("policy").cloned().unwrap_or(value);
         self.extend_from_toml(&table)
             .map_err(|source| PolicyFileError::Invalid {

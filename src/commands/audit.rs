@@ -3,7 +3,6 @@
 //! Settings precedence: command-line flag > `MCP_BUDGET_*` environment variable > the first
 //! probe file's `[defaults]` > built-in default.
 
-use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,13 +16,14 @@ use mcp_budget::demo::DEMO_PROBES;
 use mcp_budget::gate::Thresholds;
 use mcp_budget::report::{
     annotate, charts, charts::ChartKind, findings, pricing, render_html, render_markdown,
-    render_table, write_csv, write_csv_files, write_json, CsvKind, Report, Status,
+    render_table, write_csv, write_csv_files, write_json, CsvKind, ProbeStatus, Report, Status,
 };
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::exit::ExitStatus;
+use crate::printer::warn;
 use crate::progress::Bars;
 
 pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
@@ -37,9 +37,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     files.extend(args.configs.iter().cloned());
     let mut sources = load_sources(&files, home.as_deref(), &cwd, &super::env_var);
     if files.is_empty() && sources.servers.servers.is_empty() && sources.file_errors.is_empty() {
-        eprintln!(
-            "no MCP client config found; auditing the embedded demo server (probes/demo.toml)"
-        );
+        warn("no MCP client config found; auditing the embedded demo server (probes/demo.toml)");
         let demo = parse_config_text(
             Path::new("probes/demo.toml"),
             DEMO_PROBES,
@@ -50,13 +48,21 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         sources.probe_files.extend(demo.probe_file);
     }
     for e in &sources.file_errors {
-        eprintln!("error: {e}");
+        warn(&format!("error: {e}"));
     }
     for e in &sources.servers.errors {
-        eprintln!("error: skipped {e}");
+        warn(&format!("error: skipped {e}"));
     }
     if let Err(e) = sources.servers.select(&args.servers) {
-        eprintln!("error: {e}");
+        warn(&format!("error: {e}"));
+        return Ok(ExitStatus::Error);
+    }
+    // nothing to measure (every file broken, or none defines a server) is a config error: no
+    // table is printed and the last report stays as it was
+    if sources.servers.servers.is_empty() {
+        if sources.file_errors.is_empty() && sources.servers.errors.is_empty() {
+            warn(&format!("error: {}", nothing_to_audit(&files)));
+        }
         return Ok(ExitStatus::Error);
     }
     let opts = options(&args, &sources)?;
@@ -75,7 +81,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     });
     bars.finish();
     let Some(rows) = rows else {
-        eprintln!("interrupted: servers stopped, no report written");
+        warn("interrupted: servers stopped, no report written");
         return Ok(ExitStatus::Interrupted);
     };
     let mut report = build_report(rows, &opts.tokenizers, &sources.servers.errors);
@@ -95,8 +101,13 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         let t = thresholds.unwrap_or_default();
         let out = (!args.no_write).then_some(args.out.as_path());
         let verdict = super::gate::audit_gate(&report, args.baseline.as_deref(), &t, out)?;
-        if audited == ExitStatus::Success && args.gate {
-            return Ok(super::gate::status(&verdict, args.exit_zero));
+        match verdict {
+            // a report that cannot be compared with its baseline is an error, never a pass
+            None => return Ok(ExitStatus::Error),
+            Some(v) if audited == ExitStatus::Success && args.gate => {
+                return Ok(super::gate::status(&v, args.exit_zero));
+            }
+            Some(_) => {}
         }
     }
     Ok(audited)
@@ -195,18 +206,21 @@ fn gate_thresholds(args: &AuditArgs, sources: &Sources) -> anyhow::Result<Thresh
 fn explain(id: &str) -> anyhow::Result<ExitStatus> {
     if id == "list" {
         for r in findings::RULES {
-            println!("{:<30} {:<8} {}", r.id, r.severity, r.title);
+            crate::printer::print(&format!("{:<30} {:<8} {}\n", r.id, r.severity, r.title))?;
         }
         return Ok(ExitStatus::Success);
     }
     match findings::rule(id) {
         Some(r) => {
-            print!("{}", findings::explain(r));
+            crate::printer::print(&findings::explain(r))?;
             Ok(ExitStatus::Success)
         }
         None => {
             let known: Vec<&str> = findings::RULES.iter().map(|r| r.id).collect();
-            eprintln!("error: unknown rule `{id}` (known: {})", known.join(", "));
+            warn(&format!(
+                "error: unknown rule `{id}` (known: {})",
+                known.join(", ")
+            ));
             Ok(ExitStatus::Error)
         }
     }
@@ -232,60 +246,73 @@ fn write_reports(report: &Report, dir: &Path, charts: bool) -> anyhow::Result<()
         out.write_all(html.as_bytes())
     })
     .with_context(fail)?;
-    eprintln!("report written to {}", dir.display());
+    warn(&format!("report written to {}", dir.display()));
     Ok(())
 }
 
 fn print_report(report: &Report, args: &AuditArgs) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    let written = match args.format {
-        AuditFormat::Table => {
-            let width = args
-                .width
-                .or_else(|| (!std::io::stdout().is_terminal()).then_some(120));
-            use std::io::Write;
-            stdout.write_all(render_table(report, width).as_bytes())
-        }
-        AuditFormat::Json => write_json(report, &mut stdout),
+    use crate::printer::print;
+    match args.format {
+        AuditFormat::Table => print(&render_table(
+            report,
+            crate::printer::table_width(args.width),
+        )),
+        AuditFormat::Json => crate::printer::print_with(|out| write_json(report, out)),
         AuditFormat::Csv => {
-            write_csv(report, CsvKind::Tools, &mut stdout).map_err(std::io::Error::other)
+            let mut csv = Vec::new();
+            write_csv(report, CsvKind::Tools, &mut csv)?;
+            print(&String::from_utf8(csv).context("the CSV is not UTF-8")?)
         }
-        AuditFormat::Markdown => {
-            use std::io::Write;
-            stdout.write_all(render_markdown(report, &[]).as_bytes())
-        }
-    };
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("failed to write to stdout"),
+        AuditFormat::Markdown => print(&render_markdown(report, &[])),
     }
 }
 
+/// Exit 2 when a server could not be audited, a probe could not be made (an unknown tool, a
+/// JSON-RPC error, a timeout) or a config entry was skipped; each one is named on stderr.
 fn status(report: &Report, sources: &Sources) -> ExitStatus {
-    let mut failed = report.servers.iter().any(|s| s.status == Status::Error);
+    let mut failed = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
     for s in &report.servers {
         for p in &s.probes {
             if let Some(e) = p.budgeted.as_ref().and_then(|b| b.spill_error.as_deref()) {
-                eprintln!(
+                failed = true;
+                warn(&format!(
                     "error: server `{}`, probe `{}`: the full original could not be saved: {e}",
                     s.name, p.tool
-                );
-                failed = true;
+                ));
             }
         }
-    }
-    if failed || !sources.file_errors.is_empty() || !sources.servers.errors.is_empty() {
-        for s in report.servers.iter().filter(|s| s.status == Status::Error) {
-            eprintln!(
+        if s.status == Status::Error {
+            failed = true;
+            warn(&format!(
                 "error: server `{}`: {}",
                 s.name,
                 s.error.as_deref().unwrap_or("failed")
-            );
+            ));
         }
+        for p in s.probes.iter().filter(|p| p.status == ProbeStatus::Error) {
+            failed = true;
+            warn(&format!(
+                "error: server `{}`: probe of `{}` failed: {}",
+                s.name,
+                p.tool,
+                p.error.as_deref().unwrap_or("no result")
+            ));
+        }
+    }
+    if failed {
         ExitStatus::Error
     } else {
         ExitStatus::Success
     }
+}
+
+/// The message for a run with no server to audit.
+fn nothing_to_audit(files: &[std::path::PathBuf]) -> String {
+    if files.is_empty() {
+        return "no server to audit: the client configs found define none".into();
+    }
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    format!("no server to audit: {} define(s) none", names.join(", "))
 }
 
 /// Every chart with data, as (file stem, SVG text), for report.html to inline.

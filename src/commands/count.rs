@@ -51,6 +51,6 @@ pub fn run(args: CountArgs) -> anyhow::Result<ExitStatus> {
             )
         }
     };
-    print!("{out}");
+    crate::printer::print(&out)?;
     Ok(ExitStatus::Success)
 }

@@ -2,14 +2,14 @@
 //! baseline, printed for a terminal, a PR comment, GitHub Actions or a script. Also the gate step
 //! of `audit --gate`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
 use mcp_budget::config::ProbeFile;
 use mcp_budget::gate::{
-    evaluate, load_report, render_github, render_markdown, render_table, Thresholds, ToolLimits,
-    Verdict,
+    check_comparable, evaluate, load_report, render_github, render_markdown, render_table,
+    NotComparable, Thresholds, ToolLimits, Verdict,
 };
 use mcp_budget::report::Report;
 
@@ -21,7 +21,7 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
     for path in &args.configs {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let probe: ProbeFile = toml::from_str(&text)
+        let probe: ProbeFile = toml::from_str(mcp_budget::text::strip_bom(&text))
             .with_context(|| format!("{} is not a probe file", path.display()))?;
         if let Some(table) = probe.gate.as_ref().and_then(toml::Value::as_table) {
             files = files.overlay(&Thresholds::from_toml(table, &path.display().to_string())?);
@@ -34,6 +34,15 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     let shown = args.baseline.as_ref().map(|p| p.display().to_string());
+    let comparable = check_comparable(
+        &current,
+        &args.current.display().to_string(),
+        baseline.as_ref().zip(shown.as_deref()),
+    );
+    if let Err(e) = comparable {
+        crate::printer::warn(&format!("error: {e}"));
+        return Ok(ExitStatus::Error);
+    }
     let verdict = evaluate(
         &current,
         baseline.as_ref().zip(shown.as_deref()),
@@ -77,10 +86,7 @@ pub fn status(verdict: &Verdict, exit_zero: bool) -> ExitStatus {
 
 fn print(verdict: &Verdict, format: GateFormat, width: Option<u16>) -> anyhow::Result<()> {
     let text = match format {
-        GateFormat::Table => {
-            let width = width.or_else(|| (!std::io::stdout().is_terminal()).then_some(120));
-            render_table(verdict, width)
-        }
+        GateFormat::Table => render_table(verdict, crate::printer::table_width(width)),
         GateFormat::Markdown => render_markdown(verdict),
         GateFormat::Json => serde_json::to_string_pretty(verdict)? + "\n",
         GateFormat::Github => {
@@ -101,26 +107,31 @@ fn print(verdict: &Verdict, format: GateFormat, width: Option<u16>) -> anyhow::R
             render_github(verdict)
         }
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("failed to write to stdout"),
-    }
+    crate::printer::print(&text)
 }
 
 /// `audit --gate` / `--baseline`: judge the fresh report, write gate.md and gate.json beside it,
-/// print the verdict on stderr. Returns the verdict.
+/// print the verdict on stderr. Returns the verdict, or `None` (the reason on stderr) when the
+/// report lacks a server the baseline has.
 pub fn audit_gate(
     report: &Report,
     baseline: Option<&Path>,
     thresholds: &Thresholds,
     out_dir: Option<&Path>,
-) -> anyhow::Result<Verdict> {
+) -> anyhow::Result<Option<Verdict>> {
     let base = match baseline {
         Some(p) => Some(load_report(p)?),
         None => None,
     };
     let shown = baseline.map(|p| p.display().to_string());
+    if let (Some(b), Some(p)) = (&base, &shown) {
+        if let Err(e @ NotComparable::MissingServer { .. }) =
+            check_comparable(report, "this audit", Some((b, p)))
+        {
+            crate::printer::warn(&format!("error: {e}"));
+            return Ok(None);
+        }
+    }
     let verdict = evaluate(report, base.as_ref().zip(shown.as_deref()), thresholds);
     if let Some(dir) = out_dir {
         let fail = || format!("failed to write the gate verdict to {}", dir.display());
@@ -134,6 +145,6 @@ pub fn audit_gate(
         })
         .with_context(fail)?;
     }
-    eprint!("{}", render_table(&verdict, Some(120)));
-    Ok(verdict)
+    crate::printer::warn(&render_table(&verdict, Some(120)));
+    Ok(Some(verdict))
 }

@@ -92,7 +92,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             ),
         };
         let s = &proxy.startup;
-        eprintln!(
+        crate::printer::warn(&format!(
             "mcp-budget proxy: `{}`: {} of {} tools shown; schema {} -> {} tokens per turn (hidden tools save {}, mcp_budget_read adds {})",
             name,
             s.shown_tools,
@@ -101,16 +101,12 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             thousands(s.shown_tokens),
             thousands(s.hidden_tokens),
             thousands(s.read_tool_tokens)
-        );
+        ));
         if let Some(mut warnings) = proxy.warnings() {
             tokio::spawn(async move {
                 while let Some(w) = warnings.recv().await {
-                    // an upstream's names may carry terminal escapes
-                    let w: String = w
-                        .chars()
-                        .map(|c| if c.is_control() { '?' } else { c })
-                        .collect();
-                    eprintln!("mcp-budget proxy: warning: {w}");
+                    // an upstream's names may carry terminal escapes: printer::warn escapes them
+                    crate::printer::warn(&format!("mcp-budget proxy: warning: {w}"));
                 }
             });
         }

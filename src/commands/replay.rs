@@ -45,7 +45,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             }
             Ok((row, None)) => rows.push(row),
             Err(e) => {
-                eprintln!("error: {e:#}");
+                crate::printer::warn(&format!("error: {e:#}"));
                 failed = true;
             }
         }
@@ -57,7 +57,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             serde_json::to_string_pretty(&serde_json::json!({"results": rows}))?
         ),
     };
-    print!("{out}");
+    crate::printer::print(&out)?;
     Ok(if failed {
         ExitStatus::Error
     } else {

@@ -17,11 +17,11 @@ pub fn run(args: ServeCaptureArgs) -> anyhow::Result<ExitStatus> {
     let mut replay = match Replay::load(&args.dir, args.server.as_deref()) {
         Ok(r) => r,
         Err(e @ CaptureError::ServerRequired { .. }) => {
-            eprintln!("error: {e} with --server NAME");
+            crate::printer::warn(&format!("error: {e} with --server NAME"));
             return Ok(ExitStatus::Error);
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::printer::warn(&format!("error: {e}"));
             return Ok(ExitStatus::Error);
         }
     };
@@ -70,7 +70,7 @@ pub(super) fn recorded(recorder: Option<&Recorder>) -> ExitStatus {
     };
     let failures = recorder.failures();
     for f in &failures {
-        eprintln!("error: recording: {f}");
+        crate::printer::warn(&format!("error: recording: {f}"));
     }
     let manifest = recorder.manifest();
     if manifest.servers.is_empty() {

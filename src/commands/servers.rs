@@ -15,13 +15,11 @@ pub fn run(args: ServersArgs) -> anyhow::Result<ExitStatus> {
             "no MCP client config found in the standard places (see `mcp-budget servers --help`)"
         );
     }
-    match args.format {
-        ListFormat::Table => print!("{}", render_server_list(&sources)),
-        ListFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&server_list_json(&sources))?
-        ),
-    }
+    let out = match args.format {
+        ListFormat::Table => render_server_list(&sources),
+        ListFormat::Json => serde_json::to_string_pretty(&server_list_json(&sources))? + "\n",
+    };
+    crate::printer::print(&out)?;
     let broken = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
     Ok(if broken {
         ExitStatus::Error

@@ -1,10 +1,8 @@
 //! `mcp-budget stats LOG.jsonl`: per-tool count, p50, p95 and max of raw and returned tokens and
 //! of engine time, from a proxy call log; `--chart` also draws them.
 
-use std::io::Write;
-
 use anyhow::Context;
-use mcp_budget::proxy::read_log;
+use mcp_budget::proxy::scan_log;
 use mcp_budget::report::charts::render_stats_chart;
 use mcp_budget::report::{render_stats_table, stats_rows, write_stats_csv};
 
@@ -24,28 +22,53 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitStatus> {
             ),
         },
     };
-    let records = read_log(&args.log).map_err(|e| anyhow::anyhow!(e))?;
-    let rows = stats_rows(&records);
+    let scan = scan_log(&args.log).map_err(|e| anyhow::anyhow!(e))?;
+    if !scan.bad_lines.is_empty() {
+        crate::printer::warn(&skipped_lines(&args.log, &scan.bad_lines));
+        if scan.records.is_empty() {
+            crate::printer::warn(&format!("error: {} has no call record", args.log.display()));
+            return Ok(ExitStatus::Error);
+        }
+    }
+    let rows = stats_rows(&scan.records);
     if let (Some(path), Some(png)) = (&args.chart, chart_png) {
         match render_stats_chart(&rows, png)? {
             Some(bytes) => mcp_budget::atomic::write_atomic(path, |w| w.write_all(&bytes))
                 .with_context(|| format!("cannot write {}", path.display()))?,
-            None => eprintln!(
+            None => crate::printer::warn(&format!(
                 "mcp-budget: {} has no calls: no chart written",
                 args.log.display()
-            ),
+            )),
         }
     }
-    let mut out = std::io::stdout().lock();
-    let written = match args.format {
-        StatsFormat::Table => out.write_all(render_stats_table(&rows).as_bytes()),
-        StatsFormat::Json => serde_json::to_writer_pretty(&mut out, &rows)
-            .map_err(std::io::Error::other)
-            .and_then(|()| out.write_all(b"\n")),
-        StatsFormat::Csv => write_stats_csv(&rows, &mut out).map_err(std::io::Error::other),
+    let out = match args.format {
+        StatsFormat::Table => render_stats_table(&rows),
+        StatsFormat::Json => serde_json::to_string_pretty(&rows)? + "\n",
+        StatsFormat::Csv => {
+            let mut csv = Vec::new();
+            write_stats_csv(&rows, &mut csv)?;
+            String::from_utf8(csv).context("the CSV is not UTF-8")?
+        }
     };
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitStatus::Success),
-        other => other.map(|()| ExitStatus::Success).map_err(Into::into),
+    crate::printer::print(&out)?;
+    Ok(ExitStatus::Success)
+}
+
+/// `warning: LOG: skipped 3 lines that are not call records (lines 4, 9, 12)`, the first five
+/// line numbers named.
+fn skipped_lines(log: &std::path::Path, bad: &[usize]) -> String {
+    const NAMED: usize = 5;
+    let mut named: Vec<String> = bad.iter().take(NAMED).map(usize::to_string).collect();
+    if bad.len() > NAMED {
+        named.push("...".into());
     }
+    format!(
+        "warning: {}: skipped {} line{} that {} not call records (line{} {})",
+        log.display(),
+        bad.len(),
+        if bad.len() == 1 { "" } else { "s" },
+        if bad.len() == 1 { "is" } else { "are" },
+        if bad.len() == 1 { "" } else { "s" },
+        named.join(", ")
+    )
 }

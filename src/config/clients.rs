@@ -19,6 +19,8 @@ pub enum ClientKind {
     Windsurf,
     Gemini,
     Codex,
+    /// A plain `mcpServers` file that is not in any client's known place.
+    Generic,
 }
 
 impl ClientKind {
@@ -42,6 +44,7 @@ impl ClientKind {
             ClientKind::Windsurf => "windsurf",
             ClientKind::Gemini => "gemini",
             ClientKind::Codex => "codex",
+            ClientKind::Generic => "generic",
         }
     }
 
@@ -49,27 +52,50 @@ impl ClientKind {
         ClientKind::ALL.into_iter().find(|k| k.id() == id)
     }
 
-    /// Guess the client from a JSON config's file name and top-level keys.
+    /// The client whose known place `path` is (the file and the folders it sits in, as
+    /// discovery lists them), if any.
+    pub fn at(path: &Path) -> Option<ClientKind> {
+        let names: Vec<&str> = path
+            .components()
+            .rev()
+            .take(3)
+            .filter_map(|c| c.as_os_str().to_str())
+            .collect();
+        let ends = |tail: &[&str]| names.len() >= tail.len() && names[..tail.len()] == *tail;
+        Some(match names.as_slice() {
+            [".claude.json", ..] | [".mcp.json", ..] => ClientKind::ClaudeCode,
+            _ if ends(&["claude_desktop_config.json", "Claude"]) => ClientKind::ClaudeDesktop,
+            _ if ends(&["mcp_config.json", "windsurf", ".codeium"]) => ClientKind::Windsurf,
+            _ if ends(&["mcp.json", ".cursor"]) => ClientKind::Cursor,
+            _ if ends(&["settings.json", ".gemini"]) => ClientKind::Gemini,
+            _ if ends(&["mcp.json", ".vscode"])
+                || ends(&["mcp.json", "User", "Code"])
+                || ends(&["settings.json", "User", "Code"]) =>
+            {
+                ClientKind::VsCode
+            }
+            _ => return None,
+        })
+    }
+
+    /// The client of a JSON config: the one whose known place `path` is; else the layout names
+    /// it (`servers` is VS Code's own, `projects` is `~/.claude.json`'s); else a plain
+    /// `mcpServers` file is generic, whatever its file name.
     pub fn guess(path: &Path, json: &Map<String, Value>) -> Option<ClientKind> {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let in_dir = |d: &str| path.components().any(|c| c.as_os_str() == d);
+        if let Some(kind) = ClientKind::at(path) {
+            return Some(kind);
+        }
         if json.contains_key("servers")
             || json.get("mcp").is_some_and(|m| m.get("servers").is_some())
         {
-            return Some(ClientKind::VsCode);
+            Some(ClientKind::VsCode)
+        } else if json.contains_key("projects") {
+            Some(ClientKind::ClaudeCode)
+        } else if json.contains_key("mcpServers") {
+            Some(ClientKind::Generic)
+        } else {
+            None
         }
-        if !json.contains_key("mcpServers") && !json.contains_key("projects") {
-            return None;
-        }
-        Some(match name {
-            "claude_desktop_config.json" => ClientKind::ClaudeDesktop,
-            "mcp_config.json" => ClientKind::Windsurf,
-            _ if in_dir(".gemini") => ClientKind::Gemini,
-            _ if in_dir(".cursor") => ClientKind::Cursor,
-            ".claude.json" | ".mcp.json" => ClientKind::ClaudeCode,
-            _ if json.contains_key("projects") => ClientKind::ClaudeCode,
-            _ => ClientKind::ClaudeDesktop,
-        })
     }
 }
 
@@ -245,6 +271,35 @@ mod tests {
 
     fn load(kind: ClientKind, v: Value) -> ServerSet {
         load_client_config(kind, "f.json", v.as_object().unwrap(), &no_env)
+    }
+
+    #[test]
+    fn a_client_is_named_only_at_its_known_place() {
+        let servers = json!({"mcpServers": {}});
+        let root = servers.as_object().unwrap();
+        let kind = |p: &str| ClientKind::guess(Path::new(p), root).map(|k| k.id());
+        assert_eq!(kind("mcp_config.json"), Some("generic"));
+        assert_eq!(kind("/tmp/generic.json"), Some("generic"));
+        assert_eq!(kind("/tmp/claude_desktop_config.json"), Some("generic"));
+        assert_eq!(kind("/tmp/mcp.json"), Some("generic"));
+        assert_eq!(
+            kind("/h/.codeium/windsurf/mcp_config.json"),
+            Some("windsurf")
+        );
+        assert_eq!(
+            kind("/h/.config/Claude/claude_desktop_config.json"),
+            Some("claude-desktop")
+        );
+        assert_eq!(kind(".cursor/mcp.json"), Some("cursor"));
+        assert_eq!(kind("/p/.vscode/mcp.json"), Some("vscode"));
+        assert_eq!(kind("/h/.gemini/settings.json"), Some("gemini"));
+        assert_eq!(kind("/h/.claude.json"), Some("claude-code"));
+        assert_eq!(kind("/p/.mcp.json"), Some("claude-code"));
+        let vscode = json!({"servers": {}});
+        assert_eq!(
+            ClientKind::guess(Path::new("x.json"), vscode.as_object().unwrap()),
+            Some(ClientKind::VsCode)
+        );
     }
 
     #[test]

@@ -103,6 +103,7 @@ pub fn parse_config_text(
     home: Option<&Path>,
     lookup: Lookup,
 ) -> Result<ConfigFile, ConfigError> {
+    let text = crate::text::strip_bom(text);
     let file = path.display().to_string();
     let is_toml = path.extension().is_some_and(|e| e == "toml");
     if is_toml {

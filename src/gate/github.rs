@@ -12,9 +12,11 @@ const MAX_WARNINGS: usize = 20;
 
 /// Escape a message for a workflow command.
 fn data(text: &str) -> String {
-    text.replace('%', "%25")
+    let encoded = text
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    crate::text::one_line(&encoded).into_owned()
 }
 
 /// Escape a property value (title) for a workflow command.

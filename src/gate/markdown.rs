@@ -19,7 +19,7 @@ fn signed(n: i64) -> String {
 }
 
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    crate::text::markdown_cell(text)
 }
 
 /// Render the verdict.

@@ -2,12 +2,14 @@
 //! (terminal table, Markdown for a PR comment, GitHub annotations, JSON). Pure: reports in,
 //! verdict out; loading a report from disk is the one I/O here.
 
+mod comparable;
 mod diff;
 mod github;
 mod markdown;
 mod table;
 mod thresholds;
 
+pub use comparable::{check_comparable, NotComparable};
 pub use diff::{diff, Change, Movement, Subject};
 pub use github::render_github;
 pub use markdown::render_markdown;
@@ -75,8 +77,8 @@ pub fn load_report(path: &Path) -> Result<Report, LoadError> {
         path: shown.clone(),
         message,
     };
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| not(format!("not JSON ({e})")))?;
+    let value: serde_json::Value = serde_json::from_str(crate::text::strip_bom(&text))
+        .map_err(|e| not(format!("not JSON ({e})")))?;
     let version = value
         .get("schema_version")
         .and_then(serde_json::Value::as_u64)

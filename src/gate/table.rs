@@ -1,5 +1,6 @@
 //! The gate's verdict as terminal text: the verdict, what broke, and the changes table.
 
+use crate::text::one_line;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 
 use super::{Subject, Verdict};
@@ -16,7 +17,7 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
             v.violations.len()
         ));
         for x in &v.violations {
-            out.push_str(&format!("  {}: {}\n", x.rule, x.message));
+            out.push_str(&format!("  {}: {}\n", x.rule, one_line(&x.message)));
         }
     }
     let Some(base) = &v.baseline else {
@@ -24,7 +25,8 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
     };
     let moved: Vec<_> = v.moved().collect();
     out.push_str(&format!(
-        "\nChanges against {base}: {} of {} moved\n",
+        "\nChanges against {}: {} of {} moved\n",
+        one_line(base),
         moved.len(),
         v.changes.len()
     ));
@@ -49,8 +51,8 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
                 Subject::Tool => "tool",
                 Subject::Probe => "result",
             }),
-            Cell::new(&c.server),
-            Cell::new(&c.name),
+            Cell::new(one_line(&c.server)),
+            Cell::new(one_line(&c.name)),
             num(c.before.map_or("-".into(), thousands)),
             num(c.after.map_or("-".into(), thousands)),
             num(format!("{:+}", c.delta)),

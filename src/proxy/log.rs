@@ -74,7 +74,32 @@ impl CallLog {
     }
 }
 
-/// Read a log back; a line that does not parse is reported with its number.
+/// A log read back leniently: the records, and the numbers (from 1) of the lines that were not
+/// call records (a line cut short by a crash, a line of something else).
+#[derive(Debug, Default)]
+pub struct LogScan {
+    pub records: Vec<CallRecord>,
+    pub bad_lines: Vec<usize>,
+}
+
+/// Read a log back, skipping lines that do not parse (they are listed in `bad_lines`); only a
+/// file that cannot be read is an error. Invalid UTF-8 spoils only its own line.
+pub fn scan_log(path: &Path) -> Result<LogScan, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut scan = LogScan::default();
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice(line) {
+            Ok(record) => scan.records.push(record),
+            Err(_) => scan.bad_lines.push(i + 1),
+        }
+    }
+    Ok(scan)
+}
+
+/// Read a log back strictly; the first line that does not parse is an error with its number.
 pub fn read_log(path: &Path) -> Result<Vec<CallRecord>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -9,7 +9,7 @@ mod read;
 mod warnings;
 
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
-pub use log::{read_log, CallLog, CallRecord};
+pub use log::{read_log, scan_log, CallLog, CallRecord, LogScan};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
 use std::collections::{HashMap, HashSet};

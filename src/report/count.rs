@@ -1,5 +1,6 @@
 //! The table `mcp-budget count` prints.
 
+use crate::text::one_line;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
 use super::table::thousands;
@@ -15,7 +16,7 @@ pub fn render_count_table(set: &TokenizerSet, rows: &[(String, usize, Counts)]) 
     let right = |n: usize| Cell::new(thousands(n)).set_alignment(CellAlignment::Right);
     let mut total = (0usize, set.uniform(0));
     for (file, bytes, c) in rows {
-        let mut cells = vec![Cell::new(file), right(*bytes), right(c.primary)];
+        let mut cells = vec![Cell::new(one_line(file)), right(*bytes), right(c.primary)];
         cells.extend(set.all()[1..].iter().map(|tk| right(c.others[tk.name()])));
         t.add_row(cells);
         total.0 += bytes;

@@ -106,8 +106,8 @@ pub(crate) fn summarize(report: &Report) -> Summary {
         let _ = write!(
             t,
             " The most expensive tool is `{}/{}` at {} tokens.",
-            server.name,
-            tool.name,
+            cell(&server.name),
+            cell(&tool.name),
             thousands(tool.model_tokens)
         );
     }
@@ -122,7 +122,7 @@ pub(crate) fn summarize(report: &Report) -> Summary {
             s.probes,
             if s.probes == 1 { "" } else { "s" },
             s.over_cap_raw,
-            biggest.tool,
+            cell(&biggest.tool),
             thousands(raw)
         );
         match &biggest.budgeted {
@@ -163,7 +163,7 @@ pub(crate) fn summarize(report: &Report) -> Summary {
 
 /// Escape text for a Markdown table cell.
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    crate::text::markdown_cell(text)
 }
 
 fn row(out: &mut String, cells: &[String]) {
@@ -244,13 +244,13 @@ pub fn render_markdown(report: &Report, charts: &[&str]) -> String {
     for b in blocks(report) {
         match b {
             Block::Title(t) => {
-                let _ = writeln!(out, "# {t}\n");
+                let _ = writeln!(out, "# {}\n", crate::text::one_line(&t));
             }
             Block::Heading(t) => {
-                let _ = writeln!(out, "## {t}\n");
+                let _ = writeln!(out, "## {}\n", crate::text::one_line(&t));
             }
             Block::Para(t) => {
-                let _ = writeln!(out, "{t}\n");
+                let _ = writeln!(out, "{}\n", crate::text::lines(&t));
             }
             Block::Chart(stem, alt) => {
                 if charts.contains(&stem) {

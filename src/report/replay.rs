@@ -1,5 +1,6 @@
 //! What `mcp-budget replay` prints: before and after per payload, as a table or JSON.
 
+use crate::text::one_line;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use serde::{Deserialize, Serialize};
 
@@ -41,18 +42,18 @@ pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
     let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for r in rows {
         t.add_row(vec![
-            Cell::new(&r.file),
-            Cell::new(&r.tool),
+            Cell::new(one_line(&r.file)),
+            Cell::new(one_line(&r.tool)),
             right(thousands(r.tokens_before)),
             right(thousands(r.tokens_after)),
             right(thousands(r.budget)),
             Cell::new(&r.strategy),
             right(format!("{:.2} ms", r.engine_us as f64 / 1000.0)),
-            Cell::new(match (&r.spill_path, &r.spill_error) {
+            Cell::new(one_line(&match (&r.spill_path, &r.spill_error) {
                 (Some(path), _) => path.clone(),
                 (None, Some(e)) => format!("NOT SAVED: {e}"),
                 (None, None) => String::new(),
-            }),
+            })),
         ]);
     }
     format!("{t}\n")

@@ -4,6 +4,7 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde_json::json;
 
 use crate::config::Sources;
+use crate::text::one_line;
 
 /// A table of servers, then one line per skipped entry or unreadable file.
 pub fn render_server_list(sources: &Sources) -> String {
@@ -19,20 +20,20 @@ pub fn render_server_list(sources: &Sources) -> String {
     ]);
     for s in &sources.servers.servers {
         t.add_row([
-            s.name.clone(),
-            s.origin.client.clone(),
+            one_line(&s.name).into_owned(),
+            one_line(&s.origin.client).into_owned(),
             s.transport.kind().to_string(),
-            s.transport.to_string(),
+            one_line(&s.transport.to_string()).into_owned(),
             s.probes.len().to_string(),
-            s.origin.to_string(),
+            one_line(&s.origin.to_string()).into_owned(),
         ]);
     }
     let mut out = format!("{t}\n");
     for e in &sources.servers.errors {
-        out.push_str(&format!("skipped: {e}\n"));
+        out.push_str(&format!("skipped: {}\n", one_line(&e.to_string())));
     }
     for e in &sources.file_errors {
-        out.push_str(&format!("error: {e}\n"));
+        out.push_str(&format!("error: {}\n", one_line(&e.to_string())));
     }
     out
 }

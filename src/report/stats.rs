@@ -1,6 +1,7 @@
 //! `mcp-budget stats`: a proxy call log per tool: count, p50, p95 and max of raw and returned
 //! tokens and of engine time. One renderer per format: table and CSV here, JSON by serde.
 
+use crate::text::one_line;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -100,8 +101,8 @@ pub fn render_stats_table(rows: &[StatsRow]) -> String {
     let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for r in rows {
         t.add_row(vec![
-            Cell::new(&r.server),
-            Cell::new(&r.tool),
+            Cell::new(one_line(&r.server)),
+            Cell::new(one_line(&r.tool)),
             num(r.calls.to_string()),
             num(thousands(r.raw_tokens_p50)),
             num(thousands(r.raw_tokens_p95)),

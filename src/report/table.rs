@@ -3,6 +3,7 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 
 use super::{BlockCost, ProbeStatus, Report, Status};
+use crate::text::{lines, one_line};
 
 /// Tools shown in the "most expensive tools" table.
 const TOP_TOOLS: usize = 10;
@@ -53,15 +54,20 @@ pub fn render_table(report: &Report, width: Option<u16>) -> String {
         for (server, f) in findings {
             let tool = f.tool.as_deref().map_or(String::new(), |t| format!("/{t}"));
             out.push_str(&format!(
-                "  {:<7} {server}{tool}: {} [{}]\n",
-                f.severity, f.message, f.rule
+                "  {:<7} {}: {} [{}]\n",
+                f.severity,
+                one_line(&format!("{server}{tool}")),
+                lines(&f.message),
+                f.rule
             ));
         }
     }
     for e in &report.config_errors {
         out.push_str(&format!(
             "skipped config entry {}: `{}`: {}\n",
-            e.file, e.key, e.message
+            one_line(&e.file),
+            one_line(&e.key),
+            lines(&e.message)
         ));
     }
     out
@@ -76,6 +82,11 @@ fn table(width: Option<u16>, header: &[&str]) -> Table {
     }
     t.set_header(header.iter().map(Cell::new));
     t
+}
+
+/// A cell of text that came from a server or a file: control characters escaped.
+fn text(s: &str) -> Cell {
+    Cell::new(one_line(s))
 }
 
 fn num(n: usize) -> Cell {
@@ -122,8 +133,8 @@ fn servers(report: &Report, width: Option<u16>) -> Table {
             (Status::Error, None) => "error".to_string(),
         };
         let mut cells = vec![
-            Cell::new(&s.name),
-            Cell::new(status),
+            text(&s.name),
+            text(&status),
             num(s.tools_list.tool_count),
             num(s.tools_list.model_tokens),
         ];
@@ -139,7 +150,7 @@ fn servers(report: &Report, width: Option<u16>) -> Table {
         cells.extend([
             num(s.tools_list.wire_tokens),
             num(s.instructions_tokens),
-            Cell::new(largest),
+            text(&largest),
         ]);
         t.add_row(cells);
     }
@@ -177,8 +188,8 @@ fn top_tools(report: &Report, width: Option<u16>) -> Table {
             + tool.meta_tokens
             + tool.other_tokens;
         t.add_row(vec![
-            Cell::new(&s.name),
-            Cell::new(&tool.name),
+            text(&s.name),
+            text(&tool.name),
             num(tool.model_tokens),
             num(tool.description_tokens),
             num(tool.input_schema_tokens),
@@ -223,16 +234,16 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
             };
             let b = p.budgeted.as_ref();
             t.add_row(vec![
-                Cell::new(&s.name),
-                Cell::new(&p.tool),
-                Cell::new(status),
+                text(&s.name),
+                text(&p.tool),
+                text(&status),
                 num(raw.wire_tokens),
                 num(raw.model_tokens),
                 Cell::new(structured).set_alignment(CellAlignment::Right),
                 Cell::new(block_summary(&raw.blocks)),
                 Cell::new(format!("{:.0} ms", p.latency_ms)).set_alignment(CellAlignment::Right),
                 b.map_or(Cell::new(""), |b| num(b.tokens)),
-                Cell::new(b.map_or("", |b| b.strategy.as_str())),
+                text(b.map_or("", |b| b.strategy.as_str())),
                 Cell::new(b.map_or(String::new(), |b| {
                     format!("{:.2} ms", b.engine_us as f64 / 1000.0)
                 }))

@@ -62,12 +62,20 @@ impl Tokenizer {
     }
 
     /// Parse a comma-separated list such as `cl100k_base,o200k_base,claude-estimate`.
+    /// A comma-separated list; a list that names no tokenizer (`,,`) is an error too.
     pub fn parse_list(list: &str) -> Result<Vec<Tokenizer>, TokenizerError> {
-        list.split(',')
+        let parsed: Vec<Tokenizer> = list
+            .split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(Tokenizer::from_str)
-            .collect()
+            .collect::<Result<_, _>>()?;
+        if parsed.is_empty() {
+            return Err(TokenizerError {
+                name: list.to_string(),
+            });
+        }
+        Ok(parsed)
     }
 }
 

@@ -274,7 +274,7 @@ fn a_response_over_max_response_bytes_fails_its_call_at_once() {
         ])
         .args(["--max-response-bytes", "300000", "--timeout", "60"])
         .assert()
-        .code(0);
+        .code(2);
     assert!(
         started.elapsed() < Duration::from_secs(30),
         "the dropped response was waited for"

@@ -307,7 +307,8 @@ arguments = {{ x = 1 }}
         bin = bin_path().display().to_string(),
         dir = dir.display().to_string()
     );
-    let (report, _) = audit_probe(home.path(), &toml, &[], &[], 0);
+    // a probe that could not be made exits 2, with the report still written
+    let (report, _) = audit_probe(home.path(), &toml, &[], &[], 2);
     let probes = report["servers"][0]["probes"].as_array().unwrap();
     assert_eq!(probes[0]["status"], "ok", "{}", probes[0]["error"]);
     assert_eq!(probes[1]["status"], "error");

@@ -3,6 +3,7 @@
 mod accounting;
 mod bad_input;
 mod capture;
+mod cli_trust;
 mod client_configs;
 mod corpus;
 mod corpus_expected;

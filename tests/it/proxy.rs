@@ -439,7 +439,8 @@ fn an_upstream_that_dies_mid_call_is_a_clear_error_not_a_hang() {
         hostile.display().to_string()
     );
     let started = std::time::Instant::now();
-    let (report, _) = crate::support::audit_probe(home.path(), &toml, &["--timeout", "30"], &[], 0);
+    // the failed probe exits 2, with the report still written
+    let (report, _) = crate::support::audit_probe(home.path(), &toml, &["--timeout", "30"], &[], 2);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     let probe = &report["servers"][0]["probes"][0];
     assert_eq!(probe["status"], "error", "{probe}");

@@ -1,0 +1,73 @@
+//! Text from servers, clients and files made safe to show: control characters (ESC, BEL, CR,
+//! the rest of C0, DEL and C1) become visible escapes, so a tool name cannot clear a terminal,
+//! write the clipboard with OSC 52 or break a table row. One helper for every output.
+
+use std::borrow::Cow;
+
+/// Whether `c` is a control character a terminal would act on.
+fn is_control(c: char) -> bool {
+    c.is_control()
+}
+
+fn escape(s: &str, keep_newlines: bool) -> Cow<'_, str> {
+    let kept = |c: char| keep_newlines && (c == '\n' || c == '\t');
+    if !s.chars().any(|c| is_control(c) && !kept(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            c if kept(c) => out.push(c),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_control(c) && (c as u32) < 0x100 => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if is_control(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// One line for a terminal or a table cell: every control character escaped, newlines too.
+pub fn one_line(s: &str) -> Cow<'_, str> {
+    escape(s, false)
+}
+
+/// A block of text for a terminal: control characters escaped, newlines and tabs kept.
+pub fn lines(s: &str) -> Cow<'_, str> {
+    escape(s, true)
+}
+
+/// A Markdown table cell: one line (a line break becomes a space), `|` escaped so the row keeps
+/// its columns.
+pub fn markdown_cell(s: &str) -> String {
+    one_line(&s.replace("\r\n", " ").replace('\n', " ")).replace('|', "\\|")
+}
+
+/// `s` without a leading UTF-8 byte order mark (Windows editors save config files with one).
+pub fn strip_bom(s: &str) -> &str {
+    s.strip_prefix('\u{feff}').unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_and_osc_sequences_are_shown_not_run() {
+        let name = "evil\x1b[2J\x1b]52;c;aGk=\x07\u{9b}31m";
+        assert_eq!(one_line(name), "evil\\x1b[2J\\x1b]52;c;aGk=\\x07\\x9b31m");
+        assert_eq!(one_line("plain ünïcode"), "plain ünïcode");
+        assert!(matches!(one_line("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn newlines_are_kept_only_in_blocks() {
+        assert_eq!(one_line("a\nb\r\tc"), "a\\nb\\r\\tc");
+        assert_eq!(lines("a\nb\r\tc\x1b"), "a\nb\\r\tc\\x1b");
+        assert_eq!(markdown_cell("a|b\r\nc\x1b"), "a\\|b c\\x1b");
+    }
+}
