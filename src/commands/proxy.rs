@@ -46,9 +46,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     let name = args.name.clone().unwrap_or_else(|| spec.name.clone());
-    let (warn, mut warnings) = tokio::sync::mpsc::unbounded_channel::<String>();
     let opts = ProxyOptions {
-        warnings: Some(warn),
         server: name.clone(),
         allow: args.allow.clone(),
         deny: args.deny.clone(),
@@ -72,11 +70,6 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     super::runtime()?.block_on(async {
-        tokio::spawn(async move {
-            while let Some(w) = warnings.recv().await {
-                eprintln!("mcp-budget proxy: warning: {w}");
-            }
-        });
         let started = tokio::time::timeout(
             Duration::from_secs(args.timeout),
             Proxy::start(&spec, &SessionOptions::default(), opts),

@@ -55,9 +55,6 @@ pub struct ProxyOptions {
     pub log: Option<Arc<CallLog>>,
     /// How clients reach the proxy, for the log (`stdio`).
     pub transport: String,
-    /// Where the proxy's warnings go (one line each; the binary prints them on stderr): a
-    /// result whose full original could not be saved, for one.
-    pub warnings: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 /// What the proxy found at startup (for its log line).
@@ -1088,8 +1085,8 @@ impl Proxy {
         })
         .await
         .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))?;
-        if let (Some(e), Some(warn)) = (&budgeted.spill_error, &self.shared.opts.warnings) {
-            let _ = warn.send(format!(
+        if let Some(e) = &budgeted.spill_error {
+            self.shared.warn(format!(
                 "`{}`/{name}: the full original of a {} result could not be saved: {e}",
                 self.shared.opts.server,
                 budgeted.strategy.name()
