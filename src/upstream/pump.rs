@@ -421,9 +421,11 @@ mod tests {
         drop(server_side);
         let mut got = String::new();
         p.rmcp_read.read_to_string(&mut got).await.unwrap();
+        let answer: serde_json::Value = serde_json::from_str(got.trim_end()).unwrap();
+        assert_eq!(answer["id"], 4);
         assert_eq!(
-            got,
-            "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32000,\"message\":\"the server sent a response of over 100 bytes (--max-response-bytes)\"}}\n"
+            answer["error"]["message"],
+            "the server sent a response of over 100 bytes (--max-response-bytes)"
         );
     }
 
