@@ -3,7 +3,7 @@
 
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
-use crate::config::{Probe, Redactor, ServerSpec};
+use crate::config::{redactor_for, Probe, ServerSpec};
 use crate::measure::{
     measure_initialize, measure_list, measure_result, measure_tools_pages, tool_error_text,
 };
@@ -299,8 +299,7 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
 
 /// Remove every secret of the spec from the row's free text.
 fn redact(report: &mut ServerReport, spec: &ServerSpec) {
-    let mut r = Redactor::default();
-    r.add(spec.transport.secrets());
+    let r = redactor_for(spec);
     report.error = report.error.as_deref().map(|e| r.redact(e));
     for w in &mut report.warnings {
         *w = r.redact(w);

@@ -1,5 +1,6 @@
 //! `manifest.json`, what a recording holds, and `probes.toml`, a probe file that audits it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,10 @@ pub struct ManifestServer {
     /// Secrets replaced in the transcript. A replacement inside a result changes its bytes, so
     /// a nonzero count means some replayed result is not byte for byte what the server sent.
     pub redactions: usize,
+    /// How many replacements each secret's name accounts for (`FIELD_API_KEY`,
+    /// `header Authorization`, `url api_key`, ...); never the values.
+    #[serde(default)]
+    pub redacted: BTreeMap<String, usize>,
 }
 
 /// Lines in each direction.

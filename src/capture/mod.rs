@@ -7,7 +7,6 @@ mod error;
 mod manifest;
 mod record;
 mod replay;
-mod secrets;
 mod serve;
 
 pub use error::CaptureError;

@@ -10,10 +10,9 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::secrets::{redactor, secrets};
 use super::{CaptureError, Manifest, ManifestServer, MessageCounts, RecordedProbe, PROBES_FILE};
 use crate::atomic::write_atomic;
-use crate::config::{Redactor, ServerSpec};
+use crate::config::{inherited_secrets, spec_secrets, Redactor, Secret, ServerSpec};
 use crate::upstream::{CaptureEvent, Direction};
 
 /// What `probes.toml` sets in `[defaults]`, so the recording is audited the way it was made.
@@ -31,9 +30,9 @@ pub struct Recorder {
     dir: PathBuf,
     defaults: ReplayDefaults,
     recorded_at: String,
-    /// Secrets of every server of the run: a server can print another's (an inherited
-    /// environment variable, say), so every transcript is cleaned of all of them.
-    run_secrets: Vec<String>,
+    /// Secrets of every server of the run and of the inherited environment: a server can
+    /// print another's, or the environment it inherited, so every transcript is cleaned of all.
+    run_secrets: Vec<Secret>,
     state: Mutex<State>,
 }
 
@@ -67,14 +66,14 @@ impl Recorder {
             dir,
             defaults,
             recorded_at: now_rfc3339(),
-            run_secrets: Vec::new(),
+            run_secrets: inherited_secrets(),
             state: Mutex::new(State::default()),
         })
     }
 
     /// Also replace the secrets of these servers in every transcript (all the run's servers).
     pub fn redact_secrets_of(&mut self, specs: &[ServerSpec]) {
-        self.run_secrets.extend(specs.iter().flat_map(secrets));
+        self.run_secrets.extend(specs.iter().flat_map(spec_secrets));
     }
 
     /// The recording's directory, absolute.
@@ -132,9 +131,9 @@ impl Recorder {
     }
 
     fn try_record(&self, spec: &ServerSpec, events: &[CaptureEvent]) -> Result<(), CaptureError> {
-        let mut secrets = secrets(spec);
-        secrets.extend(self.run_secrets.iter().cloned());
-        let redactor = redactor(secrets);
+        // the server's own names first: a value it shares with another is counted under its own
+        let mut redactor = Redactor::of(spec_secrets(spec));
+        redactor.add_secrets(self.run_secrets.iter().cloned());
         let file = self.file_for(&spec.name);
         let path = self.dir.join(&file);
         let mut written = Written::default();
@@ -147,7 +146,8 @@ impl Recorder {
             target: redactor.redact(&spec.transport.to_string()),
             probes: written.probes,
             messages: written.messages,
-            redactions: written.redactions,
+            redactions: written.redacted.values().sum(),
+            redacted: written.redacted,
         };
         // the lock is held while writing, so concurrent servers never write the same file
         let mut st = self.lock();
@@ -190,7 +190,8 @@ impl Recorder {
 struct Written {
     probes: Vec<RecordedProbe>,
     messages: MessageCounts,
-    redactions: usize,
+    /// Replacements made, by the secret's name.
+    redacted: BTreeMap<String, usize>,
 }
 
 impl Written {
@@ -204,9 +205,7 @@ impl Written {
             let line: Cow<str> = if redactor.is_empty() {
                 Cow::Borrowed(&event.line)
             } else {
-                let (text, replaced) = redactor.redact_counted(&event.line);
-                self.redactions += replaced;
-                Cow::Owned(text)
+                Cow::Owned(redactor.redact_tallied(&event.line, &mut self.redacted))
             };
             match event.direction {
                 Direction::Sent => {
@@ -355,6 +354,10 @@ mod tests {
             }
         );
         assert_eq!(a.redactions, 3);
+        assert_eq!(
+            a.redacted,
+            BTreeMap::from([("API_KEY".to_string(), 1), ("${MY_QUERY}".to_string(), 2)])
+        );
         assert_eq!(a.transport, "stdio");
         assert!(!a.target.contains("tok-123456"), "{}", a.target);
         assert_eq!(a.probes[0].arguments["q"], "<redacted>");

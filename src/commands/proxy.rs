@@ -69,10 +69,15 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         ),
         None => None,
     };
+    // the token guards the proxy; the upstream has no business seeing it
+    let session_opts = SessionOptions {
+        env_remove: args.bearer_token_env.iter().cloned().collect(),
+        ..SessionOptions::default()
+    };
     super::runtime()?.block_on(async {
         let started = tokio::time::timeout(
             Duration::from_secs(args.timeout),
-            Proxy::start(&spec, &SessionOptions::default(), opts),
+            Proxy::start(&spec, &session_opts, opts),
         )
         .await;
         let proxy = match started {

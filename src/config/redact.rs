@@ -1,58 +1,167 @@
-//! Secret redaction: every value that came from a config's env or headers, and credentials in
-//! URLs, are replaced before anything reaches a report, a log or an error message.
+//! Secret redaction: the values [`super::secrets`] finds (secret-looking env variables of the
+//! config and of the inherited environment, header values, URL credentials, secret flags) are
+//! replaced before anything reaches a report, a log, an error message or a recording.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use regex::Regex;
+
+use super::secrets::Secret;
 
 /// What a redacted value is shown as.
 pub const REDACTED: &str = "<redacted>";
 
-/// Replaces known secret strings in free text (server stderr, error messages).
+/// Values shorter than this are never replaced: no real credential is that short, and
+/// replacing `true`, `user` or a port number everywhere would corrupt ordinary text.
+pub const MIN_SECRET_CHARS: usize = 6;
+
+/// What a value added without a name is counted under.
+const UNNAMED: &str = "secret";
+
+/// Replaces known secret values in text (server stderr, error messages, recorded lines), each
+/// also as it is written inside a JSON string.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
-    secrets: BTreeSet<String>,
+    /// Each form of each secret, and the name it is counted under (the first name given).
+    forms: BTreeMap<String, String>,
+    matcher: OnceLock<Option<Arc<Matcher>>>,
+}
+
+#[derive(Debug)]
+struct Matcher {
+    automaton: AhoCorasick,
+    /// The name of each pattern, by pattern index.
+    names: Vec<String>,
 }
 
 impl Redactor {
-    /// Remember secrets; values shorter than 4 characters are ignored (they would redact prose).
+    /// A redactor of these named secrets.
+    pub fn of(secrets: impl IntoIterator<Item = Secret>) -> Redactor {
+        let mut r = Redactor::default();
+        r.add_secrets(secrets);
+        r
+    }
+
+    /// Remember unnamed secrets (counted as `secret`).
     pub fn add<I: IntoIterator<Item = String>>(&mut self, secrets: I) {
-        for s in secrets {
-            if s.len() >= 4 {
-                // a header such as `Bearer abc...` also leaks as its bare token
-                if let Some((_, token)) = s.split_once(' ') {
-                    if token.len() >= 4 {
-                        self.secrets.insert(token.to_string());
-                    }
-                }
-                self.secrets.insert(s);
-            }
+        for value in secrets {
+            self.add_named(UNNAMED, &value);
         }
     }
 
-    /// `text` with every known secret, and credentials in URLs, replaced.
-    pub fn redact(&self, text: &str) -> String {
-        self.redact_counted(text).0
+    /// Remember named secrets.
+    pub fn add_secrets(&mut self, secrets: impl IntoIterator<Item = Secret>) {
+        for s in secrets {
+            self.add_named(&s.name, &s.value);
+        }
     }
 
-    /// `text` with every known secret replaced, and how many replacements were made.
-    pub fn redact_counted(&self, text: &str) -> (String, usize) {
-        let mut out = text.to_string();
-        let mut replaced = 0;
-        // longest first, so a secret that contains another is replaced whole
-        let mut secrets: Vec<&String> = self.secrets.iter().collect();
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        for s in secrets {
-            if out.contains(s.as_str()) {
-                replaced += out.matches(s.as_str()).count();
-                out = out.replace(s.as_str(), REDACTED);
+    /// Remember `value` under `name`; values shorter than [`MIN_SECRET_CHARS`] are ignored. A
+    /// header such as `Bearer abc...` also leaks as its bare token, so that is kept as well.
+    pub fn add_named(&mut self, name: &str, value: &str) {
+        let mut values = vec![value];
+        if let Some((_, token)) = value.split_once(' ') {
+            values.push(token);
+        }
+        for v in values {
+            if v.chars().count() < MIN_SECRET_CHARS {
+                continue;
+            }
+            for form in json_forms(v) {
+                self.forms.entry(form).or_insert_with(|| name.to_string());
             }
         }
-        (out, replaced)
+        self.matcher = OnceLock::new();
     }
 
     /// Whether no secret is known (nothing would be replaced).
     pub fn is_empty(&self) -> bool {
-        self.secrets.is_empty()
+        self.forms.is_empty()
     }
+
+    /// `text` with every known secret replaced, and credentials in any URL in it (passwords,
+    /// secret-looking query values): for messages, where nothing needs to stay byte-exact.
+    pub fn redact(&self, text: &str) -> String {
+        redact_urls_in(&self.redact_counted(text).0)
+    }
+
+    /// `text` with every known secret replaced (nothing else), and how many were replaced.
+    pub fn redact_counted(&self, text: &str) -> (String, usize) {
+        let mut tally = BTreeMap::new();
+        let out = self.redact_tallied(text, &mut tally);
+        (out, tally.values().sum())
+    }
+
+    /// `text` with every known secret replaced (nothing else); each replacement is counted in
+    /// `tally` under the secret's name.
+    pub fn redact_tallied(&self, text: &str, tally: &mut BTreeMap<String, usize>) -> String {
+        let Some(m) = self.matcher() else {
+            return text.to_string();
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for found in m.automaton.find_iter(text) {
+            out.push_str(&text[last..found.start()]);
+            out.push_str(REDACTED);
+            *tally
+                .entry(m.names[found.pattern().as_usize()].clone())
+                .or_insert(0) += 1;
+            last = found.end();
+        }
+        out.push_str(&text[last..]);
+        out
+    }
+
+    fn matcher(&self) -> Option<&Matcher> {
+        self.matcher
+            .get_or_init(|| {
+                if self.forms.is_empty() {
+                    return None;
+                }
+                let (patterns, names): (Vec<&String>, Vec<String>) =
+                    self.forms.iter().map(|(f, n)| (f, n.clone())).unzip();
+                // longest first at each position: a secret that contains another goes whole
+                let automaton = AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(patterns)
+                    .ok()?;
+                Some(Arc::new(Matcher { automaton, names }))
+            })
+            .as_deref()
+    }
+}
+
+/// `value`, and how it is written inside a JSON string (escaped, and with non-ASCII as
+/// `\uXXXX`, as Python's `json.dumps` writes it) when that differs.
+fn json_forms(value: &str) -> Vec<String> {
+    let mut forms = vec![value.to_string()];
+    let json = serde_json::to_string(value).expect("a string serialises");
+    let json = json[1..json.len() - 1].to_string();
+    let ascii = ascii_escaped(&json);
+    for form in [json, ascii] {
+        if !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+    forms
+}
+
+/// JSON string contents with every non-ASCII character as `\uXXXX`.
+fn ascii_escaped(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
 }
 
 /// A URL with its password and secret-looking query values replaced.
@@ -76,6 +185,28 @@ pub fn redact_url(url: &str) -> String {
     out
 }
 
+/// Free text with URL passwords (`scheme://user:PASSWORD@`) and secret-looking query values
+/// (`?api_key=VALUE`, `&token=VALUE`) replaced wherever they appear.
+pub fn redact_urls_in(text: &str) -> String {
+    static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"'<>]*):[^/\s@"'<>]+@"#)
+            .expect("valid regex")
+    });
+    static PARAM: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"([?&;])([A-Za-z0-9_.\-\[\]]+)=([^&;\s"'<>#\\]+)"#).expect("valid regex")
+    });
+    let text = USERINFO.replace_all(text, format!("${{1}}:{REDACTED}@").as_str());
+    PARAM
+        .replace_all(&text, |c: &regex::Captures| {
+            if secret_param(&c[2]) {
+                format!("{}{}={REDACTED}", &c[1], &c[2])
+            } else {
+                c[0].to_string()
+            }
+        })
+        .into_owned()
+}
+
 fn redact_userinfo(base: &str) -> String {
     let Some(scheme_end) = base.find("://") else {
         return base.to_string();
@@ -96,10 +227,20 @@ fn redact_userinfo(base: &str) -> String {
     }
 }
 
-fn secret_param(name: &str) -> bool {
+/// Whether a URL query parameter's value is a credential (`api_key`, `token`, `sig`, ...).
+pub fn secret_param(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     [
-        "token", "key", "secret", "password", "auth", "sig", "code", "session",
+        "token",
+        "key",
+        "secret",
+        "password",
+        "passwd",
+        "auth",
+        "sig",
+        "code",
+        "session",
+        "credential",
     ]
     .iter()
     .any(|w| n.contains(w))
@@ -124,6 +265,45 @@ mod tests {
     }
 
     #[test]
+    fn short_values_are_never_replaced() {
+        let mut r = Redactor::default();
+        r.add_named("AUTH_MODE", "user");
+        r.add_named("API_KEY", "abc123");
+        assert_eq!(r.redact("user abc123 username"), "user <redacted> username");
+    }
+
+    #[test]
+    fn counts_each_replacement_under_its_name() {
+        let mut r = Redactor::default();
+        r.add_named("FIELD_API_KEY", "sk-field-42");
+        r.add_named("header Authorization", "Bearer tok-123456");
+        let mut tally = BTreeMap::new();
+        let out = r.redact_tallied(
+            "sk-field-42 Bearer tok-123456 tok-123456 sk-field-42",
+            &mut tally,
+        );
+        assert_eq!(out, "<redacted> <redacted> <redacted> <redacted>");
+        assert_eq!(
+            tally,
+            BTreeMap::from([
+                ("FIELD_API_KEY".to_string(), 2),
+                ("header Authorization".to_string(), 2)
+            ])
+        );
+    }
+
+    #[test]
+    fn replaces_escaped_forms_inside_json_lines() {
+        let mut r = Redactor::default();
+        r.add(vec!["pa\"ss-é".into()]);
+        let line = r#"{"a":"pa\"ss-é","b":"pa\"ss-\u00e9"}"#;
+        assert_eq!(
+            r.redact_counted(line),
+            (r#"{"a":"<redacted>","b":"<redacted>"}"#.to_string(), 2)
+        );
+    }
+
+    #[test]
     fn redacts_url_credentials() {
         assert_eq!(
             redact_url("https://bob:hunter2@mcp.example.com/sse?apiKey=k1&page=2"),
@@ -133,5 +313,16 @@ mod tests {
             redact_url("http://localhost:3000/mcp"),
             "http://localhost:3000/mcp"
         );
+    }
+
+    #[test]
+    fn redacts_url_credentials_inside_free_text() {
+        assert_eq!(
+            redact_urls_in(
+                "HTTP 500: no route for /err500?api_key=sk-9&page=2 (see https://u:pw@h.example/x)"
+            ),
+            "HTTP 500: no route for /err500?api_key=<redacted>&page=2 (see https://u:<redacted>@h.example/x)"
+        );
+        assert_eq!(redact_urls_in("a=b & c=d, warning"), "a=b & c=d, warning");
     }
 }

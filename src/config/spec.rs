@@ -64,17 +64,6 @@ impl TransportSpec {
             TransportSpec::Capture { .. } => "capture",
         }
     }
-
-    /// Every secret value this spec carries (env values, header values), for redaction.
-    pub fn secrets(&self) -> Vec<String> {
-        match self {
-            TransportSpec::Stdio { env, .. } => env.values().cloned().collect(),
-            TransportSpec::Http { headers, .. } | TransportSpec::Sse { headers, .. } => {
-                headers.values().cloned().collect()
-            }
-            TransportSpec::Builtin { .. } | TransportSpec::Capture { .. } => Vec::new(),
-        }
-    }
 }
 
 impl fmt::Display for TransportSpec {

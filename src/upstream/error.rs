@@ -16,3 +16,32 @@ pub enum UpstreamError {
         message: String,
     },
 }
+
+impl UpstreamError {
+    /// The same error with every secret `redactor` knows (and URL credentials) replaced.
+    pub fn redacted(self, redactor: &crate::config::Redactor) -> UpstreamError {
+        let r = |s: String| redactor.redact(&s);
+        match self {
+            UpstreamError::Spawn { command, message } => UpstreamError::Spawn {
+                command: r(command),
+                message: r(message),
+            },
+            UpstreamError::Initialize { message } => UpstreamError::Initialize {
+                message: r(message),
+            },
+            UpstreamError::Request { method, message } => UpstreamError::Request {
+                method,
+                message: r(message),
+            },
+            UpstreamError::Rpc {
+                method,
+                code,
+                message,
+            } => UpstreamError::Rpc {
+                method,
+                code,
+                message: r(message),
+            },
+        }
+    }
+}

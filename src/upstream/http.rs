@@ -15,7 +15,9 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+use super::guard::{announced_endpoint, content_type, event_stream, is_json_rpc, redirects};
 use super::{SessionOptions, UpstreamError};
+use crate::config::redact_url;
 
 /// The certificates of a PEM file (one CA or a bundle), to trust for https upstreams.
 pub fn load_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, String> {
@@ -60,7 +62,11 @@ pub fn start(
             HeaderValue::from_str(v).map_err(|_| bad(format!("invalid value for header `{k}`")))?;
         map.insert(name, value);
     }
-    let mut builder = reqwest::Client::builder().default_headers(map);
+    // credentials go to the configured origin only: a redirect elsewhere is refused
+    let credentials = !headers.is_empty() || !url.username().is_empty();
+    let mut builder = reqwest::Client::builder()
+        .default_headers(map)
+        .redirect(redirects(&url, credentials));
     for root in &opts.extra_roots {
         builder = builder.add_root_certificate(root.clone());
     }
@@ -149,7 +155,7 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream) {
         let got = if is_sse {
             read_sse(&ctx, resp, None).await
         } else {
-            read_json(&ctx, resp).await
+            read_json(&ctx, resp, status).await
         };
         match got {
             Ok(Some(init)) if protocol.is_none() => protocol = HeaderValue::from_str(&init).ok(),
@@ -159,16 +165,23 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream) {
     }
 }
 
+/// The endpoint a legacy server announced, or why it cannot be used.
+type Endpoint = Option<Result<Url, String>>;
+
 /// Legacy HTTP+SSE: GET the stream, POST each message to the endpoint it announces.
 async fn legacy(ctx: Ctx, from_pump: DuplexStream) {
-    let (endpoint_tx, mut endpoint_rx) = watch::channel::<Option<Url>>(None);
+    let (endpoint_tx, mut endpoint_rx) = watch::channel::<Endpoint>(None);
     let get = ctx
         .client
         .get(ctx.url.clone())
         .header(ACCEPT, "text/event-stream")
         .send()
         .await;
-    let resp = match get.map_err(|e| without_url(&e)).and_then(ok_status) {
+    let stream = get
+        .map_err(|e| without_url(&e))
+        .and_then(ok_status)
+        .and_then(|r| event_stream(&ctx.url, r));
+    let resp = match stream {
         Ok(r) => r,
         Err(e) => {
             // answer every request with the reason until the pump gives up
@@ -200,7 +213,14 @@ async fn legacy(ctx: Ctx, from_pump: DuplexStream) {
             .await;
             continue;
         }
-        let endpoint = endpoint_rx.borrow().clone().expect("endpoint announced");
+        let announced = endpoint_rx.borrow().clone().expect("endpoint announced");
+        let endpoint = match announced {
+            Ok(url) => url,
+            Err(e) => {
+                fail(&ctx, id, &e).await;
+                continue;
+            }
+        };
         let sent = ctx
             .client
             .post(endpoint)
@@ -225,18 +245,33 @@ fn ok_status(r: reqwest::Response) -> Result<reqwest::Response, String> {
 }
 
 /// A JSON body: one message or a batch. Returns the protocol version of an initialize result.
-async fn read_json(ctx: &Ctx, resp: reqwest::Response) -> Result<Option<String>, String> {
+/// A body that is not JSON-RPC (an HTML page answered with 200) is an error at once.
+async fn read_json(
+    ctx: &Ctx,
+    resp: reqwest::Response,
+    status: reqwest::StatusCode,
+) -> Result<Option<String>, String> {
+    let ct = content_type(&resp);
     let body = read_capped(resp, ctx.max_bytes).await?;
-    let text =
-        String::from_utf8(body).map_err(|_| "the response is not valid UTF-8".to_string())?;
+    let text = String::from_utf8_lossy(&body);
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Ok(None);
     }
+    let not_mcp = || {
+        format!(
+            "{} did not answer as an MCP endpoint (HTTP {status}, content-type `{ct}`: {})",
+            redact_url(ctx.url.as_str()),
+            preview(trimmed)
+        )
+    };
+    if !is_json_rpc(trimmed) {
+        return Err(not_mcp());
+    }
     let mut version = None;
     if trimmed.starts_with('[') {
         let batch: Vec<&serde_json::value::RawValue> =
-            serde_json::from_str(trimmed).map_err(|e| format!("invalid JSON: {e}"))?;
+            serde_json::from_str(trimmed).map_err(|_| not_mcp())?;
         for m in batch {
             version = version.or(protocol_of(m.get()));
             let _ = ctx.out.send(m.get().to_string()).await;
@@ -269,7 +304,7 @@ async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Str
 async fn read_sse(
     ctx: &Ctx,
     resp: reqwest::Response,
-    endpoint: Option<watch::Sender<Option<Url>>>,
+    endpoint: Option<watch::Sender<Endpoint>>,
 ) -> Result<Option<String>, String> {
     let mut stream = resp.bytes_stream();
     let mut buf: Vec<u8> = Vec::new();
@@ -317,12 +352,12 @@ async fn dispatch(
     ctx: &Ctx,
     event: &str,
     data: &str,
-    endpoint: &Option<watch::Sender<Option<Url>>>,
+    endpoint: &Option<watch::Sender<Endpoint>>,
     version: &mut Option<String>,
 ) -> bool {
     if event == "endpoint" {
-        if let (Some(tx), Ok(url)) = (endpoint, ctx.url.join(data.trim())) {
-            let _ = tx.send(Some(url));
+        if let Some(tx) = endpoint {
+            let _ = tx.send(Some(announced_endpoint(&ctx.url, data.trim())));
         }
         return false;
     }
@@ -359,14 +394,6 @@ async fn fail(ctx: &Ctx, id: Option<serde_json::Value>, message: &str) {
         let err = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": message}});
         let _ = ctx.out.send(err.to_string()).await;
     }
-}
-
-fn content_type(resp: &reqwest::Response) -> String {
-    resp.headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase()
 }
 
 /// reqwest's error as its causes (the top line names the URL, which may carry a token).

@@ -7,6 +7,7 @@
 mod capture;
 mod client;
 mod error;
+mod guard;
 mod http;
 mod pages;
 mod process;

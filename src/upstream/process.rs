@@ -38,9 +38,13 @@ impl ChildGuard {
         command: &str,
         args: &[String],
         env: &BTreeMap<String, String>,
+        env_remove: &[String],
         cwd: Option<&PathBuf>,
     ) -> Result<(ChildGuard, ChildStdout, ChildStdin), UpstreamError> {
         let mut cmd = Command::new(command);
+        for var in env_remove {
+            cmd.env_remove(var);
+        }
         cmd.args(args)
             .envs(env)
             .stdin(Stdio::piped())

@@ -212,7 +212,11 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
         };
         match &mut over {
             None if buf.len() + take > max => {
-                let head = buf[..buf.len().min(KEEP)].to_vec();
+                // the head holds the id: it may be all in this chunk (a whole message read at
+                // once, as from an in-process server), with nothing in `buf` yet
+                let mut head = buf[..buf.len().min(KEEP)].to_vec();
+                let more = KEEP.saturating_sub(head.len()).min(take);
+                head.extend_from_slice(&chunk[..more]);
                 buf.clear();
                 over = Some((head, Vec::new()));
             }
@@ -396,6 +400,33 @@ mod tests {
         assert_eq!(response_id(&first).as_deref(), Some("7"));
         assert_eq!(response_id(&last).as_deref(), Some("\"x\""));
         assert_eq!(response_id(&request), None);
+    }
+
+    #[tokio::test]
+    async fn an_oversized_message_read_in_one_chunk_is_answered_with_an_error() {
+        let capture = Capture::new(false);
+        let (mut server_side, server_out) = tokio::io::duplex(64 * 1024);
+        let (server_in, _server_reads) = tokio::io::duplex(1024);
+        let mut p = start(server_out, server_in, capture.clone(), 100);
+        p.rmcp_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}\n")
+            .await
+            .unwrap();
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{{\"tools\":\"{}\"}}}}\n",
+            "x".repeat(300)
+        );
+        // one write, read as one chunk: nothing of the line is buffered before it overflows
+        server_side.write_all(big.as_bytes()).await.unwrap();
+        drop(server_side);
+        let mut got = String::new();
+        p.rmcp_read.read_to_string(&mut got).await.unwrap();
+        let answer: serde_json::Value = serde_json::from_str(got.trim_end()).unwrap();
+        assert_eq!(answer["id"], 4);
+        assert_eq!(
+            answer["error"]["message"],
+            "the server sent a response of over 100 bytes (--max-response-bytes)"
+        );
     }
 
     #[tokio::test]

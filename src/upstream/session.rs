@@ -20,7 +20,7 @@ use super::client::{Downstream, UpstreamClient};
 use super::http::{self, Remote};
 use super::process::ChildGuard;
 use super::{pump, Capture, RawResponse, UpstreamError};
-use crate::config::{Probe, ServerSpec, TransportSpec};
+use crate::config::{redactor_for, Probe, Redactor, ServerSpec, TransportSpec};
 
 /// Settings of a session.
 #[derive(Clone)]
@@ -34,6 +34,9 @@ pub struct SessionOptions {
     /// Answers the server's sampling, elicitation and roots requests (the proxy's client);
     /// without one the session offers the server none of them.
     pub downstream: Option<Arc<dyn Downstream>>,
+    /// Variables removed from the environment a stdio server inherits (the proxy's
+    /// `--bearer-token-env`); the server's own configured `env` still applies.
+    pub env_remove: Vec<String>,
 }
 
 impl std::fmt::Debug for SessionOptions {
@@ -43,6 +46,7 @@ impl std::fmt::Debug for SessionOptions {
             .field("record", &self.record)
             .field("extra_roots", &self.extra_roots.len())
             .field("downstream", &self.downstream.is_some())
+            .field("env_remove", &self.env_remove)
             .finish()
     }
 }
@@ -54,6 +58,7 @@ impl Default for SessionOptions {
             record: false,
             extra_roots: Vec::new(),
             downstream: None,
+            env_remove: Vec::new(),
         }
     }
 }
@@ -134,16 +139,30 @@ pub struct Session {
     init: RawResponse,
     pub init_latency_ms: f64,
     id: u64,
+    /// Every error and warning of this session passes through it.
+    redactor: Arc<Redactor>,
 }
 
 /// Sessions started by this process so far (each gets the next number as its id).
 static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Session {
-    /// Start or reach the server and run the `initialize` handshake.
+    /// Start or reach the server and run the `initialize` handshake. Errors never carry a
+    /// secret of the spec or of the inherited environment (a server's stderr can print them).
     pub async fn connect(
         spec: &ServerSpec,
         opts: &SessionOptions,
+    ) -> Result<Session, UpstreamError> {
+        let redactor = Arc::new(redactor_for(spec));
+        Session::start(spec, opts, redactor.clone())
+            .await
+            .map_err(|e| e.redacted(&redactor))
+    }
+
+    async fn start(
+        spec: &ServerSpec,
+        opts: &SessionOptions,
+        redactor: Arc<Redactor>,
     ) -> Result<Session, UpstreamError> {
         let capture = Capture::new(opts.record);
         let started = Instant::now();
@@ -189,7 +208,8 @@ impl Session {
                 env,
                 cwd,
             } => {
-                let (child, out, inp) = ChildGuard::spawn(command, args, env, cwd.as_ref()).await?;
+                let (child, out, inp) =
+                    ChildGuard::spawn(command, args, env, &opts.env_remove, cwd.as_ref()).await?;
                 (
                     Some(child),
                     Vec::new(),
@@ -244,6 +264,7 @@ impl Session {
             init,
             init_latency_ms: ms(started),
             id: SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
+            redactor,
         })
     }
 
@@ -259,7 +280,8 @@ impl Session {
 
     /// Lines the server printed that were not JSON-RPC, and similar oddities.
     pub fn warnings(&self) -> Vec<String> {
-        self.capture.warnings()
+        let warnings = self.capture.warnings();
+        warnings.iter().map(|w| self.redactor.redact(w)).collect()
     }
 
     pub fn capture(&self) -> &Capture {
@@ -286,7 +308,7 @@ impl Session {
         match answer {
             Err(UpstreamError::Request { method, message }) => {
                 let message = explain(&message, self.child.as_mut(), &self.capture).await;
-                Err(UpstreamError::Request { method, message })
+                Err(UpstreamError::Request { method, message }.redacted(&self.redactor))
             }
             other => other,
         }
@@ -362,7 +384,20 @@ impl Session {
 
     /// Send `request`, wait for its response (or `cancelled`, which sends the server
     /// `notifications/cancelled`), and take the exact response from the capture by its id.
+    /// An error's message has the secrets redacted (a server can echo its URL or its env).
     async fn request_raw(
+        &self,
+        method: &str,
+        request: ClientRequest,
+        on_sent: impl FnOnce(&ProgressToken),
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<(RawResponse, f64), UpstreamError> {
+        self.request_unredacted(method, request, on_sent, cancelled)
+            .await
+            .map_err(|e| e.redacted(&self.redactor))
+    }
+
+    async fn request_unredacted(
         &self,
         method: &str,
         request: ClientRequest,

@@ -1,0 +1,359 @@
+//! Which values are secrets: environment variables whose names look secret (from a server's
+//! config and from the environment every stdio server inherits), every configured header value,
+//! URL passwords and secret-looking query values, the values of secret flags, and probe
+//! arguments that came from `${VAR}`. Everything else (`LOG_LEVEL=warn`) is left alone.
+
+use serde_json::Value;
+
+use super::redact::secret_param;
+use super::{Redactor, ServerSpec, TransportSpec};
+
+/// A secret value and the name it is reported under (never the value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// `FIELD_API_KEY`, `header Authorization`, `url api_key`, `arg --token`, `${VAR}`, ...
+    pub name: String,
+    pub value: String,
+}
+
+impl Secret {
+    fn new(name: impl Into<String>, value: impl Into<String>) -> Secret {
+        Secret {
+            name: name.into(),
+            value: value.into(),
+        }
+    }
+}
+
+/// Name parts that make a variable (or a flag) a secret.
+const SECRET_PARTS: &[&str] = &[
+    "KEY",
+    "KEYS",
+    "APIKEY",
+    "ACCESSKEY",
+    "SECRETKEY",
+    "PRIVATEKEY",
+    "TOKEN",
+    "TOKENS",
+    "ACCESSTOKEN",
+    "AUTHTOKEN",
+    "APITOKEN",
+    "SECRET",
+    "SECRETS",
+    "CLIENTSECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PASS",
+    "PASSPHRASE",
+    "AUTH",
+    "AUTHORIZATION",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "CREDS",
+    "COOKIE",
+    "COOKIES",
+    "SESSION",
+    "PRIVATE",
+    "PAT",
+    "JWT",
+    "BEARER",
+    "SIG",
+    "SIGNATURE",
+];
+
+/// Variables with a secret-looking part that hold no secret (a desktop's session names, agent
+/// sockets, paths to files).
+fn known_harmless(upper: &str) -> bool {
+    upper.starts_with("XDG_")
+        || ["DESKTOP_SESSION", "SESSION_MANAGER", "GPG_AGENT_INFO"].contains(&upper)
+        || ["_SOCK", "_SOCKET", "_FILE", "_PATH", "_DIR"]
+            .iter()
+            .any(|s| upper.ends_with(s))
+}
+
+/// Whether a variable or flag name looks like it holds a secret: one of its parts (split at
+/// `_`, `-`, `.` and camelCase humps, case-insensitive) is KEY, TOKEN, SECRET, PASSWORD, PASS,
+/// AUTH, CREDENTIAL, COOKIE, SESSION, PRIVATE, ... (`API_KEY`, `GITHUB_TOKEN`, `apiKey`).
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.trim_start_matches('-').to_ascii_uppercase();
+    if known_harmless(&upper) {
+        return false;
+    }
+    name_parts(name.trim_start_matches('-'))
+        .iter()
+        .any(|p| SECRET_PARTS.contains(&p.to_ascii_uppercase().as_str()))
+}
+
+fn name_parts(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut part = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() {
+            parts.push(std::mem::take(&mut part));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower {
+            parts.push(std::mem::take(&mut part));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        part.push(c);
+    }
+    parts.push(part);
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// The secrets among environment variables: values of secret-looking names, and passwords and
+/// secret query values of URLs in any value (`DATABASE_URL=postgres://u:PASSWORD@h/db`).
+pub fn env_secrets<I, K, V>(vars: I) -> Vec<Secret>
+where
+    I: IntoIterator<Item = (K, V)>,
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
+    let mut out = Vec::new();
+    for (name, value) in vars {
+        let (name, value) = (name.as_ref(), value.as_ref());
+        if is_secret_name(name) {
+            out.push(Secret::new(name, value));
+        }
+        url_secrets(name, value, &mut out);
+    }
+    out
+}
+
+/// The secrets of this process's environment, which every stdio server inherits.
+pub fn inherited_secrets() -> Vec<Secret> {
+    env_secrets(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+    )
+}
+
+/// Every secret a server's spec carries: its secret-looking env values, all header values, URL
+/// credentials, secret flag values, and probe arguments taken from `${VAR}`.
+pub fn spec_secrets(spec: &ServerSpec) -> Vec<Secret> {
+    let mut out = Vec::new();
+    match &spec.transport {
+        TransportSpec::Stdio { env, args, .. } => {
+            out.extend(env_secrets(env));
+            arg_secrets(args, &mut out);
+        }
+        TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
+            url_secrets("url", url, &mut out);
+            for (k, v) in headers {
+                out.push(Secret::new(format!("header {k}"), v));
+            }
+        }
+        TransportSpec::Builtin { .. } | TransportSpec::Capture { .. } => {}
+    }
+    for probe in &spec.probes {
+        let shown = Value::Object(probe.shown_arguments.clone());
+        let actual = Value::Object(probe.arguments.clone());
+        expanded_values(&shown, &actual, &mut out);
+    }
+    out
+}
+
+/// A redactor of the spec's secrets and of the inherited environment's.
+pub fn redactor_for(spec: &ServerSpec) -> Redactor {
+    let mut r = Redactor::of(spec_secrets(spec));
+    r.add_secrets(inherited_secrets());
+    r
+}
+
+/// `--api-key=VALUE`, `--token VALUE` and credentials of URLs among command-line arguments.
+fn arg_secrets(args: &[String], out: &mut Vec<Secret>) {
+    let mut flag: Option<&str> = None;
+    for arg in args {
+        if let Some(name) = flag.take() {
+            if !arg.starts_with('-') {
+                out.push(Secret::new(format!("arg {name}"), arg));
+                continue;
+            }
+        }
+        if arg.starts_with('-') {
+            match arg.split_once('=') {
+                Some((name, value)) if is_secret_name(name) => {
+                    out.push(Secret::new(format!("arg {name}"), value));
+                }
+                Some(_) => {}
+                None if is_secret_name(arg) => flag = Some(arg),
+                None => {}
+            }
+        }
+        url_secrets("arg", arg, out);
+    }
+}
+
+/// The password and secret query values of every URL in `text`, named after `label`.
+fn url_secrets(label: &str, text: &str, out: &mut Vec<Secret>) {
+    for (at, _) in text.match_indices("://") {
+        let rest = &text[at + 3..];
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+            .unwrap_or(rest.len());
+        let url = &rest[..end];
+        let host_end = url.find(['/', '?', '#']).unwrap_or(url.len());
+        if let Some((userinfo, _)) = url[..host_end].rsplit_once('@') {
+            if let Some((_, password)) = userinfo.split_once(':') {
+                out.push(Secret::new(format!("{label} password"), password));
+            }
+        }
+        let Some((_, query)) = url.split_once('?') else {
+            continue;
+        };
+        let query = query.split('#').next().unwrap_or("");
+        for (k, v) in query.split('&').filter_map(|p| p.split_once('=')) {
+            if secret_param(k) {
+                out.push(Secret::new(format!("{label} {k}"), v));
+            }
+        }
+    }
+}
+
+/// Strings of `actual` that came from expanding `${VAR}` in `shown`: the whole string, and the
+/// variable's value alone when the string holds one `${...}`, named `${VAR}`.
+fn expanded_values(shown: &Value, actual: &Value, out: &mut Vec<Secret>) {
+    match (shown, actual) {
+        (Value::String(s), Value::String(a)) if s.contains("${") && s != a => {
+            // `${NAME}` ends at the first `}` (see config::expand_vars)
+            let start = s.find("${").unwrap_or(0);
+            let Some(len) = s[start..].find('}') else {
+                out.push(Secret::new("probe argument", a));
+                return;
+            };
+            let name = &s[start..start + len + 1];
+            out.push(Secret::new(name, a));
+            let (prefix, suffix) = (&s[..start], &s[start + len + 1..]);
+            if !suffix.contains("${") {
+                let value = a.strip_prefix(prefix).and_then(|r| r.strip_suffix(suffix));
+                out.extend(value.map(|v| Secret::new(name, v)));
+            }
+        }
+        (Value::Array(s), Value::Array(a)) => {
+            for (s, a) in s.iter().zip(a) {
+                expanded_values(s, a, out);
+            }
+        }
+        (Value::Object(s), Value::Object(a)) => {
+            for (key, s) in s {
+                if let Some(a) = a.get(key) {
+                    expanded_values(s, a, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_names_are_told_by_their_parts() {
+        for name in [
+            "API_KEY",
+            "GITHUB_TOKEN",
+            "DB_PASSWORD",
+            "FIELD_API_KEY",
+            "apiKey",
+            "OPENAI_APIKEY",
+            "AWS_SECRET_ACCESS_KEY",
+            "--api-key",
+            "--token",
+            "SLACK_COOKIE",
+            "GITHUB_PAT",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "LOG_LEVEL",
+            "PATH",
+            "PWD",
+            "HOME",
+            "MONKEY",
+            "KEYBOARD_LAYOUT",
+            "PASSTHROUGH",
+            "SSH_AUTH_SOCK",
+            "XDG_SESSION_TYPE",
+            "DESKTOP_SESSION",
+            "GOOGLE_APPLICATION_CREDENTIALS_FILE",
+            "--port",
+        ] {
+            assert!(!is_secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn env_secrets_are_secret_names_and_url_passwords() {
+        let found = env_secrets([
+            ("LOG_LEVEL", "warn"),
+            ("FIELD_API_KEY", "sk-field-1"),
+            (
+                "DATABASE_URL",
+                "postgres://app:pw-9876@db/x?sslmode=require",
+            ),
+        ]);
+        assert_eq!(
+            found,
+            [
+                Secret::new("FIELD_API_KEY", "sk-field-1"),
+                Secret::new("DATABASE_URL password", "pw-9876"),
+            ]
+        );
+    }
+
+    #[test]
+    fn args_give_flag_values_and_url_credentials() {
+        let args: Vec<String> = [
+            "--api-key=abc123",
+            "--token",
+            "xyz789",
+            "--port",
+            "8080",
+            "https://u:pw1234@h.example/p?access_token=tok9&x=1",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut out = Vec::new();
+        arg_secrets(&args, &mut out);
+        let names: Vec<(&str, &str)> = out
+            .iter()
+            .map(|s| (s.name.as_str(), s.value.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("arg --api-key", "abc123"),
+                ("arg --token", "xyz789"),
+                ("arg password", "pw1234"),
+                ("arg access_token", "tok9"),
+            ]
+        );
+    }
+
+    #[test]
+    fn finds_the_values_that_came_from_variables() {
+        let shown = serde_json::json!({"a": "id-${USER_ID}.json", "b": ["${X}", "plain"], "c": 5});
+        let actual = serde_json::json!({"a": "id-u12345.json", "b": ["x-value", "plain"], "c": 5});
+        let mut out = Vec::new();
+        expanded_values(&shown, &actual, &mut out);
+        let values: Vec<(&str, &str)> = out
+            .iter()
+            .map(|s| (s.name.as_str(), s.value.as_str()))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("${USER_ID}", "id-u12345.json"),
+                ("${USER_ID}", "u12345"),
+                ("${X}", "x-value"),
+                ("${X}", "x-value"),
+            ]
+        );
+    }
+}
