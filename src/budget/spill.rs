@@ -17,6 +17,9 @@ pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 /// Hex digits of the content hash in a spill's name.
 const HASH_CHARS: usize = 16;
 
+/// Characters of a spill's extension at most (it may come from a server's MIME type).
+const MAX_EXT_CHARS: usize = 10;
+
 /// Where a spilled original is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpillHandle {
@@ -78,13 +81,12 @@ impl SpillStore {
     /// one.
     pub fn plan(&self, server: &str, tool: &str, ext: &str, content: &[u8]) -> SpillHandle {
         let hash = content_hash(content);
-        let id = format!(
-            "{}/{}-{}.{}",
-            sanitize(server),
-            sanitize(tool),
-            &hash[..HASH_CHARS],
-            sanitize(ext)
-        );
+        // the whole file name stays within one sanitised component (64 chars), so that every
+        // spill written is one the store can read, list and evict
+        let ext: String = sanitize(ext).chars().take(MAX_EXT_CHARS).collect();
+        let room = 64 - HASH_CHARS - 2 - ext.len();
+        let tool: String = sanitize(tool).chars().take(room).collect();
+        let id = format!("{}/{tool}-{}.{ext}", sanitize(server), &hash[..HASH_CHARS],);
         SpillHandle {
             path: self.dir.join(&id),
             id,
@@ -112,6 +114,8 @@ impl SpillStore {
         if regular_file(path).is_some_and(|m| m.len() == content.len() as u64)
             && same_content(path, content)
         {
+            // the newest use: eviction, oldest first, must not take the handle just returned
+            touch(path);
             return Ok(done);
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("spill");
@@ -304,6 +308,13 @@ fn is_spill_name(name: &str) -> bool {
         && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// Set a file's modification time to now (best effort).
+fn touch(path: &Path) {
+    if let Ok(f) = std::fs::OpenOptions::new().append(true).open(path) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+}
+
 /// A temporary name no other write uses: process id, a per-process counter and the clock.
 fn temp_name(name: &str) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -350,9 +361,10 @@ fn write_private(path: &Path, content: &[u8]) -> std::io::Result<()> {
         opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
     }
     let mut f = opts.open(path)?;
+    // no fsync: a spill is a copy of what the server sent, and waiting for the disk would cost
+    // every reduced result milliseconds; the rename still means no reader sees a half-written file
     f.write_all(content)?;
-    f.flush()?;
-    f.sync_data()
+    f.flush()
 }
 
 /// A name safe as one path component: `[A-Za-z0-9._-]`, no leading dot, at most 64 chars.
@@ -558,6 +570,25 @@ mod tests {
         let fresh = dir.path().join("new/store");
         SpillStore::new(&fresh, 1).check_writable().unwrap();
         assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), 0);
+    }
+
+    /// Review of issue 12: a long tool name or a server's long MIME type still gives a spill
+    /// the store can read, list and evict.
+    #[test]
+    fn long_names_stay_readable_and_evictable() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SpillStore::new(dir.path(), 1500);
+        let tool = "t".repeat(80);
+        let a = store
+            .save("s", &tool, &"x".repeat(50), &[b'a'; 1000])
+            .unwrap();
+        let name = a.id.rsplit('/').next().unwrap();
+        assert!(name.len() <= 64, "{name}");
+        assert_eq!(store.resolve(&a.id), Some(a.path.clone()));
+        assert_eq!(store.list().len(), 1);
+        let b = store.save("s", &tool, "md", &[b'b'; 1000]).unwrap();
+        assert!(!a.path.exists(), "the older one is evicted");
+        assert!(b.path.exists());
     }
 
     #[test]

@@ -229,21 +229,32 @@ fn redact_userinfo(base: &str) -> String {
 
 /// Whether a URL query parameter's value is a credential (`api_key`, `token`, `sig`, ...).
 pub fn secret_param(name: &str) -> bool {
+    // whole parts of the name (`api_key`, `access-token`, `X-Amz-Signature`), so that
+    // `keyword`, `author` or `lang_code` stay ordinary parameters
     let n = name.to_ascii_lowercase();
-    [
-        "token",
-        "key",
-        "secret",
-        "password",
-        "passwd",
-        "auth",
-        "sig",
-        "code",
-        "session",
-        "credential",
-    ]
-    .iter()
-    .any(|w| n.contains(w))
+    let joined: String = n.chars().filter(char::is_ascii_alphanumeric).collect();
+    n.split(|c: char| !c.is_ascii_alphanumeric()).any(|part| {
+        [
+            "token",
+            "key",
+            "apikey",
+            "secret",
+            "password",
+            "passwd",
+            "auth",
+            "sig",
+            "signature",
+            "session",
+            "sessionid",
+            "credential",
+            "credentials",
+            "jwt",
+        ]
+        .contains(&part)
+    }) || n == "code" // an OAuth authorisation code
+        || ["token", "secret", "apikey", "password"]
+            .iter()
+            .any(|w| joined.ends_with(w))
 }
 
 #[cfg(test)]

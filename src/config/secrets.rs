@@ -79,9 +79,22 @@ pub fn is_secret_name(name: &str) -> bool {
     if known_harmless(&upper) {
         return false;
     }
-    name_parts(name.trim_start_matches('-'))
+    let parts = name_parts(name.trim_start_matches('-'));
+    if parts
         .iter()
         .any(|p| SECRET_PARTS.contains(&p.to_ascii_uppercase().as_str()))
+    {
+        return true;
+    }
+    // run-together names (`PGPASSWORD`, `GITHUBTOKEN`, `MYSQL_PWD`)
+    let joined: String = upper.chars().filter(char::is_ascii_alphanumeric).collect();
+    joined.contains("PASSWORD")
+        || joined.contains("PASSWD")
+        || ["TOKEN", "SECRET", "APIKEY", "PRIVATEKEY"]
+            .iter()
+            .any(|w| joined.ends_with(w))
+        || (!matches!(upper.as_str(), "PWD" | "OLDPWD")
+            && parts.iter().any(|p| p.eq_ignore_ascii_case("PWD")))
 }
 
 fn name_parts(name: &str) -> Vec<String> {
@@ -170,9 +183,18 @@ fn arg_secrets(args: &[String], out: &mut Vec<Secret>) {
     for arg in args {
         if let Some(name) = flag.take() {
             if !arg.starts_with('-') {
-                out.push(Secret::new(format!("arg {name}"), arg));
+                // a header line: its value is the secret (`Authorization: Bearer X`)
+                let value = match arg.split_once(':') {
+                    Some((_, v)) if matches!(name, "--header" | "-H" | "--headers") => v.trim(),
+                    _ => arg.as_str(),
+                };
+                out.push(Secret::new(format!("arg {name}"), value));
                 continue;
             }
+        }
+        if matches!(arg.as_str(), "--header" | "-H" | "--headers") {
+            flag = Some(arg);
+            continue;
         }
         if arg.starts_with('-') {
             match arg.split_once('=') {
@@ -253,6 +275,41 @@ fn expanded_values(shown: &Value, actual: &Value, out: &mut Vec<Secret>) {
 mod tests {
     use super::*;
 
+    /// Review of issue 12: query parameters are secret by whole parts of their names, and a
+    /// header given on a command line is a secret.
+    #[test]
+    fn secret_params_by_parts_and_header_flags() {
+        for p in [
+            "api_key",
+            "access_token",
+            "X-Amz-Signature",
+            "apikey",
+            "sig",
+            "code",
+        ] {
+            assert!(secret_param(p), "{p}");
+        }
+        for p in ["keyword", "author", "lang_code", "monkey", "q"] {
+            assert!(!secret_param(p), "{p}");
+        }
+        let mut out = Vec::new();
+        let args: Vec<String> = [
+            "mcp-remote",
+            "https://x.example/mcp",
+            "--header",
+            "Authorization: Bearer sk-live-123456",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        arg_secrets(&args, &mut out);
+        assert!(
+            out.iter()
+                .any(|s| format!("{s:?}").contains("Bearer sk-live-123456")),
+            "{out:?}"
+        );
+    }
+
     #[test]
     fn secret_names_are_told_by_their_parts() {
         for name in [
@@ -267,6 +324,9 @@ mod tests {
             "--token",
             "SLACK_COOKIE",
             "GITHUB_PAT",
+            "PGPASSWORD",
+            "MYSQL_PWD",
+            "GITHUBTOKEN",
         ] {
             assert!(is_secret_name(name), "{name}");
         }
@@ -283,6 +343,8 @@ mod tests {
             "DESKTOP_SESSION",
             "GOOGLE_APPLICATION_CREDENTIALS_FILE",
             "--port",
+            "OLDPWD",
+            "MCP_BUDGET_TOKENIZER",
         ] {
             assert!(!is_secret_name(name), "{name}");
         }

@@ -108,7 +108,15 @@ impl fmt::Display for TransportSpec {
 /// argument as shown and whether the next argument is a secret value.
 fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
     if hide_this && !arg.starts_with('-') {
+        // a header given as a flag (`--header "Authorization: Bearer X"`): keep its name
+        if let Some((name, _)) = arg.split_once(':').filter(|(n, _)| is_header_name(n)) {
+            return (format!("{name}: {REDACTED}"), false);
+        }
         return (REDACTED.to_string(), false);
+    }
+    // `--header` / `-H` take a header line: every header value is treated as a secret
+    if matches!(arg, "--header" | "-H" | "--headers") {
+        return (arg.to_string(), true);
     }
     let secret_name = |name: &str| {
         let n = name.to_ascii_lowercase();
@@ -137,6 +145,11 @@ fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
         return (redact_url(arg), false);
     }
     (arg.to_string(), false)
+}
+
+/// A header name: letters, digits and dashes (`Authorization`, `X-Api-Key`).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 /// One tool call to make against a server and measure.

@@ -255,20 +255,50 @@ fn windows(
             continue;
         }
         let a = floor_char(whole, start.saturating_sub(CONTEXT_BYTES).max(shown_to));
-        let b = ceil_char(whole, (end + CONTEXT_BYTES).min(whole.len()));
-        let piece = format!(
+        // a long match is shown in part: the window never passes 4 contexts
+        let b = ceil_char(
+            whole,
+            (end + CONTEXT_BYTES)
+                .min(a + 4 * CONTEXT_BYTES)
+                .min(whole.len()),
+        );
+        let mut piece = format!(
             "{number}: [bytes {a}-{b} of {}; start_char={a}] {}\n",
             whole.len(),
             &whole[a..b]
         );
-        let cost = tokenizer.count(&piece);
-        if w.tokens + cost > room {
+        let mut cost = tokenizer.count(&piece);
+        if w.tokens + cost > room && !w.text.is_empty() {
             w.resume_at = Some(a);
+            break;
+        }
+        if w.tokens + cost > room {
+            // not even one window fits: as much of it as does, and continue after the match
+            // (never the same page again)
+            let head = format!(
+                "{number}: [bytes {a}-{b} of {}; start_char={a}] ",
+                whole.len()
+            );
+            let left = room.saturating_sub(tokenizer.count(&head) + 1);
+            let cut = fitting_prefix(&whole[a..b], left, tokenizer);
+            piece = format!("{head}{}\n", &whole[a..a + cut]);
+            cost = tokenizer.count(&piece);
+            w.text.push_str(&piece);
+            w.tokens += cost;
+            let next = ceil_char(whole, (a + cut).max(start + 1).min(whole.len()));
+            if next < whole.len() {
+                w.resume_at = Some(next);
+            }
             break;
         }
         w.text.push_str(&piece);
         w.tokens += cost;
         shown_to = b;
+        if b < end {
+            // the match goes on past its window: the next page continues there
+            w.resume_at = Some(b);
+            break;
+        }
     }
     w
 }
@@ -472,6 +502,15 @@ mod tests {
             first_window.contains(&format!("start_char={next}]")),
             "{first_window}"
         );
+        // a match as long as the line: part of it is shown, and the next page moves on
+        a.grep = Some("Entity_0.*".into());
+        a.start_line = None;
+        a.start_char = None;
+        let page = read(&store, &a, 300, Tokenizer::Cl100k).unwrap();
+        assert!(page.contains("Entity_0"), "{page}");
+        let (l, c) = continuation(page.lines().last().unwrap());
+        assert_eq!(l, Some(1), "{page}");
+        assert!(c.unwrap() > 0, "{page}");
     }
 
     #[test]

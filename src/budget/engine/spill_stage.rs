@@ -60,8 +60,13 @@ impl Engine {
             .unwrap_or_default();
         // the original text behind the preview, when its lines are the spill file's: as it is,
         // or stripped (then the preview's end is mapped back to the original)
-        let unchanged = preview_at.and_then(|i| same_text(&run.original.parts, i, &full));
+        // (only when the spill file is that text: lines of a spilled whole result are not)
+        let spill_is_text = single_text(run.original).is_some();
+        let unchanged = preview_at
+            .filter(|_| spill_is_text)
+            .and_then(|i| same_text(&run.original.parts, i, &full));
         let stripped = preview_at
+            .filter(|_| spill_is_text)
             .filter(|_| unchanged.is_none())
             .and_then(|i| lone_text(&run.original.parts, i));
         let original_text = unchanged.or(stripped);
