@@ -92,12 +92,56 @@ pub fn original_offset(text: &str, policy: &ToolPolicy, at: usize) -> usize {
             return if stripped == piece {
                 pos + (at - out)
             } else {
-                pos
+                pos + offset_in_piece(piece, &stripped, policy, at - out)
             };
         }
         (pos, out) = (end, out + stripped.len());
     }
     pos
+}
+
+/// Where in `piece` the first `at` bytes of `stripped` (its strip) end, line by line: exact
+/// when stripping its lines one at a time gives the same text as stripping it whole (no rule
+/// matched across a line break, as in an indented page snapshot with long URLs), else 0 (the
+/// piece's start: re-read, never skipped).
+fn offset_in_piece(piece: &str, stripped: &str, policy: &ToolPolicy, at: usize) -> usize {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', piece.as_bytes())
+        .map(|i| i + 1)
+        .chain(std::iter::once(piece.len()))
+    {
+        if end > start {
+            let line = &piece[start..end];
+            lines.push((start, line, strip(line, policy).0));
+        }
+        start = end;
+    }
+    let joined: usize = lines.iter().map(|(_, _, s)| s.len()).sum();
+    if joined != stripped.len() || !lines_match(&lines, stripped) {
+        return 0;
+    }
+    let mut out = 0;
+    for (start, line, s) in &lines {
+        if out + s.len() > at {
+            return if s == line {
+                start + (at - out)
+            } else {
+                *start
+            };
+        }
+        out += s.len();
+    }
+    piece.len()
+}
+
+fn lines_match(lines: &[(usize, &str, String)], stripped: &str) -> bool {
+    let mut at = 0;
+    lines.iter().all(|(_, _, s)| {
+        let same = stripped[at..].starts_with(s.as_str());
+        at += s.len();
+        same
+    })
 }
 
 /// The first chunk boundary at or after `from`, or the end of the text.
@@ -189,6 +233,23 @@ mod tests {
             &text[o..o + 20]
         );
         assert_eq!(original_offset(&text, &p, whole.len()), text.len());
+        // an indented snapshot is one piece: its lines still map one by one
+        let snapshot: String = (0..400)
+            .map(|i| {
+                format!(
+                    "  - link \"item {i}\" [ref=e{i}]:\n    - /url: https://cdn.example/{}\n",
+                    "p".repeat(250)
+                )
+            })
+            .collect();
+        let (short, _) = strip(&snapshot, &p);
+        let at = short.find("item 300").unwrap();
+        let o = original_offset(&snapshot, &p, at);
+        assert!(
+            snapshot[o..].starts_with("item 300"),
+            "{:?}",
+            &snapshot[o..o + 20]
+        );
         assert_eq!(original_offset(&text, &p, 0), 0);
     }
 
