@@ -267,3 +267,66 @@ pub fn serve_on(mut cmd: Command, port: u16) -> Served {
     }
     served
 }
+
+/// A proxy (or any stdio server) driven by hand: requests sent without waiting, messages read
+/// one at a time, stderr kept for the end.
+pub struct Pipelined {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Pipelined {
+    /// Start `command args`, initialize as client `name`, and send `initialized`.
+    pub fn start(command: &Path, args: &[&str], name: &str) -> Pipelined {
+        let mut child = Command::new(command)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("server starts");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout piped"));
+        let mut p = Pipelined {
+            child,
+            stdin,
+            stdout,
+        };
+        p.send(
+            serde_json::json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": name, "version": "1"}}}),
+        );
+        while p.next()["id"] != "init" {}
+        p.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        p
+    }
+
+    pub fn send(&mut self, msg: serde_json::Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next message from the server.
+    pub fn next(&mut self) -> serde_json::Value {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "the server closed stdout"
+        );
+        serde_json::from_str(&line).expect("a JSON-RPC line")
+    }
+
+    /// Close stdin, wait for the end, and return what the server said on stderr.
+    pub fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let mut err = String::new();
+        if let Some(mut stderr) = self.child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut err);
+        }
+        let _ = self.child.wait();
+        err
+    }
+}

@@ -2,13 +2,10 @@
 //! a spill write that fails later is loud (stderr, the call log, the exit status, the result's
 //! own note), and concurrent calls that spill each get their own original back, byte for byte.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-
 use mcp_budget::demo::DemoServer;
 use serde_json::{json, Value};
 
-use crate::support::{bin_path, mcp_budget, RawClient};
+use crate::support::{bin_path, mcp_budget, Pipelined, RawClient};
 
 fn big_markdown(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("page.md");
@@ -107,34 +104,35 @@ fn the_proxy_reports_a_failed_spill_to_the_client_the_log_and_stderr() {
     std::fs::create_dir_all(&spill).unwrap();
     std::fs::write(spill.join("demo"), b"in the way").unwrap();
     let bin = bin_path();
-    let mut child = Command::new(&bin)
-        .args(["proxy", "--budget", "2000", "--name", "demo"])
-        .args(["--spill-dir", spill.to_str().unwrap()])
-        .args(["--log", log.to_str().unwrap(), "--"])
-        .args([bin.to_str().unwrap(), "demo-server"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    for msg in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    let (spill_s, log_s, bin_s) = (
+        spill.to_str().unwrap(),
+        log.to_str().unwrap(),
+        bin.to_str().unwrap(),
+    );
+    let mut proxy = Pipelined::start(
+        &bin,
+        &[
+            "proxy",
+            "--budget",
+            "2000",
+            "--name",
+            "demo",
+            "--spill-dir",
+            spill_s,
+            "--log",
+            log_s,
+            "--",
+            bin_s,
+            "demo-server",
+        ],
+        "t",
+    );
+    proxy.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "scrape_as_markdown", "arguments": {}}}),
-    ] {
-        writeln!(stdin, "{msg}").unwrap();
-    }
-    stdin.flush().unwrap();
-    let mut line = String::new();
+        "name": "scrape_as_markdown", "arguments": {}}}),
+    );
     let result = loop {
-        line.clear();
-        assert!(stdout.read_line(&mut line).unwrap() > 0);
-        let v: Value = serde_json::from_str(&line).unwrap();
+        let v = proxy.next();
         if v["id"] == 1 {
             break v["result"].clone();
         }
@@ -147,9 +145,7 @@ fn the_proxy_reports_a_failed_spill_to_the_client_the_log_and_stderr() {
         note.contains("The full original could NOT be saved"),
         "{note}"
     );
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = proxy.finish();
     assert!(
         err.contains("warning: `demo`/scrape_as_markdown: the full original")
             && err.contains("could not be saved"),
@@ -169,32 +165,26 @@ fn concurrent_spilling_calls_each_get_their_own_original_back() {
     let home = tempfile::tempdir().unwrap();
     let spill = home.path().join("spill");
     let bin = bin_path();
-    let mut child = Command::new(&bin)
-        .args(["proxy", "--budget", "300", "--name", "demo"])
-        .args(["--spill-dir", spill.to_str().unwrap(), "--"])
-        .args([bin.to_str().unwrap(), "demo-server"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "burst", "version": "1"}}}),
+    let (spill_s, bin_s) = (spill.to_str().unwrap(), bin.to_str().unwrap());
+    let mut proxy = Pipelined::start(
+        &bin,
+        &[
+            "proxy",
+            "--budget",
+            "300",
+            "--name",
+            "demo",
+            "--spill-dir",
+            spill_s,
+            "--",
+            bin_s,
+            "demo-server",
+        ],
+        "burst",
     );
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let per_page = |id: u64| 20 + (id % 5) * 20;
     for id in 0..40u64 {
-        send(
+        proxy.send(
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "search_code", "arguments": {"q": "budget", "per_page": per_page(id)}}}),
         );
@@ -202,12 +192,7 @@ fn concurrent_spilling_calls_each_get_their_own_original_back() {
     let demo = DemoServer::new("demo");
     let mut handles: std::collections::BTreeMap<u64, String> = Default::default();
     while handles.len() < 40 {
-        line.clear();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "the proxy closed stdout"
-        );
-        let msg: Value = serde_json::from_str(&line).unwrap();
+        let msg = proxy.next();
         let Some(id) = msg["id"].as_u64() else {
             continue;
         };
@@ -239,8 +224,7 @@ fn concurrent_spilling_calls_each_get_their_own_original_back() {
             "call {id} answered twice"
         );
     }
-    drop(stdin);
-    let _ = child.wait();
+    proxy.finish();
     // identical calls share one file, different ones never do
     for (a, ha) in &handles {
         for (b, hb) in &handles {
