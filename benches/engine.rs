@@ -8,7 +8,7 @@ use mcp_budget::budget::{parse_result, CallInfo, Engine, Policy, SpillStore, DEF
 use mcp_budget::demo::payloads;
 use mcp_budget::proxy::{read, ReadArgs};
 use mcp_budget::tokens::Tokenizer;
-use serde_json::{json, Map};
+use serde_json::json;
 
 fn engine(dir: &std::path::Path) -> Engine {
     Engine::new(
@@ -21,7 +21,6 @@ fn engine(dir: &std::path::Path) -> Engine {
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     let e = engine(dir.path());
-    let args = Map::new();
     let mut g = c.benchmark_group("engine");
     g.sample_size(20);
     let corpus =
@@ -37,7 +36,6 @@ fn bench(c: &mut Criterion) {
                 let call = CallInfo {
                     server: "bench",
                     tool: name,
-                    arguments: &args,
                     raw: None,
                 };
                 g.throughput(Throughput::Bytes(text.len() as u64));
@@ -57,7 +55,6 @@ fn bench(c: &mut Criterion) {
         let call = CallInfo {
             server: "bench",
             tool: "scrape",
-            arguments: &args,
             raw: None,
         };
         g.throughput(Throughput::Bytes(text.len() as u64));

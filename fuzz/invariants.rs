@@ -56,13 +56,11 @@ macro_rules! ensure {
 /// Run `input` through `engine` as `server`/`tool` and check every invariant; the output, or
 /// what broke.
 pub fn check(engine: &Engine, server: &str, tool: &str, input: &Value) -> Result<Budgeted, String> {
-    let args = Map::new();
     // the bytes as a server sent them: pretty-printed, unlike anything the engine serialises
     let raw = serde_json::to_string_pretty(input).expect("a Value serialises");
     let call = CallInfo {
         server,
         tool,
-        arguments: &args,
         raw: Some(&raw),
     };
     let before = engine.cost(input);

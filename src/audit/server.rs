@@ -266,7 +266,6 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
     let call = CallInfo {
         server,
         tool: &probe.tool,
-        arguments: &probe.arguments,
         raw: Some(raw),
     };
     let started = std::time::Instant::now();

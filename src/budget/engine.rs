@@ -8,9 +8,8 @@ use spill_stage::{spill_content, spill_ext};
 use std::borrow::Cow;
 use std::time::Instant;
 
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::lazy::strip_prefix;
 use super::note::{render, NoteFacts};
@@ -72,7 +71,6 @@ pub struct Budgeted {
 pub struct CallInfo<'a> {
     pub server: &'a str,
     pub tool: &'a str,
-    pub arguments: &'a Map<String, Value>,
     /// The exact JSON text of the result as the server sent it, when known: a spilled whole
     /// result is saved as these bytes (else as the result's compact JSON).
     pub raw: Option<&'a str>,
@@ -284,14 +282,8 @@ impl Engine {
         let mime = block["mimeType"].as_str().unwrap_or("image/png");
         let data = block["data"].as_str().unwrap_or("");
         // data that is no image is kept as the text it is (decoding it would lose it)
-        let (bytes, ext, what) = match crate::tokens::image_data_cost(data) {
-            Some(_) => (
-                base64::engine::general_purpose::STANDARD
-                    .decode(data.trim())
-                    .unwrap_or_default(),
-                mime.rsplit('/').next().unwrap_or("bin"),
-                "image",
-            ),
+        let (bytes, ext, what) = match crate::tokens::decode_image(data) {
+            Some((bytes, _)) => (bytes, mime.rsplit('/').next().unwrap_or("bin"), "image"),
             None => (
                 data.as_bytes().to_vec(),
                 "txt",

@@ -117,8 +117,7 @@ fn offset_in_piece(piece: &str, stripped: &str, policy: &ToolPolicy, at: usize) 
         }
         start = end;
     }
-    let joined: usize = lines.iter().map(|(_, _, s)| s.len()).sum();
-    if joined != stripped.len() || !lines_match(&lines, stripped) {
+    if lines.iter().map(|(_, _, s)| s.as_str()).collect::<String>() != stripped {
         return 0;
     }
     let mut out = 0;
@@ -133,15 +132,6 @@ fn offset_in_piece(piece: &str, stripped: &str, policy: &ToolPolicy, at: usize) 
         out += s.len();
     }
     piece.len()
-}
-
-fn lines_match(lines: &[(usize, &str, String)], stripped: &str) -> bool {
-    let mut at = 0;
-    lines.iter().all(|(_, _, s)| {
-        let same = stripped[at..].starts_with(s.as_str());
-        at += s.len();
-        same
-    })
 }
 
 /// The first chunk boundary at or after `from`, or the end of the text.

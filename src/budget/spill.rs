@@ -164,15 +164,7 @@ impl SpillStore {
     /// Open a spill for reading, never through a link: the file is opened with `O_NOFOLLOW`
     /// and must still be a regular file inside the store once open.
     pub fn open(&self, id: &str) -> Option<File> {
-        let path = self.resolve(id)?;
-        let mut opts = std::fs::OpenOptions::new();
-        opts.read(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.custom_flags(libc::O_NOFOLLOW);
-        }
-        let file = opts.open(&path).ok()?;
+        let file = open_no_follow(&self.resolve(id)?).ok()?;
         file.metadata().ok()?.is_file().then_some(file)
     }
 
@@ -249,24 +241,46 @@ impl SpillStore {
 
 /// sha256 of the content, as hex.
 pub fn content_hash(content: &[u8]) -> String {
-    Sha256::digest(content)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&Sha256::digest(content))
 }
 
 /// Whether the file's content hashes to the hash in its name (so the store wrote it), read
 /// in chunks without following a link.
 fn holds_its_hash(path: &Path) -> bool {
-    use std::io::Read;
-    let Some(want) = path
+    let Some((_, want)) = path
         .file_stem()
         .and_then(|s| s.to_str())
         .and_then(|s| s.rsplit_once('-'))
-        .map(|(_, hash)| hash.to_string())
     else {
         return false;
     };
+    let mut h = Sha256::new();
+    for_each_chunk(path, |chunk| {
+        h.update(chunk);
+        true
+    }) && hex(&h.finalize()).starts_with(want)
+}
+
+/// Read the file at `path` (never through a link) in chunks while `f` says go on; true when
+/// it was read to the end.
+fn for_each_chunk(path: &Path, mut f: impl FnMut(&[u8]) -> bool) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = open_no_follow(path) else {
+        return false;
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(n) if f(&buf[..n]) => {}
+            Ok(_) => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -274,21 +288,11 @@ fn holds_its_hash(path: &Path) -> bool {
         use std::os::unix::fs::OpenOptionsExt;
         opts.custom_flags(libc::O_NOFOLLOW);
     }
-    let Ok(mut file) = opts.open(path) else {
-        return false;
-    };
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => h.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
-        }
-    }
-    let got: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    got.starts_with(&want)
+    opts.open(path)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether `name` is of the store's pattern: `<sanitised tool>-<16 hex>.<sanitised ext>`.
@@ -391,28 +395,14 @@ pub fn sanitize(name: &str) -> String {
 
 /// Whether the regular file at `path` holds exactly `content`, read in chunks (not all at once).
 fn same_content(path: &Path, content: &[u8]) -> bool {
-    use std::io::Read;
-    if regular_file(path).is_none() {
-        return false;
-    }
-    let Ok(mut file) = File::open(path) else {
-        return false;
-    };
-    let mut buf = vec![0u8; 64 * 1024];
     let mut at = 0;
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => return at == content.len(),
-            Ok(n) => {
-                if content.get(at..at + n) != Some(&buf[..n]) {
-                    return false;
-                }
-                at += n;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
-        }
-    }
+    regular_file(path).is_some()
+        && for_each_chunk(path, |chunk| {
+            let same = content.get(at..at + chunk.len()) == Some(chunk);
+            at += chunk.len();
+            same
+        })
+        && at == content.len()
 }
 
 #[cfg(test)]

@@ -1077,7 +1077,6 @@ impl Proxy {
             let call = CallInfo {
                 server: &server,
                 tool: &tool,
-                arguments: &args,
                 raw: Some(&raw_owned),
             };
             let out = engine.run(&call, &raw);

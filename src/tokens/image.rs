@@ -136,12 +136,19 @@ pub fn claude_image_tokens(width_px: u32, height_px: u32) -> (usize, u32, u32) {
 /// no model sees it as an image: a client then pays for the base64 as text, and callers count it
 /// so (never as 0).
 pub fn image_data_cost(data_base64: &str) -> Option<(ImageInfo, usize)> {
+    let (_, info) = decode_image(data_base64)?;
+    Some((info, claude_image_tokens(info.width_px, info.height_px).0))
+}
+
+/// The bytes of base64 image data and their header's facts, when it is an image at all (valid
+/// base64, a known header, a size that is not 0).
+pub fn decode_image(data_base64: &str) -> Option<(Vec<u8>, ImageInfo)> {
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data_base64.trim())
         .ok()?;
     let info = image_dimensions(&bytes).filter(|i| i.width_px > 0 && i.height_px > 0)?;
-    Some((info, claude_image_tokens(info.width_px, info.height_px).0))
+    Some((bytes, info))
 }
 
 #[cfg(test)]

@@ -5,4 +5,6 @@ mod counter;
 mod image;
 
 pub use counter::{Counts, Tokenizer, TokenizerError, TokenizerSet, DEFAULT_CLAUDE_FACTOR};
-pub use image::{claude_image_tokens, image_data_cost, image_dimensions, ImageFormat, ImageInfo};
+pub use image::{
+    claude_image_tokens, decode_image, image_data_cost, image_dimensions, ImageFormat, ImageInfo,
+};

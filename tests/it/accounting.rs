@@ -11,7 +11,7 @@ use mcp_budget::measure::measure_result;
 use mcp_budget::report::{findings, ProbeResult, ServerReport};
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use serde_json::value::RawValue;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::support::{audit_probe, mcp_budget, read_report, real_server, repo};
 
@@ -26,11 +26,9 @@ fn engine(dir: &Path, budget: usize) -> Engine {
 }
 
 fn run(engine: &Engine, tool: &str, result: &Value) -> mcp_budget::budget::Budgeted {
-    let args = Map::new();
     let call = CallInfo {
         server: "s",
         tool,
-        arguments: &args,
         raw: None,
     };
     engine.run(&call, result)

@@ -808,7 +808,6 @@ fn bug_spill_drops_text_block_annotations() {
 fn spill_holds_the_original_bytes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine(dir.path(), 1000);
-    let args = Map::new();
     let words = "word ".repeat(3000);
     for raw in [
         format!(
@@ -827,7 +826,6 @@ fn spill_holds_the_original_bytes_exactly() {
         let call = mcp_budget::budget::CallInfo {
             server: "prop",
             tool: "fetch",
-            arguments: &args,
             raw: Some(&raw),
         };
         let out = e.run(&call, &input);
@@ -854,11 +852,9 @@ fn a_null_structured_content_is_not_in_a_reserialised_spill() {
         "structuredContent": null
     });
     check(&e, "prop", "search_code", &input).unwrap();
-    let args = Map::new();
     let call = mcp_budget::budget::CallInfo {
         server: "prop",
         tool: "search_code",
-        arguments: &args,
         raw: None,
     };
     let out = e.run(&call, &input);

@@ -58,21 +58,16 @@ impl Engine {
                 _ => Default::default(),
             })
             .unwrap_or_default();
-        // the original text behind the preview, when its lines are the spill file's: as it is,
-        // or stripped (then the preview's end is mapped back to the original)
-        // (only when the spill file is that text: lines of a spilled whole result are not)
-        let spill_is_text = single_text(run.original).is_some();
-        let unchanged = preview_at
-            .filter(|_| spill_is_text)
-            .and_then(|i| same_text(&run.original.parts, i, &full));
-        let stripped = preview_at
-            .filter(|_| spill_is_text)
-            .filter(|_| unchanged.is_none())
+        // the original text behind the preview when the spill file is that text (lines of a
+        // spilled whole result are not its lines); stripping changed it when the preview's
+        // text is no longer its beginning, and then the preview's end is mapped back
+        let original_text = preview_at
+            .filter(|_| single_text(run.original).is_some())
             .and_then(|i| lone_text(&run.original.parts, i));
-        let original_text = unchanged.or(stripped);
+        let stripped = original_text.is_some_and(|o| !o.starts_with(full.as_str()));
         let exact_lines = original_text.is_some();
         let total_lines = original_text.map_or(0, lines);
-        run.facts.preview_stripped = stripped.is_some();
+        run.facts.preview_stripped = stripped;
         let mut shave = 0;
         for _ in 0..4 {
             if let Some(i) = preview_at {
@@ -94,14 +89,14 @@ impl Engine {
                 run.facts.preview_lines = None;
                 run.facts.preview_resume_char = None;
                 if let Some(original) = original_text {
-                    let end = match stripped {
-                        Some(_) => original_offset(original, &run.policy, len),
-                        None => len,
+                    let end = if stripped {
+                        original_offset(original, &run.policy, len)
+                    } else {
+                        len
                     };
                     let (shown, resume) = lines_before(original, end);
                     run.facts.preview_lines = Some((shown, total_lines));
                     run.facts.preview_resume_char = resume;
-                    run.facts.preview_stripped = stripped.is_some();
                 } else {
                     run.facts.cuts.retain(|c| !c.starts_with("preview:"));
                     run.facts.cuts.push(format!(
@@ -203,15 +198,6 @@ fn set_prose(p: &mut Part, new: String, counted: Scan) {
         *text = new;
         *scan = counted;
     }
-}
-
-/// Whether the preview text is the original's (no stripping changed it), so lines match.
-fn same_text<'a>(original: &'a [Part], at: usize, text: &str) -> Option<&'a str> {
-    let orig = match original.get(at)? {
-        Part::Prose { text, .. } | Part::Resource { text, .. } => text.as_str(),
-        _ => return None,
-    };
-    (original.len() == 1 && orig.starts_with(text)).then_some(orig)
 }
 
 /// The one text of a result with a single prose or resource part.
