@@ -224,40 +224,38 @@ fn concurrent_spilling_calls_each_get_their_own_original_back() {
             "call {id} answered twice"
         );
     }
-    proxy.finish();
     // identical calls share one file, different ones never do
     for (a, ha) in &handles {
         for (b, hb) in &handles {
             assert_eq!(per_page(*a) == per_page(*b), ha == hb, "calls {a} and {b}");
         }
     }
-    let distinct: std::collections::BTreeSet<&String> = handles.values().collect();
+    let distinct: std::collections::BTreeMap<&String, u64> =
+        handles.iter().map(|(id, h)| (h, *id)).collect();
     assert_eq!(distinct.len(), 5);
-    // and mcp_budget_read serves each handle's own original
-    let mut c = RawClient::spawn(
-        &bin,
-        &[
-            "proxy",
-            "--budget",
-            "300",
-            "--spill-dir",
-            spill.to_str().unwrap(),
-            "--name",
-            "demo",
-            "--",
-            bin.to_str().unwrap(),
-            "demo-server",
-        ],
-    );
-    for handle in distinct {
-        let page: Value = serde_json::from_str(&c.request(
-            "tools/call",
-            json!({"name": "mcp_budget_read", "arguments": {"handle": handle, "grep": "total_count"}}),
-        ))
-        .unwrap();
-        let text = page["content"][0]["text"].as_str().unwrap();
-        assert!(text.contains("total_count"), "{handle}: {text}");
+    // and each handle, read back through the proxy, is its own original, byte for byte
+    for (n, (handle, id)) in distinct.iter().enumerate() {
+        let read_id = 1000 + n as u64;
+        proxy.send(
+            json!({"jsonrpc": "2.0", "id": read_id, "method": "resources/read",
+            "params": {"uri": format!("mcp-budget://spill/{handle}")}}),
+        );
+        let page = loop {
+            let msg = proxy.next();
+            if msg["id"] == read_id {
+                break msg;
+            }
+        };
+        let mut args = serde_json::Map::new();
+        args.insert("q".into(), json!("budget"));
+        args.insert("per_page".into(), json!(per_page(*id)));
+        let want = demo.call("search_code", &args).unwrap();
+        assert!(
+            page["result"]["contents"][0]["text"] == want["content"][0]["text"],
+            "{handle} is not the original of call {id}"
+        );
     }
+    proxy.finish();
 }
 
 /// Item 10: a link planted in the spill store is neither read (`mcp_budget_read`,
