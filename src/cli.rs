@@ -88,8 +88,8 @@ pub struct ProxyArgs {
     #[arg(long, env = "MCP_BUDGET_SESSION_IDLE_SECS", value_name = "SECS", default_value_t = mcp_budget::proxy::DEFAULT_SESSION_IDLE_SECS, value_parser = clap::value_parser!(u64).range(1..))]
     pub session_idle_secs: u64,
     /// HTTP sessions open at most; one more is refused with 503 and a JSON-RPC error
-    #[arg(long, env = "MCP_BUDGET_MAX_SESSIONS", value_name = "N", default_value_t = mcp_budget::proxy::DEFAULT_MAX_SESSIONS as u64, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_sessions: u64,
+    #[arg(long, env = "MCP_BUDGET_MAX_SESSIONS", value_name = "N", default_value_t = mcp_budget::proxy::DEFAULT_MAX_SESSIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_sessions: usize,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use mcp_budget::atomic::write_atomic;
 use mcp_budget::audit::{build_report, run_audit, AuditOptions};
-use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
+use mcp_budget::budget::{Engine, Policy};
 use mcp_budget::config::{load_sources, parse_config_text, Defaults, Sources};
 use mcp_budget::demo::DEMO_PROBES;
 use mcp_budget::gate::Thresholds;
@@ -181,10 +181,7 @@ fn engine(
         (None, false) => args.out.join("spill"),
         (None, true) => super::replay::default_spill_dir(),
     };
-    let store = SpillStore::new(&spill, DEFAULT_MAX_BYTES);
-    store
-        .check_writable()
-        .with_context(|| format!("the spill folder {} cannot be written", spill.display()))?;
+    let store = super::spill_store(&spill)?;
     Ok(Engine::new(policy, tokenizer, store))
 }
 

@@ -29,6 +29,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
 }
 
 /// The user's home directory, for discovery.
+/// The spill store at `dir`, checked to take a file before anything is cut (a store that
+/// cannot hold a spill is an error at start, never a silent loss later).
+fn spill_store(dir: &std::path::Path) -> anyhow::Result<mcp_budget::budget::SpillStore> {
+    use anyhow::Context;
+    let store = mcp_budget::budget::SpillStore::new(dir, mcp_budget::budget::DEFAULT_MAX_BYTES);
+    store
+        .check_writable()
+        .with_context(|| format!("the spill folder {} cannot be written", dir.display()))?;
+    Ok(store)
+}
+
 fn home() -> Option<std::path::PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())

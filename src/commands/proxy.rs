@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
+use mcp_budget::budget::{Engine, Policy};
 use mcp_budget::config::{load_sources, Origin, ServerSpec, TransportSpec};
 use mcp_budget::proxy::{listen, CallLog, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::report::thousands;
@@ -32,10 +32,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         .spill_dir
         .clone()
         .unwrap_or_else(super::replay::default_spill_dir);
-    let store = SpillStore::new(&spill, DEFAULT_MAX_BYTES);
-    store
-        .check_writable()
-        .with_context(|| format!("the spill folder {} cannot be written", spill.display()))?;
+    let store = super::spill_store(&spill)?;
     let engine = Engine::new(policy, tokenizer, store).with_reader_tool();
     let log = match &args.log {
         Some(p) => {
@@ -114,7 +111,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
                 bearer,
                 extra_hosts: args.allow_hosts.clone(),
                 session_idle: Duration::from_secs(args.session_idle_secs),
-                max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
+                max_sessions: args.max_sessions,
             };
             let (bound, serve) = listen(proxy, options)
                 .await

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use mcp_budget::budget::{load_payload, CallInfo, Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
+use mcp_budget::budget::{load_payload, CallInfo, Engine, Policy};
 use mcp_budget::report::{render_replay_table, ReplayRow};
 use mcp_budget::tokens::Tokenizer;
 
@@ -26,24 +26,22 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         .spill_dir
         .clone()
         .unwrap_or_else(default_spill_dir);
-    let store = SpillStore::new(&spill_dir, DEFAULT_MAX_BYTES);
-    store
-        .check_writable()
-        .with_context(|| format!("the spill folder {} cannot be written", spill_dir.display()))?;
+    let store = super::spill_store(&spill_dir)?;
     let engine = Engine::new(policy, tokenizer, store);
     let mut rows = Vec::new();
     let mut failed = false;
     for file in &args.files {
         match replay_one(&engine, file, &args) {
-            Ok((row, Some(e))) => {
-                eprintln!(
-                    "error: {}: the full original could not be saved: {e}",
-                    file.display()
-                );
-                failed = true;
+            Ok(row) => {
+                if let Some(e) = &row.spill_error {
+                    crate::printer::warn(&format!(
+                        "error: {}: the full original could not be saved: {e}",
+                        file.display()
+                    ));
+                    failed = true;
+                }
                 rows.push(row);
             }
-            Ok((row, None)) => rows.push(row),
             Err(e) => {
                 crate::printer::warn(&format!("error: {e:#}"));
                 failed = true;
@@ -69,13 +67,11 @@ fn replay_one(
     engine: &Engine,
     file: &std::path::Path,
     args: &ReplayArgs,
-) -> anyhow::Result<(ReplayRow, Option<String>)> {
+) -> anyhow::Result<ReplayRow> {
     let payload = load_payload(file, args.tool.as_deref())?;
-    let empty = serde_json::Map::new();
     let call = CallInfo {
         server: &payload.server,
         tool: &payload.tool,
-        arguments: &empty,
         raw: payload.raw.as_deref(),
     };
     let mut times = Vec::new();
@@ -88,9 +84,7 @@ fn replay_one(
     }
     times.sort_unstable();
     let b = last.expect("at least one run");
-    let spill_error = b.spill_error.clone();
-    let row_error = spill_error.clone();
-    let row = ReplayRow {
+    Ok(ReplayRow {
         file: file.display().to_string(),
         tool: payload.tool.clone(),
         tokens_before: engine.tokens_before(&b, &payload.result),
@@ -105,10 +99,9 @@ fn replay_one(
             .collect(),
         spill_path: b.spill.as_ref().map(|s| s.path.display().to_string()),
         note: b.note.clone(),
-        spill_error: row_error,
+        spill_error: b.spill_error,
         result: b.result,
-    };
-    Ok((row, spill_error))
+    })
 }
 
 /// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`.

@@ -24,7 +24,7 @@ pub enum ClientKind {
 }
 
 impl ClientKind {
-    pub const ALL: [ClientKind; 7] = [
+    pub const ALL: [ClientKind; 8] = [
         ClientKind::ClaudeDesktop,
         ClientKind::ClaudeCode,
         ClientKind::Cursor,
@@ -32,6 +32,7 @@ impl ClientKind {
         ClientKind::Windsurf,
         ClientKind::Gemini,
         ClientKind::Codex,
+        ClientKind::Generic,
     ];
 
     /// The id used in reports and in probe files' `from = "<id>:<server>"`.

@@ -18,9 +18,7 @@ pub use discovery::{discover, standard_places, Place};
 pub use error::{ConfigError, EntryError};
 pub use expand::expand_vars;
 pub use probe_file::{load_config_file, parse_config_text, ConfigFile, Defaults, ProbeFile};
-pub use redact::{redact_url, redact_urls_in, Redactor, MIN_SECRET_CHARS, REDACTED};
-pub use secrets::{
-    env_secrets, inherited_secrets, is_secret_name, redactor_for, spec_secrets, Secret,
-};
+pub use redact::{redact_url, Redactor, REDACTED};
+pub use secrets::{inherited_secrets, redactor_for, spec_secrets, Secret};
 pub use sources::{load_sources, Sources};
 pub use spec::{Origin, Probe, ServerSet, ServerSpec, TransportSpec};

@@ -185,14 +185,14 @@ fn arg_secrets(args: &[String], out: &mut Vec<Secret>) {
             if !arg.starts_with('-') {
                 // a header line: its value is the secret (`Authorization: Bearer X`)
                 let value = match arg.split_once(':') {
-                    Some((_, v)) if matches!(name, "--header" | "-H" | "--headers") => v.trim(),
+                    Some((_, v)) if super::spec::is_header_flag(name) => v.trim(),
                     _ => arg.as_str(),
                 };
                 out.push(Secret::new(format!("arg {name}"), value));
                 continue;
             }
         }
-        if matches!(arg.as_str(), "--header" | "-H" | "--headers") {
+        if super::spec::is_header_flag(arg) {
             flag = Some(arg);
             continue;
         }

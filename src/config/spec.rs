@@ -115,23 +115,11 @@ fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
         return (REDACTED.to_string(), false);
     }
     // `--header` / `-H` take a header line: every header value is treated as a secret
-    if matches!(arg, "--header" | "-H" | "--headers") {
+    if is_header_flag(arg) {
         return (arg.to_string(), true);
     }
-    let secret_name = |name: &str| {
-        let n = name.to_ascii_lowercase();
-        [
-            "token",
-            "key",
-            "secret",
-            "password",
-            "passwd",
-            "auth",
-            "credential",
-        ]
-        .iter()
-        .any(|w| n.contains(w))
-    };
+    // the one rule for secret names, as the redactor uses it
+    let secret_name = super::secrets::is_secret_name;
     if let Some(flag) = arg.strip_prefix('-') {
         if let Some((name, _)) = flag.split_once('=') {
             if secret_name(name) {
@@ -145,6 +133,11 @@ fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
         return (redact_url(arg), false);
     }
     (arg.to_string(), false)
+}
+
+/// A flag whose value is a header line (`--header "Authorization: Bearer X"`).
+pub(crate) fn is_header_flag(arg: &str) -> bool {
+    matches!(arg, "--header" | "-H" | "--headers")
 }
 
 /// A header name: letters, digits and dashes (`Authorization`, `X-Api-Key`).

@@ -16,7 +16,7 @@ use super::Capture;
 const DROPPED_DATA: &str = r#"{"mcp_budget":"dropped"}"#;
 
 /// Whether an error's `data` says the pump answered in the server's place.
-pub fn answered_for_the_server(data: &Option<serde_json::Value>) -> bool {
+pub(crate) fn answered_for_the_server(data: &Option<serde_json::Value>) -> bool {
     data.as_ref()
         .is_some_and(|d| d["mcp_budget"].as_str() == Some("dropped"))
 }
