@@ -1093,15 +1093,7 @@ impl Proxy {
         }
         if let Some(log) = &self.shared.opts.log {
             let record = CallRecord {
-                error: None,
-                ts: now(),
-                server: self.shared.opts.server.clone(),
-                tool: name.to_string(),
-                client_name: client.0,
-                client_version: client.1,
-                transport: self.shared.opts.transport.clone(),
                 raw_bytes,
-                raw_tokens: 0,
                 returned_tokens: budgeted.tokens_after,
                 strategy: budgeted.strategy.name().to_string(),
                 spill_id: budgeted.spill.as_ref().map(|s| s.id.clone()),
@@ -1109,6 +1101,7 @@ impl Proxy {
                 upstream_ms: outcome.latency_ms,
                 engine_ms,
                 is_error: budgeted.result["isError"] == json!(true),
+                ..self.log_line(name, client)
             };
             // the raw count is the engine's (the same units as `returned_tokens`, free for a
             // pass-through); a reduced result is counted in full, after the client has its answer
@@ -1132,25 +1125,26 @@ impl Proxy {
             return;
         };
         let record = CallRecord {
+            strategy: "error".into(),
+            is_error: true,
+            error: Some(error.to_string()),
+            ..self.log_line(tool, client)
+        };
+        // a log that cannot be written must not fail the call
+        let _ = log.append(&record);
+    }
+
+    /// A call log line with who called what, and nothing measured yet.
+    fn log_line(&self, tool: &str, client: (Option<String>, Option<String>)) -> CallRecord {
+        CallRecord {
             ts: now(),
             server: self.shared.opts.server.clone(),
             tool: tool.to_string(),
             client_name: client.0,
             client_version: client.1,
             transport: self.shared.opts.transport.clone(),
-            raw_bytes: 0,
-            raw_tokens: 0,
-            returned_tokens: 0,
-            strategy: "error".into(),
-            spill_id: None,
-            spill_error: None,
-            upstream_ms: 0.0,
-            engine_ms: 0.0,
-            is_error: true,
-            error: Some(error.to_string()),
-        };
-        // a log that cannot be written must not fail the call
-        let _ = log.append(&record);
+            ..CallRecord::default()
+        }
     }
 
     /// The spills in the store, as MCP resources (the store lists only its own regular files,

@@ -48,9 +48,12 @@ pub fn stats_rows(records: &[CallRecord]) -> Vec<StatsRow> {
     let mut rows: Vec<StatsRow> = by
         .into_iter()
         .map(|((server, tool), calls)| {
-            let mut raw: Vec<usize> = calls.iter().map(|c| c.raw_tokens).collect();
-            let mut ret: Vec<usize> = calls.iter().map(|c| c.returned_tokens).collect();
-            let mut eng: Vec<f64> = calls.iter().map(|c| c.engine_ms).collect();
+            // a call that failed before the engine saw a result measured nothing: it counts
+            // as a call and an error, not as a zero in the percentiles
+            let measured: Vec<&&CallRecord> = calls.iter().filter(|c| c.error.is_none()).collect();
+            let mut raw: Vec<usize> = measured.iter().map(|c| c.raw_tokens).collect();
+            let mut ret: Vec<usize> = measured.iter().map(|c| c.returned_tokens).collect();
+            let mut eng: Vec<f64> = measured.iter().map(|c| c.engine_ms).collect();
             raw.sort_unstable();
             ret.sort_unstable();
             eng.sort_by(f64::total_cmp);
@@ -151,6 +154,31 @@ mod tests {
             engine_ms: ms,
             is_error: false,
         }
+    }
+
+    /// A call that failed before the engine (logged with nothing measured) counts as a call
+    /// and an error, never as a zero in the percentiles.
+    #[test]
+    fn failed_calls_do_not_drag_the_percentiles_down() {
+        let mut log: Vec<CallRecord> = (1..=10).map(|i| call("t", i * 100, 100, 1.0)).collect();
+        for _ in 0..10 {
+            log.push(CallRecord {
+                strategy: "error".into(),
+                is_error: true,
+                error: Some("the upstream server `s` failed".into()),
+                ..call("t", 0, 0, 0.0)
+            });
+        }
+        let row = &stats_rows(&log)[0];
+        assert_eq!((row.calls, row.errors), (20, 10));
+        assert_eq!(
+            (
+                row.raw_tokens_p50,
+                row.returned_tokens_p50,
+                row.engine_ms_p50
+            ),
+            (500, 100, 1.0)
+        );
     }
 
     #[test]
