@@ -18,18 +18,21 @@ pub struct TextView<'a> {
 ///
 /// One shared string among other data is not a repeat: dropping it would lose the rest.
 pub fn structured_duplicate(structured: &Value, texts: &[TextView]) -> bool {
+    // cheapest first, and no deep comparison once one holds
     let jsons = || texts.iter().filter_map(|t| t.json);
-    let equal = jsons().any(|j| j == structured);
-    let wrapped = single_value(structured).is_some_and(|inner| jsons().any(|j| j == inner));
-    let wraps = jsons().any(|j| single_value(j) == Some(structured));
-    let all_texts = structured.as_object().is_some_and(|m| {
-        !m.is_empty()
-            && m.values().all(|v| {
-                v.as_str()
-                    .is_some_and(|s| texts.iter().any(|t| t.text == s))
-            })
-    });
-    equal || wrapped || wraps || all_texts
+    let all_texts = || {
+        structured.as_object().is_some_and(|m| {
+            !m.is_empty()
+                && m.values().all(|v| {
+                    v.as_str()
+                        .is_some_and(|s| texts.iter().any(|t| t.text == s))
+                })
+        })
+    };
+    jsons().any(|j| j == structured)
+        || single_value(structured).is_some_and(|inner| jsons().any(|j| j == inner))
+        || jsons().any(|j| single_value(j) == Some(structured))
+        || all_texts()
 }
 
 /// The value of an object with exactly one key.

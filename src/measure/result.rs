@@ -209,8 +209,9 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
         }
         _ => {
             // resource_link and unknown blocks reach the model as their JSON
-            let c = set.count(&compact_json(v));
-            (b.bytes, b.tokens) = (compact_json(v).len(), c.primary);
+            let json = compact_json(v);
+            let c = set.count(&json);
+            (b.bytes, b.tokens) = (json.len(), c.primary);
             sums.content.add(&c);
         }
     }

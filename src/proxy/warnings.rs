@@ -30,12 +30,18 @@ impl Default for Warnings {
 }
 
 impl Warnings {
-    /// Queue `message` unless it was queued before.
+    /// Queue `message` unless it was queued before. Once [`MAX_WARNINGS`] are remembered,
+    /// new messages are still queued, only no longer remembered (a spill failure must never
+    /// go unsaid because a hostile upstream filled the set).
     pub(super) fn warn(&self, message: String) {
         let mut sent = self.sent.lock().unwrap_or_else(|p| p.into_inner());
-        if sent.len() < MAX_WARNINGS && sent.insert(message.clone()) {
-            let _ = self.tx.send(message);
+        if sent.contains(&message) {
+            return;
         }
+        if sent.len() < MAX_WARNINGS {
+            sent.insert(message.clone());
+        }
+        let _ = self.tx.send(message);
     }
 
     /// The queue's receiving end: every warning so far and to come (`None` once taken).
@@ -61,5 +67,19 @@ mod tests {
             got.push(m);
         }
         assert_eq!(got, ["a", "b"]);
+    }
+
+    #[test]
+    fn a_full_set_still_says_new_messages() {
+        let w = Warnings::default();
+        for i in 0..MAX_WARNINGS + 3 {
+            w.warn(format!("m{i}"));
+        }
+        let mut rx = w.take().unwrap();
+        let mut n = 0;
+        while rx.try_recv().is_ok() {
+            n += 1;
+        }
+        assert_eq!(n, MAX_WARNINGS + 3);
     }
 }

@@ -256,7 +256,7 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
 
 /// The first non-empty line of a message, with `…` when more follows (the JSON, CSV and Markdown
 /// outputs keep it whole).
-pub fn first_line(message: &str) -> String {
+fn first_line(message: &str) -> String {
     let mut lines = message.trim().lines();
     let first = lines.next().unwrap_or("").trim_end();
     if lines.any(|l| !l.trim().is_empty()) {
