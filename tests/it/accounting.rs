@@ -73,12 +73,23 @@ fn demo_pass_through_is_budgeted_at_its_raw_model_count() {
     assert_one_basis(&probes);
     let forecast = by_tool(&probes, "get_forecast");
     let raw = &forecast["raw"];
-    let content = raw["content_tokens"].as_u64().unwrap();
-    let structured = raw["structured_tokens"].as_u64().unwrap();
+    // counted here, independently: the text block and the compact structuredContent
+    let mut args = serde_json::Map::new();
+    args.insert("city".into(), json!("Lisbon"));
+    let result = mcp_budget::demo::DemoServer::new("demo")
+        .call("get_forecast", &args)
+        .unwrap();
+    let content = count(result["content"][0]["text"].as_str().unwrap());
+    let structured = count(&result["structuredContent"].to_string());
     assert!(content > 1000 && structured > 1000, "{raw}");
+    assert_eq!(raw["content_tokens"], content);
     assert_eq!(raw["model_tokens"], content + structured);
     assert_eq!(forecast["budgeted"]["strategy"], "pass_through");
     assert_eq!(forecast["budgeted"]["tokens"], content + structured);
+}
+
+fn count(text: &str) -> u64 {
+    Tokenizer::Cl100k.count(text) as u64
 }
 
 #[test]
@@ -133,7 +144,12 @@ fn a_structured_content_wrapping_the_text_is_a_duplicate_and_the_engine_drops_it
     let set = TokenizerSet::default();
     let raw = measure_result(&result.to_string(), &set).unwrap();
     assert!(raw.structured_duplicate, "wrapped under one key");
-    assert_eq!(raw.model_tokens, raw.content_tokens + raw.structured_tokens);
+    let (text, copy) = (
+        result["content"][0]["text"].as_str().unwrap(),
+        result["structuredContent"].to_string(),
+    );
+    assert_eq!(raw.content_tokens as u64, count(text));
+    assert_eq!(raw.model_tokens as u64, count(text) + count(&copy));
 
     // a budget the text fits but text and copy do not
     let budget = raw.content_tokens + 200;
