@@ -4,14 +4,9 @@
 
 use std::borrow::Cow;
 
-/// Whether `c` is a control character a terminal would act on.
-fn is_control(c: char) -> bool {
-    c.is_control()
-}
-
 fn escape(s: &str, keep_newlines: bool) -> Cow<'_, str> {
     let kept = |c: char| keep_newlines && (c == '\n' || c == '\t');
-    if !s.chars().any(|c| is_control(c) && !kept(c)) {
+    if !s.chars().any(|c| c.is_control() && !kept(c)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -21,14 +16,25 @@ fn escape(s: &str, keep_newlines: bool) -> Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if is_control(c) && (c as u32) < 0x100 => {
+            c if c.is_control() && (c as u32) < 0x100 => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            c if is_control(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
     Cow::Owned(out)
+}
+
+/// The first `max_chars` characters of `s` as one safe line, with `...` when it was cut (how a
+/// message quotes a server's output, a cursor or a body).
+pub fn preview(s: &str, max_chars: usize) -> String {
+    let cut = match s.char_indices().nth(max_chars) {
+        Some((at, _)) => &s[..at],
+        None => s,
+    };
+    let more = if cut.len() < s.len() { "..." } else { "" };
+    format!("{}{more}", one_line(cut))
 }
 
 /// One line for a terminal or a table cell: every control character escaped, newlines too.
@@ -55,6 +61,13 @@ pub fn strip_bom(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preview_is_cut_by_characters_and_escaped() {
+        assert_eq!(preview("p\u{9b}2", 60), "p\\x9b2", "not cut: no dots");
+        assert_eq!(preview("abc\x1b[2J", 4), "abc\\x1b...");
+        assert_eq!(preview("日本語", 2), "日本...");
+    }
 
     #[test]
     fn ansi_and_osc_sequences_are_shown_not_run() {

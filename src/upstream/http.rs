@@ -427,11 +427,5 @@ fn without_url(e: &reqwest::Error) -> String {
 }
 
 fn preview(body: &str) -> String {
-    let one_line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    let cut: String = one_line.chars().take(200).collect();
-    if cut.len() < one_line.len() {
-        format!("{cut}...")
-    } else {
-        cut
-    }
+    crate::text::preview(&body.split_whitespace().collect::<Vec<_>>().join(" "), 200)
 }

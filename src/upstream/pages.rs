@@ -45,16 +45,7 @@ impl std::fmt::Display for ListStop {
 
 /// A cursor as it appears in a message: cut, so a hostile one cannot flood a terminal.
 fn shown(cursor: &str) -> String {
-    let cut: String = cursor
-        .chars()
-        .take(60)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if cut.len() < cursor.len() {
-        format!("{cut}...")
-    } else {
-        cut
-    }
+    crate::text::preview(cursor, 60)
 }
 
 /// Follows `nextCursor` from the first page: ask for [`PageWalker::next`] until it says the

@@ -348,12 +348,7 @@ fn trim_eol(buf: &[u8]) -> &[u8] {
 }
 
 fn preview(text: &str) -> String {
-    let cut: String = text.chars().take(80).collect();
-    if cut.len() < text.len() {
-        format!("{cut}...")
-    } else {
-        cut
-    }
+    crate::text::preview(text, 80)
 }
 
 #[cfg(test)]
