@@ -1068,7 +1068,9 @@ impl Proxy {
             )
         })?;
         let raw_bytes = raw_text.len();
-        let raw_owned = raw_text.to_string();
+        let upstream_ms = outcome.latency_ms;
+        // the response moves into the engine's task: its text is borrowed there, not copied
+        let response = outcome.response;
         let engine = self.shared.opts.engine.clone();
         let server = self.shared.opts.server.clone();
         let tool = name.to_string();
@@ -1077,7 +1079,7 @@ impl Proxy {
             let call = CallInfo {
                 server: &server,
                 tool: &tool,
-                raw: Some(&raw_owned),
+                raw: Some(response.result_text()),
             };
             let out = engine.run(&call, &raw);
             (out, started.elapsed().as_secs_f64() * 1000.0, raw)
@@ -1098,7 +1100,7 @@ impl Proxy {
                 strategy: budgeted.strategy.name().to_string(),
                 spill_id: budgeted.spill.as_ref().map(|s| s.id.clone()),
                 spill_error: budgeted.spill_error.clone(),
-                upstream_ms: outcome.latency_ms,
+                upstream_ms,
                 engine_ms,
                 is_error: budgeted.result["isError"] == json!(true),
                 ..self.log_line(name, client)
