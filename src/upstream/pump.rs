@@ -119,7 +119,8 @@ async fn inbound<R: AsyncRead + Unpin>(
             }
             continue;
         }
-        if nesting_depth(trimmed) > MAX_DEPTH {
+        // each level takes two bytes at least, so a short message needs no second scan
+        if trimmed.len() > 2 * MAX_DEPTH && nesting_depth(trimmed) > MAX_DEPTH {
             // rmcp cannot parse it (serde_json stops at this depth) and would drop it
             // silently, leaving its request waiting: fail that request now
             let what = format!("a message nested deeper than {MAX_DEPTH} levels");
