@@ -61,23 +61,28 @@ fn shown(cursor: &str) -> String {
 /// }
 /// let listed = walker.finish();
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PageWalker {
     listed: Listed,
     seen: HashSet<String>,
     /// The cursor to ask with next (`Some(None)` for the first page), `None` when done.
     next: Option<Option<String>>,
-    started: bool,
+}
+
+impl Default for PageWalker {
+    fn default() -> Self {
+        PageWalker {
+            listed: Listed::default(),
+            seen: HashSet::new(),
+            next: Some(None),
+        }
+    }
 }
 
 impl PageWalker {
     /// The cursor of the next page to ask for (`Some(None)`: the first page), or `None` when
     /// the listing is over.
     pub fn to_ask(&mut self) -> Option<Option<String>> {
-        if !self.started {
-            self.started = true;
-            return Some(None);
-        }
         self.next.take()
     }
 
