@@ -131,6 +131,9 @@ struct Upstream {
     restarts: AtomicUsize,
     /// The proxy's state, to tell a restarted server what the clients asked of the old one.
     shared: std::sync::OnceLock<std::sync::Weak<Shared>>,
+    /// A restarted session's notifications, subscribed before the session serves anything,
+    /// for the relay to take up (subscribing after it was published lost its first ones).
+    next_notes: std::sync::Mutex<Option<NotificationRx>>,
 }
 
 impl Upstream {
@@ -152,10 +155,12 @@ impl Upstream {
             let mut delay = Duration::from_millis(200);
             loop {
                 if let Ok(session) = Session::connect(&me.spec, &me.opts).await {
+                    let session = Arc::new(session);
+                    *lock(&me.next_notes) = Some(subscribe(&session));
                     if let Some(shared) = me.shared.get().and_then(std::sync::Weak::upgrade) {
                         shared.restore(&session).await;
                     }
-                    *me.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(session);
+                    *me.current.write().unwrap_or_else(|p| p.into_inner()) = session;
                     me.restarts.fetch_add(1, Ordering::SeqCst);
                     break;
                 }
@@ -670,8 +675,16 @@ fn relay_notifications(shared: std::sync::Weak<Shared>, first: NotificationRx) {
         loop {
             let (mut rx, order, session) = match pending.take() {
                 Some(rx) => rx,
-                None => match shared.upgrade() {
-                    Some(s) => subscribe(&s.upstream.get()),
+                // the restarted session's, subscribed before it served anything
+                None => match shared
+                    .upgrade()
+                    .map(|s| lock(&s.upstream.next_notes).take())
+                {
+                    Some(Some(rx)) => rx,
+                    Some(None) => {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
                     None => return,
                 },
             };
@@ -681,7 +694,6 @@ fn relay_notifications(shared: std::sync::Weak<Shared>, first: NotificationRx) {
                 order.done_one();
             }
             // the session was replaced (a restart): follow the new one
-            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     });
 }
@@ -868,6 +880,7 @@ impl Proxy {
                 current: std::sync::RwLock::new(session),
                 restarting: AtomicBool::new(false),
                 restarts: AtomicUsize::new(0),
+                next_notes: std::sync::Mutex::new(None),
                 shared: std::sync::OnceLock::new(),
             }),
             filter,
