@@ -24,3 +24,14 @@ impl From<ExitStatus> for std::process::ExitCode {
         })
     }
 }
+
+impl ExitStatus {
+    /// A gate's verdict: 1 when it failed, unless `--exit-zero`.
+    pub fn of_verdict(verdict: &mcp_budget::gate::Verdict, exit_zero: bool) -> ExitStatus {
+        if verdict.passed || exit_zero {
+            ExitStatus::Success
+        } else {
+            ExitStatus::GateFailed
+        }
+    }
+}

@@ -5,6 +5,7 @@ mod commands;
 mod exit;
 mod printer;
 mod progress;
+mod settings;
 
 use clap::Parser;
 

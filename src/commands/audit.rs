@@ -1,48 +1,45 @@
-//! `mcp-budget audit`: load the servers, audit them, write the report files, print a summary.
-//!
-//! Settings precedence: command-line flag > `MCP_BUDGET_*` environment variable > the first
-//! probe file's `[defaults]` > built-in default.
+//! `mcp-budget audit`: load the servers, audit them, write the report files, print a summary;
+//! with `--gate` or `--baseline`, judge the fresh report; with `--record`, say where the
+//! recording went. Its settings are resolved in `settings::Audit`.
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 use mcp_budget::atomic::write_atomic;
-use mcp_budget::audit::{build_report, run_audit, AuditOptions};
-use mcp_budget::budget::{Engine, Policy};
-use mcp_budget::config::{load_sources, parse_config_text, Defaults, Sources};
+use mcp_budget::audit::{build_report, run_audit};
+use mcp_budget::capture::{Recorder, PROBES_FILE};
+use mcp_budget::config::{parse_config_text, Sources};
 use mcp_budget::demo::DEMO_PROBES;
-use mcp_budget::gate::Thresholds;
+use mcp_budget::gate::{
+    check_comparable, evaluate, load_report, NotComparable, Thresholds, Verdict,
+};
 use mcp_budget::report::{
     annotate, charts, charts::ChartKind, findings, pricing, render_html, render_markdown,
     render_table, write_csv, write_csv_files, write_json, CsvKind, ProbeStatus, Report, Status,
 };
-use mcp_budget::tokens::{Tokenizer, TokenizerSet};
-use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::exit::ExitStatus;
 use crate::printer::warn;
 use crate::progress::Bars;
+use crate::settings;
 
 pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     if let Some(rule) = &args.explain {
         return explain(rule);
     }
     let price = pricing::choose(Some(&args.model), args.price.as_deref())?;
-    let cwd = std::env::current_dir()?;
-    let home = super::home();
     let mut files = args.files.clone();
     files.extend(args.configs.iter().cloned());
-    let mut sources = load_sources(&files, home.as_deref(), &cwd, &super::env_var);
+    let mut sources = settings::sources(&files)?;
     if files.is_empty() && sources.servers.servers.is_empty() && sources.file_errors.is_empty() {
         warn("no MCP client config found; auditing the embedded demo server (probes/demo.toml)");
         let demo = parse_config_text(
             Path::new("probes/demo.toml"),
             DEMO_PROBES,
             None,
-            &super::env_var,
+            &settings::env_var,
         )?;
         sources.servers.merge(demo.servers);
         sources.probe_files.extend(demo.probe_file);
@@ -65,12 +62,10 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         }
         return Ok(ExitStatus::Error);
     }
-    let opts = options(&args, &sources)?;
-    let thresholds = if args.gate {
-        Some(gate_thresholds(&args, &sources)?)
-    } else {
-        None
-    };
+    let settings::Audit {
+        options: opts,
+        thresholds,
+    } = settings::Audit::resolve(&args, &sources)?;
     let specs = sources.servers.servers.clone();
     let bars = Arc::new(Bars::new(specs.len()));
     let rows = super::runtime()?.block_on(async {
@@ -89,7 +84,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     if !args.no_write {
         write_reports(&report, &args.out, !args.no_charts)?;
     }
-    let recorded = super::serve_capture::recorded(opts.recorder.as_deref());
+    let recorded = recorded(opts.recorder.as_deref());
     print_report(&report, &args)?;
     // a recording that failed, or a server that could not be audited (2), outranks a failed
     // gate (1)
@@ -100,103 +95,17 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     if args.gate || args.baseline.is_some() {
         let t = thresholds.unwrap_or_default();
         let out = (!args.no_write).then_some(args.out.as_path());
-        let verdict = super::gate::audit_gate(&report, args.baseline.as_deref(), &t, out)?;
+        let verdict = gate(&report, args.baseline.as_deref(), &t, out)?;
         match verdict {
             // a report that cannot be compared with its baseline is an error, never a pass
             None => return Ok(ExitStatus::Error),
             Some(v) if audited == ExitStatus::Success && args.gate => {
-                return Ok(super::gate::status(&v, args.exit_zero));
+                return Ok(ExitStatus::of_verdict(&v, args.exit_zero));
             }
             Some(_) => {}
         }
     }
     Ok(audited)
-}
-
-fn options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> {
-    let defaults = sources
-        .probe_files
-        .first()
-        .map(|p| p.defaults.clone())
-        .unwrap_or_default();
-    let Defaults {
-        tokenizer,
-        timeout_secs,
-        concurrency,
-        budget,
-    } = defaults;
-    let tokenizers = match (&args.tokenizer, tokenizer) {
-        (Some(list), _) => Tokenizer::parse_list(list)?,
-        (None, Some(list)) => Tokenizer::parse_list(&list.join(","))?,
-        (None, None) => vec![Tokenizer::Cl100k],
-    };
-    let tokenizers = TokenizerSet::new(tokenizers);
-    let engine = engine(args, sources, budget, tokenizers.primary())?;
-    let specs = &sources.servers.servers;
-    let recorder =
-        super::serve_capture::recorder(args.record.as_deref(), &tokenizers, &engine, specs)?;
-    Ok(AuditOptions {
-        tokenizers,
-        timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
-        concurrency: args.concurrency.or(concurrency).unwrap_or(8),
-        auto_probe: args.auto_probe,
-        session: SessionOptions {
-            max_response_bytes: args.max_response_bytes,
-            record: args.record.is_some(),
-            extra_roots: match &args.ca_cert {
-                Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
-                None => Vec::new(),
-            },
-            ..SessionOptions::default()
-        },
-        engine: Some(Arc::new(engine)),
-        recorder,
-    })
-}
-
-/// The engine: built-in policy, then the probe files' `[policy]`, then `--policy`; the budget
-/// from `--budget`, else the first probe file's `[defaults]`.
-fn engine(
-    args: &AuditArgs,
-    sources: &Sources,
-    file_budget: Option<usize>,
-    tokenizer: Tokenizer,
-) -> anyhow::Result<Engine> {
-    let mut policy = Policy::builtin();
-    for probe in &sources.probe_files {
-        if let Some(table) = &probe.policy {
-            policy
-                .extend_from_toml(table)
-                .with_context(|| format!("in {}", probe.path.display()))?;
-        }
-    }
-    if let Some(path) = &args.engine.policy {
-        policy.extend_from_file(path)?;
-    }
-    if let Some(b) = args.engine.budget.or(file_budget) {
-        policy.set_budget(b)?;
-    }
-    let spill = match (&args.engine.spill_dir, args.no_write) {
-        (Some(dir), _) => dir.clone(),
-        (None, false) => args.out.join("spill"),
-        (None, true) => super::replay::default_spill_dir(),
-    };
-    let store = super::spill_store(&spill)?;
-    Ok(Engine::new(policy, tokenizer, store))
-}
-
-/// The probe files' `[gate]` tables in order, then the flags.
-fn gate_thresholds(args: &AuditArgs, sources: &Sources) -> anyhow::Result<Thresholds> {
-    let mut t = Thresholds::default();
-    for probe in &sources.probe_files {
-        if let Some(table) = probe.gate.as_ref().and_then(toml::Value::as_table) {
-            t = t.overlay(&Thresholds::from_toml(
-                table,
-                &probe.path.display().to_string(),
-            )?);
-        }
-    }
-    super::gate::thresholds(t, &args.thresholds)
 }
 
 /// `audit --explain RULE`: what a findings rule checks and why.
@@ -318,4 +227,63 @@ fn chart_svgs(report: &Report) -> Vec<(&'static str, String)> {
         .iter()
         .filter_map(|k| charts::render_svg(report, *k).map(|svg| (k.file_stem(), svg)))
         .collect()
+}
+
+/// `audit --gate` / `--baseline`: judge the fresh report, write gate.md and gate.json beside it,
+/// print the verdict on stderr. Returns the verdict, or `None` (the reason on stderr) when the
+/// report lacks a server the baseline has.
+fn gate(
+    report: &Report,
+    baseline: Option<&Path>,
+    thresholds: &Thresholds,
+    out_dir: Option<&Path>,
+) -> anyhow::Result<Option<Verdict>> {
+    let base = match baseline {
+        Some(p) => Some(load_report(p)?),
+        None => None,
+    };
+    let shown = baseline.map(|p| p.display().to_string());
+    if let (Some(b), Some(p)) = (&base, &shown) {
+        if let Err(e @ NotComparable::MissingServer { .. }) =
+            check_comparable(report, "this audit", Some((b, p)))
+        {
+            warn(&format!("error: {e}"));
+            return Ok(None);
+        }
+    }
+    let verdict = evaluate(report, base.as_ref().zip(shown.as_deref()), thresholds);
+    if let Some(dir) = out_dir {
+        mcp_budget::gate::write_files(&verdict, dir)
+            .with_context(|| format!("failed to write the gate verdict to {}", dir.display()))?;
+    }
+    warn(&mcp_budget::gate::render_table(&verdict, Some(120)));
+    Ok(Some(verdict))
+}
+
+/// `audit --record`: say where the recording is, or what failed to be written.
+fn recorded(recorder: Option<&Recorder>) -> ExitStatus {
+    let Some(recorder) = recorder else {
+        return ExitStatus::Success;
+    };
+    let failures = recorder.failures();
+    for f in &failures {
+        warn(&format!("error: recording: {f}"));
+    }
+    let manifest = recorder.manifest();
+    if manifest.servers.is_empty() {
+        warn("nothing recorded: no server could be reached");
+        return ExitStatus::Error;
+    }
+    let redactions: usize = manifest.servers.iter().map(|s| s.redactions).sum();
+    warn(&format!(
+        "recording of {} server(s) written to {} ({redactions} secret(s) replaced); audit it with: mcp-budget audit {}",
+        manifest.servers.len(),
+        recorder.dir().display(),
+        recorder.dir().join(PROBES_FILE).display()
+    ));
+    if failures.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Error
+    }
 }

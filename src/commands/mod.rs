@@ -1,4 +1,6 @@
-//! One file per subcommand: CLI arguments in, core calls, printing, an exit status out.
+//! One file per subcommand: resolved settings in, core calls, printing, an exit status out.
+//! A command imports no other command: what two share lives in `settings`, `printer` or the
+//! library.
 
 mod audit;
 mod count;
@@ -26,29 +28,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Stats(args) => stats::run(args),
         Command::ServeCapture(args) => serve_capture::run(args),
     }
-}
-
-/// The user's home directory, for discovery.
-/// The spill store at `dir`, checked to take a file before anything is cut (a store that
-/// cannot hold a spill is an error at start, never a silent loss later).
-fn spill_store(dir: &std::path::Path) -> anyhow::Result<mcp_budget::budget::SpillStore> {
-    use anyhow::Context;
-    let store = mcp_budget::budget::SpillStore::new(dir, mcp_budget::budget::DEFAULT_MAX_BYTES);
-    store
-        .check_writable()
-        .with_context(|| format!("the spill folder {} cannot be written", dir.display()))?;
-    Ok(store)
-}
-
-fn home() -> Option<std::path::PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(Into::into)
-}
-
-/// Read an environment variable (for `${VAR}` in configs).
-fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok()
 }
 
 /// A multi-threaded runtime for the async subcommands.

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use mcp_budget::budget::{Engine, Policy};
-use mcp_budget::config::{load_sources, Origin, ServerSpec, TransportSpec};
+use mcp_budget::config::{Origin, ServerSpec, TransportSpec};
 use mcp_budget::proxy::{listen, CallLog, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::report::thousands;
 use mcp_budget::tokens::Tokenizer;
@@ -16,24 +15,19 @@ use rmcp::ServiceExt;
 
 use crate::cli::ProxyArgs;
 use crate::exit::ExitStatus;
+use crate::settings;
 
 pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
     let spec = upstream(&args)?;
     let tokenizer: Tokenizer = args.tokenizer.parse()?;
-    let mut policy = Policy::builtin();
-    if let Some(path) = &args.engine.policy {
-        policy.extend_from_file(path)?;
-    }
-    if let Some(b) = args.engine.budget {
-        policy.set_budget(b)?;
-    }
-    let spill = args
-        .engine
-        .spill_dir
-        .clone()
-        .unwrap_or_else(super::replay::default_spill_dir);
-    let store = super::spill_store(&spill)?;
-    let engine = Engine::new(policy, tokenizer, store).with_reader_tool();
+    let engine = settings::engine(
+        &args.engine,
+        &[],
+        None,
+        tokenizer,
+        settings::default_spill_dir(),
+    )?
+    .with_reader_tool();
     let log = match &args.log {
         Some(p) => {
             Some(Arc::new(CallLog::open(p).with_context(|| {
@@ -116,7 +110,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             let (bound, serve) = listen(proxy, options)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
-            eprintln!("mcp-budget proxy: listening on http://{bound}/mcp");
+            crate::printer::warn(&format!("mcp-budget proxy: listening on http://{bound}/mcp"));
             serve.await;
             return Ok(ExitStatus::Success);
         }
@@ -185,9 +179,7 @@ fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
             "no upstream: give `-- COMMAND ARGS...`, --upstream-url URL or --server NAME"
         );
     };
-    let cwd = std::env::current_dir()?;
-    let home = super::home();
-    let mut sources = load_sources(&args.configs, home.as_deref(), &cwd, &super::env_var);
+    let mut sources = settings::sources(&args.configs)?;
     sources
         .servers
         .select(std::slice::from_ref(name))

@@ -1,33 +1,25 @@
 //! `mcp-budget replay`: run saved tool results through the budget engine, offline.
 
-use std::path::PathBuf;
-
 use anyhow::Context;
-use mcp_budget::budget::{load_payload, CallInfo, Engine, Policy};
+use mcp_budget::budget::{load_payload, CallInfo, Engine};
 use mcp_budget::report::{render_replay_table, ReplayRow};
 use mcp_budget::tokens::Tokenizer;
 
 use crate::cli::{ListFormat, ReplayArgs};
 use crate::exit::ExitStatus;
+use crate::settings;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
-    let mut policy = match &args.engine.policy {
-        Some(path) => Policy::load_file(path)?,
-        None => Policy::builtin(),
-    };
-    if let Some(b) = args.engine.budget {
-        policy.set_budget(b)?;
-    }
     let tokenizer = *Tokenizer::parse_list(&args.tokenizer)?
         .first()
         .context("no tokenizer given")?;
-    let spill_dir = args
-        .engine
-        .spill_dir
-        .clone()
-        .unwrap_or_else(default_spill_dir);
-    let store = super::spill_store(&spill_dir)?;
-    let engine = Engine::new(policy, tokenizer, store);
+    let engine = settings::engine(
+        &args.engine,
+        &[],
+        None,
+        tokenizer,
+        settings::default_spill_dir(),
+    )?;
     let mut rows = Vec::new();
     let mut failed = false;
     for file in &args.files {
@@ -102,13 +94,4 @@ fn replay_one(
         spill_error: b.spill_error,
         result: b.result,
     })
-}
-
-/// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`.
-pub fn default_spill_dir() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| super::home().map(|h| h.join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("mcp-budget/spill")
 }

@@ -1,18 +1,15 @@
 //! `mcp-budget servers`: what discovery (or the files given) finds, secrets redacted.
 
-use mcp_budget::config::load_sources;
 use mcp_budget::report::{render_server_list, server_list_json};
 
 use crate::cli::{ListFormat, ServersArgs};
 use crate::exit::ExitStatus;
 
 pub fn run(args: ServersArgs) -> anyhow::Result<ExitStatus> {
-    let cwd = std::env::current_dir()?;
-    let home = super::home();
-    let sources = load_sources(&args.configs, home.as_deref(), &cwd, &super::env_var);
+    let sources = crate::settings::sources(&args.configs)?;
     if args.configs.is_empty() && sources.files.is_empty() && sources.file_errors.is_empty() {
-        eprintln!(
-            "no MCP client config found in the standard places (see `mcp-budget servers --help`)"
+        crate::printer::warn(
+            "no MCP client config found in the standard places (see `mcp-budget servers --help`)",
         );
     }
     let out = match args.format {

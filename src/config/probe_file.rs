@@ -144,6 +144,21 @@ fn parse_error(path: &Path, message: &str) -> ConfigError {
     }
 }
 
+impl ProbeFile {
+    /// Read a probe file's tables alone, its servers not resolved (`gate --config` wants only
+    /// `[gate]`).
+    pub fn read(path: &Path) -> Result<ProbeFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut parsed: ProbeFile = toml::from_str(crate::text::strip_bom(&text))
+            .map_err(|e| parse_error(path, &e.to_string()))?;
+        parsed.path = path.to_path_buf();
+        Ok(parsed)
+    }
+}
+
 fn load_probe_file(
     path: &Path,
     text: &str,

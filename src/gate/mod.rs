@@ -1,6 +1,6 @@
 //! The CI gate: thresholds and a baseline diff turned into a verdict, and the renderers for it
 //! (terminal table, Markdown for a PR comment, GitHub annotations, JSON). Pure: reports in,
-//! verdict out; loading a report from disk is the one I/O here.
+//! verdict out; loading a report and writing the verdict files are the only I/O here.
 
 mod comparable;
 mod diff;
@@ -240,6 +240,18 @@ pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresho
         changes,
         baseline: baseline.map(|(_, path)| path.to_string()),
     }
+}
+
+/// Write the verdict beside a report: `gate.md` (the PR comment) and `gate.json`, each
+/// atomically (a failed write leaves the last one whole).
+pub fn write_files(verdict: &Verdict, dir: &Path) -> std::io::Result<()> {
+    crate::atomic::write_atomic(&dir.join("gate.md"), |o| {
+        o.write_all(render_markdown(verdict).as_bytes())
+    })?;
+    crate::atomic::write_atomic(&dir.join("gate.json"), |o| {
+        serde_json::to_writer_pretty(&mut *o, verdict)?;
+        o.write_all(b"\n")
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,223 @@
+//! Flags, environment and probe files resolved once into what a command runs with: the engine
+//! and its spill folder, the gate thresholds, the audit's options and recorder. Commands take
+//! these and never rebuild them. Precedence: command-line flag > `MCP_BUDGET_*` environment
+//! variable (clap reads it) > the first probe file's `[defaults]` > built-in default.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use mcp_budget::audit::AuditOptions;
+use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
+use mcp_budget::capture::{Recorder, ReplayDefaults};
+use mcp_budget::config::{load_sources, Defaults, ProbeFile, ServerSpec, Sources};
+use mcp_budget::gate::{Thresholds, ToolLimits};
+use mcp_budget::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::upstream::{load_ca_file, SessionOptions};
+
+use crate::cli::{AuditArgs, EngineArgs, ThresholdArgs};
+
+/// What `audit` runs with, resolved from its flags and the probe files it loaded.
+pub struct Audit {
+    pub options: AuditOptions,
+    /// `Some` with `--gate`: the probe files' `[gate]` tables, then the flags.
+    pub thresholds: Option<Thresholds>,
+}
+
+impl Audit {
+    pub fn resolve(args: &AuditArgs, sources: &Sources) -> anyhow::Result<Audit> {
+        let options = audit_options(args, sources)?;
+        let thresholds = if args.gate {
+            Some(thresholds(
+                probe_thresholds(&sources.probe_files)?,
+                &args.thresholds,
+            )?)
+        } else {
+            None
+        };
+        Ok(Audit {
+            options,
+            thresholds,
+        })
+    }
+}
+
+fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> {
+    let defaults = sources
+        .probe_files
+        .first()
+        .map(|p| p.defaults.clone())
+        .unwrap_or_default();
+    let Defaults {
+        tokenizer,
+        timeout_secs,
+        concurrency,
+        budget,
+    } = defaults;
+    let tokenizers = match (&args.tokenizer, tokenizer) {
+        (Some(list), _) => Tokenizer::parse_list(list)?,
+        (None, Some(list)) => Tokenizer::parse_list(&list.join(","))?,
+        (None, None) => vec![Tokenizer::Cl100k],
+    };
+    let tokenizers = TokenizerSet::new(tokenizers);
+    let spill = if args.no_write {
+        default_spill_dir()
+    } else {
+        args.out.join("spill")
+    };
+    let engine = engine(
+        &args.engine,
+        &sources.probe_files,
+        budget,
+        tokenizers.primary(),
+        spill,
+    )?;
+    let recorder = recorder(
+        args.record.as_deref(),
+        &tokenizers,
+        &engine,
+        &sources.servers.servers,
+    )?;
+    Ok(AuditOptions {
+        tokenizers,
+        timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
+        concurrency: args.concurrency.or(concurrency).unwrap_or(8),
+        auto_probe: args.auto_probe,
+        session: SessionOptions {
+            max_response_bytes: args.max_response_bytes,
+            record: args.record.is_some(),
+            extra_roots: match &args.ca_cert {
+                Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
+                None => Vec::new(),
+            },
+            ..SessionOptions::default()
+        },
+        engine: Some(Arc::new(engine)),
+        recorder,
+    })
+}
+
+/// The engine every command runs: the built-in policy, then the probe files' `[policy]` tables,
+/// then `--policy`; the budget from `--budget`, else `file_budget` (a probe file's
+/// `[defaults]`); spilled originals in `--spill-dir`, else `default_spill`. The spill folder is
+/// checked to take a file before anything is cut (a store that cannot hold a spill is an error
+/// at start, never a silent loss later).
+pub fn engine(
+    args: &EngineArgs,
+    probe_files: &[ProbeFile],
+    file_budget: Option<usize>,
+    tokenizer: Tokenizer,
+    default_spill: PathBuf,
+) -> anyhow::Result<Engine> {
+    let mut policy = Policy::builtin();
+    for probe in probe_files {
+        if let Some(table) = &probe.policy {
+            policy
+                .extend_from_toml(table)
+                .with_context(|| format!("in {}", probe.path.display()))?;
+        }
+    }
+    if let Some(path) = &args.policy {
+        policy.extend_from_file(path)?;
+    }
+    if let Some(b) = args.budget.or(file_budget) {
+        policy.set_budget(b)?;
+    }
+    let dir = args.spill_dir.clone().unwrap_or(default_spill);
+    let store = SpillStore::new(&dir, DEFAULT_MAX_BYTES);
+    store
+        .check_writable()
+        .with_context(|| format!("the spill folder {} cannot be written", dir.display()))?;
+    Ok(Engine::new(policy, tokenizer, store))
+}
+
+/// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`: where `replay`, the
+/// proxy and `audit --no-write` spill when `--spill-dir` is not given.
+pub fn default_spill_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home().map(|h| h.join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("mcp-budget/spill")
+}
+
+/// The probe files' `[gate]` tables, in order, each over the one before.
+pub fn probe_thresholds(probe_files: &[ProbeFile]) -> anyhow::Result<Thresholds> {
+    let mut t = Thresholds::default();
+    for probe in probe_files {
+        if let Some(table) = probe.gate.as_ref().and_then(toml::Value::as_table) {
+            t = t.overlay(&Thresholds::from_toml(
+                table,
+                &probe.path.display().to_string(),
+            )?);
+        }
+    }
+    Ok(t)
+}
+
+/// The file thresholds with the flags on top; a bad value is a usage error that names it.
+pub fn thresholds(files: Thresholds, flags: &ThresholdArgs) -> anyhow::Result<Thresholds> {
+    let flags = Thresholds {
+        max_tools_tokens: flags.max_tools_tokens,
+        max_tool_count: flags.max_tool_count,
+        tools: ToolLimits {
+            max_tool_tokens: flags.max_tool_tokens,
+            max_raw_tokens: flags.max_raw_tokens,
+            max_budgeted_tokens: flags.max_budgeted_tokens,
+            max_regression_pct: flags.max_regression_pct,
+        },
+        overrides: Vec::new(),
+    };
+    let t = files.overlay(&flags);
+    t.check().map_err(|(what, message)| {
+        anyhow::anyhow!(
+            "invalid gate threshold `--{}`: {message}",
+            what.replace('_', "-")
+        )
+    })?;
+    Ok(t)
+}
+
+/// The recorder for `audit --record DIR`: every transcript is cleaned of every server's secrets,
+/// and its `probes.toml` runs this executable with the run's tokenizers and budget.
+fn recorder(
+    dir: Option<&Path>,
+    tokenizers: &TokenizerSet,
+    engine: &Engine,
+    specs: &[ServerSpec],
+) -> anyhow::Result<Option<Arc<Recorder>>> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let defaults = ReplayDefaults {
+        tokenizer: tokenizers
+            .all()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect(),
+        budget: Some(engine.policy().budget()),
+    };
+    let mut recorder = Recorder::create(dir, defaults).context("--record")?;
+    recorder.redact_secrets_of(specs);
+    Ok(Some(Arc::new(recorder)))
+}
+
+/// Every server of `files`, or of the client configs discovered in the standard places when
+/// there are none (from the current folder and the home folder).
+pub fn sources(files: &[PathBuf]) -> anyhow::Result<Sources> {
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    Ok(load_sources(files, home().as_deref(), &cwd, &env_var))
+}
+
+/// The user's home directory, for discovery.
+pub fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(Into::into)
+}
+
+/// Read an environment variable (for `${VAR}` in configs).
+pub fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
