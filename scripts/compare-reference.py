@@ -5,9 +5,12 @@
     python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install tiktoken jmespath
     cargo build --release
     /tmp/refvenv/bin/python scripts/compare-reference.py [--runs 7] [--budget 8000] [FILE...]
+    /tmp/refvenv/bin/python scripts/compare-reference.py --shapes 7 --mb 1 [--no-corpus]
 
-With no FILE, every payload of ../shared/corpus/responses is used, plus the demo server's
-large results recorded by `mcp-budget audit --record` when present. Both sides report the
+With no FILE, every payload of ../shared/corpus/responses is used. `--shapes SEED` adds the
+payload shapes of scripts/shapes.py (prose, Markdown, an indented tree, HTML, JSON, a diff, a
+log, CSV, one long line), generated from SEED at `--mb` MB each, so the numbers hold on
+payloads nobody tuned for. Both sides report the
 median time of one budget pass (the reference excludes its own extraction; mcp-budget's
 `engine_us` is the engine pass alone). Prints a Markdown table with the ratio.
 """
@@ -44,8 +47,19 @@ def main():
     ap.add_argument("files", nargs="*")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--budget", type=int, default=8000)
+    ap.add_argument("--shapes", type=int, metavar="SEED", help="add the generated shapes")
+    ap.add_argument("--mb", type=float, default=1.0, help="size of each generated shape")
+    ap.add_argument("--no-corpus", action="store_true", help="only the files given and shapes")
     args = ap.parse_args()
-    files = args.files or sorted(glob.glob(str(ROOT.parent / "shared" / "corpus" / "responses" / "*.jsonl")))
+    files = list(args.files)
+    if not files and not args.no_corpus:
+        files = sorted(glob.glob(str(ROOT.parent / "shared" / "corpus" / "responses" / "*.jsonl")))
+    if args.shapes is not None:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import shapes
+        out = tempfile.mkdtemp(prefix="compare-shapes-")
+        for shape in shapes.SHAPES:
+            files.append(str(shapes.write(out, shape, args.shapes, int(args.mb * 1_000_000))))
     spill = tempfile.mkdtemp(prefix="compare-spill-")
     print(f"| payload | tokens before | reference ms | reference strategy | mcp-budget ms | mcp-budget strategy | tokens after | speed-up |")
     print("|---|---:|---:|---|---:|---|---:|---:|")
