@@ -1,6 +1,7 @@
 //! The one integration-test binary (rmcp generics cost a minute of codegen per test binary).
 
 mod accounting;
+mod architecture;
 mod bad_input;
 mod capture;
 mod cli_trust;

@@ -1,0 +1,301 @@
+//! The house rules of docs/architecture.md, checked on the source: imports run one way between
+//! the library's top-level modules (no cycle, no arrow up a layer), commands import no other
+//! command, and no source file is over 500 lines.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::support::repo;
+
+/// The library's layers, lowest first. A module may import its own layer's modules (as long as
+/// no cycle forms) and any layer below, never one above.
+const LAYERS: &[&[&str]] = &[
+    &["text", "atomic", "units", "tokens", "calllog", "config"],
+    &["report"],
+    &["measure"],
+    &["budget"],
+    &["upstream", "demo", "capture", "gate"],
+    &["audit", "proxy", "connect"],
+];
+
+/// Arrows the layers allow but the design does not: the engine does not depend on the report
+/// layer (number formatting lives in `units`).
+const FORBIDDEN: &[(&str, &str)] = &[("budget", "report"), ("measure", "budget")];
+
+/// Files that hold data, not logic, and may be long.
+const GENERATED: &[&str] = &[];
+
+#[test]
+fn library_modules_import_down_the_layers_only() {
+    let graph = module_graph();
+    assert!(!graph.is_empty(), "no module found under src/");
+    let layer = |m: &str| {
+        LAYERS
+            .iter()
+            .position(|l| l.contains(&m))
+            .unwrap_or_else(|| panic!("module `{m}` is in no layer of tests/it/architecture.rs and docs/architecture.md"))
+    };
+    let mut up = Vec::new();
+    for (from, tos) in &graph {
+        for to in tos {
+            if layer(to) > layer(from) {
+                up.push(format!("{from} -> {to}"));
+            }
+        }
+    }
+    assert!(up.is_empty(), "imports that run up a layer: {up:?}");
+    let forbidden: Vec<_> = FORBIDDEN
+        .iter()
+        .filter(|(from, to)| graph.get(*from).is_some_and(|t| t.contains(*to)))
+        .collect();
+    assert!(forbidden.is_empty(), "forbidden imports: {forbidden:?}");
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("import cycle between modules: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
+fn commands_import_no_other_command() {
+    let dir = repo().join("src/commands");
+    let commands: BTreeSet<String> = rust_files(&dir)
+        .iter()
+        .filter_map(|p| p.file_stem()?.to_str().map(String::from))
+        .filter(|s| s != "mod")
+        .collect();
+    assert!(commands.contains("audit"), "{commands:?}");
+    let mut found = Vec::new();
+    for file in rust_files(&dir) {
+        let code = code_of(&std::fs::read_to_string(&file).unwrap());
+        for c in &commands {
+            if code.contains(&format!("super::{c}::")) || code.contains(&format!("commands::{c}::"))
+            {
+                found.push(format!("{} uses {c}", file.display()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn no_source_file_is_over_500_lines() {
+    let mut long = Vec::new();
+    for file in rust_files(&repo().join("src")) {
+        let rel = file.strip_prefix(repo()).unwrap().display().to_string();
+        if GENERATED.contains(&rel.as_str()) {
+            continue;
+        }
+        let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+        if lines > 500 {
+            long.push(format!("{rel}: {lines}"));
+        }
+    }
+    assert!(long.is_empty(), "files over 500 lines: {long:?}");
+}
+
+#[test]
+fn the_import_reader_sees_through_strings_comments_and_groups() {
+    let code = code_of(
+        "use crate::{a, b::c};\n// use crate::d;\nlet s = \"crate::e\";\nlet r = r#\"crate::f\"#;\nlet q = '\"'; crate::g::h();\n/* crate::i */ fn x<'a>(v: &'a str) {}",
+    );
+    let mut seen = BTreeSet::new();
+    imports_in(&code, &mut seen);
+    let seen: Vec<&str> = seen.iter().map(String::as_str).collect();
+    assert_eq!(seen, ["a", "b", "g"]);
+}
+
+/// Top-level library module -> the top-level modules it names through `crate::`.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = repo().join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let modules: BTreeSet<String> = code_of(&lib)
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').trim().to_string())
+        .collect();
+    let mut graph = BTreeMap::new();
+    for m in &modules {
+        let mut files = rust_files(&src.join(m));
+        files.push(src.join(format!("{m}.rs")));
+        let mut seen = BTreeSet::new();
+        for file in files.iter().filter(|f| f.is_file()) {
+            imports_in(&code_of(&std::fs::read_to_string(file).unwrap()), &mut seen);
+        }
+        seen.retain(|s| s != m && modules.contains(s));
+        graph.insert(m.clone(), seen);
+    }
+    graph
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The top-level names after each `crate::` (`crate::a::b` and each item of `crate::{a, b}`).
+fn imports_in(code: &str, seen: &mut BTreeSet<String>) {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        let before = rest[..i].chars().next_back();
+        rest = &rest[i + "crate::".len()..];
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue; // `mcp_budget_crate::`, not ours
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 1;
+            let mut item_start = true;
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ',' if depth == 1 => item_start = true,
+                    c if c.is_whitespace() => {}
+                    _ if item_start && depth == 1 => {
+                        let name = ident(&group[j..]);
+                        if !name.is_empty() && name != "self" {
+                            seen.insert(name);
+                        }
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                seen.insert(name);
+            }
+        }
+    }
+}
+
+/// The code of a Rust file with comments, string literals and char literals blanked out.
+fn code_of(text: &str) -> String {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < b.len() && b[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i + 1 < b.len() && !(b[i] == '*' && b[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+            out.push(' ');
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !prev_ident(&b, i) {
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while b.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if b.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= b.len() {
+                    break;
+                }
+                if b[j] == '"' && (0..hashes).all(|k| b.get(j + 1 + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            out.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < b.len() && b[i] != '"' {
+                i += if b[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\'' && (next == Some('\\') || b.get(i + 2) == Some(&'\'')) {
+            // a char literal ('x', '\n', '\''); a lifetime ('a) is left alone
+            i += 1;
+            while i < b.len() && b[i] != '\'' {
+                i += if b[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("' '");
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn prev_ident(b: &[char], i: usize) -> bool {
+    i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == '_')
+}
+
+/// A cycle in the graph, as the names along it, if there is one.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match state.get(n) {
+            Some(2) => return None,
+            Some(1) => {
+                let start = path.iter().position(|p| p == n).unwrap();
+                let mut cycle = path[start..].to_vec();
+                cycle.push(n.to_string());
+                return Some(cycle);
+            }
+            _ => {}
+        }
+        state.insert(n.to_string(), 1);
+        path.push(n.to_string());
+        for to in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(to, graph, state, path) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in graph.keys() {
+        if let Some(c) = visit(n, graph, &mut state, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
