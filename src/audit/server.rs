@@ -4,11 +4,12 @@
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{redactor_for, Probe, ServerSpec};
+use crate::connect::connect;
 use crate::measure::{
     measure_initialize, measure_list, measure_result, measure_tools_pages, tool_error_text,
 };
 use crate::report::{BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status};
-use crate::upstream::{Capture, Listed, PageWalker, Session, UpstreamError};
+use crate::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
 
 /// Audit one server; never fails: a failure is the row's `status` and `error`.
 pub async fn audit_server(
@@ -57,14 +58,14 @@ async fn run(
     opts: &AuditOptions,
     observer: &dyn AuditObserver,
     report: &mut ServerReport,
-    capture: &mut Option<Capture>,
+    capture: &mut Option<Wire>,
 ) -> Result<(), String> {
     let set = &opts.tokenizers;
     observer.phase(&spec.name, Phase::Connecting);
-    let mut session = Session::connect(spec, &opts.session)
+    let mut session = connect(spec, &opts.session)
         .await
         .map_err(|e| e.to_string())?;
-    *capture = Some(session.capture().clone());
+    *capture = Some(session.wire().clone());
     let result = async {
         report.initialize_ms = Some(session.init_latency_ms);
         let init = measure_initialize(session.initialize_response().result_text(), set)

@@ -2,7 +2,7 @@
 //! is spilled anyway only shows its first few thousand tokens, so only that much is stripped
 //! and counted; the original goes to the spill store untouched.
 
-use super::counter::{segments, Scan};
+use super::prefix::{segments, Scan};
 use super::strip::{strip, StripCounts};
 use super::{PrefixCounter, ToolPolicy};
 

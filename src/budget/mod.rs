@@ -4,7 +4,6 @@
 //! result carries a note saying what was cut and where the full original is. Synchronous and
 //! pure except the spill store.
 
-mod counter;
 mod engine;
 mod github;
 mod input;
@@ -12,15 +11,16 @@ mod lazy;
 mod note;
 mod parts;
 mod policy;
+mod prefix;
 mod project;
 mod shrink;
 mod spill;
 mod strip;
 
-pub use counter::{segments, PrefixCounter, Scan};
 pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
 pub use input::{load_payload, parse_result, Payload, PayloadError};
 pub use policy::{Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET};
+pub use prefix::{segments, PrefixCounter, Scan};
 pub use project::Projection;
 pub use shrink::{shrink, Caps, ShrinkReport};
 pub use spill::{content_hash, sanitize, SpillEntry, SpillHandle, SpillStore, DEFAULT_MAX_BYTES};

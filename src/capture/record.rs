@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::{CaptureError, Manifest, ManifestServer, MessageCounts, RecordedProbe, PROBES_FILE};
 use crate::atomic::write_atomic;
 use crate::config::{inherited_secrets, spec_secrets, Redactor, Secret, ServerSpec};
-use crate::upstream::{CaptureEvent, Direction};
+use crate::upstream::{Direction, WireEvent};
 
 /// What `probes.toml` sets in `[defaults]`, so the recording is audited the way it was made.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -90,7 +90,7 @@ impl Recorder {
     /// manifest and `probes.toml` rewritten. A failure is also remembered for [`failures`].
     ///
     /// [`failures`]: Recorder::failures
-    pub fn record(&self, spec: &ServerSpec, events: &[CaptureEvent]) -> Result<(), CaptureError> {
+    pub fn record(&self, spec: &ServerSpec, events: &[WireEvent]) -> Result<(), CaptureError> {
         let result = self.try_record(spec, events);
         if let Err(e) = &result {
             self.lock().failures.push(e.to_string());
@@ -102,7 +102,7 @@ impl Recorder {
     pub async fn save(
         self: Arc<Self>,
         spec: ServerSpec,
-        events: Vec<CaptureEvent>,
+        events: Vec<WireEvent>,
     ) -> Result<(), CaptureError> {
         let path = self.dir.clone();
         tokio::task::spawn_blocking(move || self.record(&spec, &events))
@@ -130,7 +130,7 @@ impl Recorder {
         }
     }
 
-    fn try_record(&self, spec: &ServerSpec, events: &[CaptureEvent]) -> Result<(), CaptureError> {
+    fn try_record(&self, spec: &ServerSpec, events: &[WireEvent]) -> Result<(), CaptureError> {
         // the server's own names first: a value it shares with another is counted under its own
         let mut redactor = Redactor::of(spec_secrets(spec));
         redactor.add_secrets(self.run_secrets.iter().cloned());
@@ -198,7 +198,7 @@ impl Written {
     fn write(
         &mut self,
         out: &mut dyn Write,
-        events: &[CaptureEvent],
+        events: &[WireEvent],
         redactor: &Redactor,
     ) -> std::io::Result<()> {
         for event in events {
@@ -279,8 +279,8 @@ mod tests {
         }
     }
 
-    fn event(direction: Direction, at_ms: u64, line: &str) -> CaptureEvent {
-        CaptureEvent {
+    fn event(direction: Direction, at_ms: u64, line: &str) -> WireEvent {
+        WireEvent {
             direction,
             at_ms,
             line: Arc::from(line),

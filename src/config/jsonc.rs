@@ -1,91 +1,41 @@
-//! JSON with comments and trailing commas (VS Code's and Cursor's config dialect) to plain JSON.
+//! JSON with comments and trailing commas (VS Code's and Cursor's config dialect), read by
+//! dprint's `jsonc-parser`: nothing else beyond JSON is accepted, and an error gives its line
+//! and column in the file as written.
 
-/// Remove `//` and `/* */` comments and trailing commas outside strings; positions of lines
-/// are kept so parse errors still point at the right line.
-pub fn strip_jsonc(input: &str) -> String {
-    let bytes = input.as_bytes();
-    let mut out = String::with_capacity(input.len());
-    let mut i = 0;
-    let mut in_string = false;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if in_string {
-            let ch_len = utf8_len(c);
-            out.push_str(&input[i..(i + ch_len).min(bytes.len())]);
-            if c == b'\\' && i + 1 < bytes.len() {
-                let next = utf8_len(bytes[i + 1]);
-                out.push_str(&input[i + 1..(i + 1 + next).min(bytes.len())]);
-                i += 1 + next;
-                continue;
-            }
-            in_string = c != b'"';
-            i += ch_len;
-            continue;
-        }
-        match (c, bytes.get(i + 1)) {
-            (b'"', _) => {
-                in_string = true;
-                out.push('"');
-                i += 1;
-            }
-            (b'/', Some(b'/')) => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            (b'/', Some(b'*')) => {
-                i += 2;
-                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
-                    if bytes[i] == b'\n' {
-                        out.push('\n');
-                    }
-                    i += 1;
-                }
-                i += 2;
-            }
-            (b',', _) if next_significant(bytes, i + 1).is_some_and(|n| n == b'}' || n == b']') => {
-                i += 1;
-            }
-            _ => {
-                let ch_len = utf8_len(c);
-                out.push_str(&input[i..(i + ch_len).min(bytes.len())]);
-                i += ch_len;
-            }
-        }
-    }
-    out
-}
+use jsonc_parser::ParseOptions;
+use serde_json::Value;
 
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0xf0..=0xff => 4,
-        0xe0..=0xef => 3,
-        0xc0..=0xdf => 2,
-        _ => 1,
+/// What VS Code's parser accepts besides JSON: comments and trailing commas, nothing of JSON5.
+fn dialect() -> ParseOptions {
+    ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
     }
 }
 
-fn next_significant(bytes: &[u8], mut i: usize) -> Option<u8> {
-    loop {
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        match (bytes.get(i), bytes.get(i + 1)) {
-            (Some(b'/'), Some(b'/')) => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            (Some(b'/'), Some(b'*')) => {
-                i += 2;
-                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i += 2;
-            }
-            (b, _) => return b.copied(),
-        }
-    }
+/// The value of a JSONC text (without a byte order mark); an error reads like
+/// `unterminated object at line 1 column 1`.
+pub fn parse_jsonc(text: &str) -> Result<Value, String> {
+    jsonc_parser::parse_to_serde_value(text, &dialect()).map_err(|e| {
+        let kind = e.kind().to_string();
+        let mut chars = kind.chars();
+        let first = chars.next().map(|c| c.to_lowercase().to_string());
+        format!(
+            "{}{} at line {} column {}",
+            first.unwrap_or_default(),
+            chars.as_str(),
+            e.line_display(),
+            e.column_display()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -93,17 +43,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strips_comments_and_trailing_commas_but_not_strings() {
+    fn reads_comments_and_trailing_commas_but_not_strings() {
         let src = r#"{
   // a comment
   "servers": { /* block
   comment */ "a": {"url": "http://x//y", "args": ["/*not*/", "é",], }, },
 }"#;
-        let plain = strip_jsonc(src);
-        let v: serde_json::Value = serde_json::from_str(&plain).unwrap();
+        let v = parse_jsonc(src).unwrap();
         assert_eq!(v["servers"]["a"]["url"], "http://x//y");
         assert_eq!(v["servers"]["a"]["args"][0], "/*not*/");
         assert_eq!(v["servers"]["a"]["args"][1], "é");
-        assert_eq!(plain.lines().count(), src.lines().count());
+    }
+
+    #[test]
+    fn keeps_the_order_of_keys() {
+        let v = parse_jsonc(r#"{"z": 1, "a": 2, /* c */ "m": 3}"#).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["z", "a", "m"]);
+    }
+
+    #[test]
+    fn errors_give_line_and_column() {
+        let e = parse_jsonc("{\n  // fine\n  \"a\": 1 \"b\": 2\n}").unwrap_err();
+        assert_eq!(e, "expected comma at line 3 column 9");
+        let e = parse_jsonc("{\"mcpServers\": {").unwrap_err();
+        assert!(e.starts_with("unterminated object at line 1 column"), "{e}");
+    }
+
+    #[test]
+    fn json5_beyond_vs_code_is_refused() {
+        for text in [
+            "{a: 1}",
+            "{'a': 1}",
+            "{\"a\": 0x1}",
+            "{\"a\": +1}",
+            "{\"a\": 1 \"b\": 2}",
+        ] {
+            assert!(parse_jsonc(text).is_err(), "{text}");
+        }
     }
 }

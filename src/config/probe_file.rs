@@ -121,9 +121,7 @@ pub fn parse_config_text(
         }
         return load_probe_file(path, text, home, lookup);
     }
-    let plain = super::jsonc::strip_jsonc(text);
-    let json: Value =
-        serde_json::from_str(&plain).map_err(|e| parse_error(path, &e.to_string()))?;
+    let json = super::jsonc::parse_jsonc(text).map_err(|e| parse_error(path, &e))?;
     let root: Map<String, Value> = match json {
         Value::Object(m) => m,
         _ => return Err(parse_error(path, "expected a JSON object at the top level")),

@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
-use super::secrets::Secret;
+use super::names::secret_param;
 
 /// What a redacted value is shown as.
 pub const REDACTED: &str = "<redacted>";
@@ -19,6 +19,23 @@ pub const MIN_SECRET_CHARS: usize = 6;
 
 /// What a value added without a name is counted under.
 const UNNAMED: &str = "secret";
+
+/// A secret value and the name it is reported under (never the value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// `FIELD_API_KEY`, `header Authorization`, `url api_key`, `arg --token`, `${VAR}`, ...
+    pub name: String,
+    pub value: String,
+}
+
+impl Secret {
+    pub(crate) fn new(name: impl Into<String>, value: impl Into<String>) -> Secret {
+        Secret {
+            name: name.into(),
+            value: value.into(),
+        }
+    }
+}
 
 /// Replaces known secret values in text (server stderr, error messages, recorded lines), each
 /// also as it is written inside a JSON string.
@@ -225,36 +242,6 @@ fn redact_userinfo(base: &str) -> String {
         }
         None => base.to_string(),
     }
-}
-
-/// Whether a URL query parameter's value is a credential (`api_key`, `token`, `sig`, ...).
-pub fn secret_param(name: &str) -> bool {
-    // whole parts of the name (`api_key`, `access-token`, `X-Amz-Signature`), so that
-    // `keyword`, `author` or `lang_code` stay ordinary parameters
-    let n = name.to_ascii_lowercase();
-    let joined: String = n.chars().filter(char::is_ascii_alphanumeric).collect();
-    n.split(|c: char| !c.is_ascii_alphanumeric()).any(|part| {
-        [
-            "token",
-            "key",
-            "apikey",
-            "secret",
-            "password",
-            "passwd",
-            "auth",
-            "sig",
-            "signature",
-            "session",
-            "sessionid",
-            "credential",
-            "credentials",
-            "jwt",
-        ]
-        .contains(&part)
-    }) || n == "code" // an OAuth authorisation code
-        || ["token", "secret", "apikey", "password"]
-            .iter()
-            .any(|w| joined.ends_with(w))
 }
 
 #[cfg(test)]

@@ -5,118 +5,8 @@
 
 use serde_json::Value;
 
-use super::redact::secret_param;
-use super::{Redactor, ServerSpec, TransportSpec};
-
-/// A secret value and the name it is reported under (never the value).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Secret {
-    /// `FIELD_API_KEY`, `header Authorization`, `url api_key`, `arg --token`, `${VAR}`, ...
-    pub name: String,
-    pub value: String,
-}
-
-impl Secret {
-    fn new(name: impl Into<String>, value: impl Into<String>) -> Secret {
-        Secret {
-            name: name.into(),
-            value: value.into(),
-        }
-    }
-}
-
-/// Name parts that make a variable (or a flag) a secret.
-const SECRET_PARTS: &[&str] = &[
-    "KEY",
-    "KEYS",
-    "APIKEY",
-    "ACCESSKEY",
-    "SECRETKEY",
-    "PRIVATEKEY",
-    "TOKEN",
-    "TOKENS",
-    "ACCESSTOKEN",
-    "AUTHTOKEN",
-    "APITOKEN",
-    "SECRET",
-    "SECRETS",
-    "CLIENTSECRET",
-    "PASSWORD",
-    "PASSWD",
-    "PASS",
-    "PASSPHRASE",
-    "AUTH",
-    "AUTHORIZATION",
-    "CREDENTIAL",
-    "CREDENTIALS",
-    "CREDS",
-    "COOKIE",
-    "COOKIES",
-    "SESSION",
-    "PRIVATE",
-    "PAT",
-    "JWT",
-    "BEARER",
-    "SIG",
-    "SIGNATURE",
-];
-
-/// Variables with a secret-looking part that hold no secret (a desktop's session names, agent
-/// sockets, paths to files).
-fn known_harmless(upper: &str) -> bool {
-    upper.starts_with("XDG_")
-        || ["DESKTOP_SESSION", "SESSION_MANAGER", "GPG_AGENT_INFO"].contains(&upper)
-        || ["_SOCK", "_SOCKET", "_FILE", "_PATH", "_DIR"]
-            .iter()
-            .any(|s| upper.ends_with(s))
-}
-
-/// Whether a variable or flag name looks like it holds a secret: one of its parts (split at
-/// `_`, `-`, `.` and camelCase humps, case-insensitive) is KEY, TOKEN, SECRET, PASSWORD, PASS,
-/// AUTH, CREDENTIAL, COOKIE, SESSION, PRIVATE, ... (`API_KEY`, `GITHUB_TOKEN`, `apiKey`).
-pub fn is_secret_name(name: &str) -> bool {
-    let upper = name.trim_start_matches('-').to_ascii_uppercase();
-    if known_harmless(&upper) {
-        return false;
-    }
-    let parts = name_parts(name.trim_start_matches('-'));
-    if parts
-        .iter()
-        .any(|p| SECRET_PARTS.contains(&p.to_ascii_uppercase().as_str()))
-    {
-        return true;
-    }
-    // run-together names (`PGPASSWORD`, `GITHUBTOKEN`, `MYSQL_PWD`)
-    let joined: String = upper.chars().filter(char::is_ascii_alphanumeric).collect();
-    joined.contains("PASSWORD")
-        || joined.contains("PASSWD")
-        || ["TOKEN", "SECRET", "APIKEY", "PRIVATEKEY"]
-            .iter()
-            .any(|w| joined.ends_with(w))
-        || (!matches!(upper.as_str(), "PWD" | "OLDPWD")
-            && parts.iter().any(|p| p.eq_ignore_ascii_case("PWD")))
-}
-
-fn name_parts(name: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut part = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_ascii_alphanumeric() {
-            parts.push(std::mem::take(&mut part));
-            prev_lower = false;
-            continue;
-        }
-        if c.is_ascii_uppercase() && prev_lower {
-            parts.push(std::mem::take(&mut part));
-        }
-        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        part.push(c);
-    }
-    parts.push(part);
-    parts.retain(|p| !p.is_empty());
-    parts
-}
+use super::names::{is_header_flag, is_secret_name, secret_param};
+use super::{Redactor, Secret, ServerSpec, TransportSpec};
 
 /// The secrets among environment variables: values of secret-looking names, and passwords and
 /// secret query values of URLs in any value (`DATABASE_URL=postgres://u:PASSWORD@h/db`).
@@ -185,14 +75,14 @@ fn arg_secrets(args: &[String], out: &mut Vec<Secret>) {
             if !arg.starts_with('-') {
                 // a header line: its value is the secret (`Authorization: Bearer X`)
                 let value = match arg.split_once(':') {
-                    Some((_, v)) if super::spec::is_header_flag(name) => v.trim(),
+                    Some((_, v)) if is_header_flag(name) => v.trim(),
                     _ => arg.as_str(),
                 };
                 out.push(Secret::new(format!("arg {name}"), value));
                 continue;
             }
         }
-        if super::spec::is_header_flag(arg) {
+        if is_header_flag(arg) {
             flag = Some(arg);
             continue;
         }
@@ -308,46 +198,6 @@ mod tests {
                 .any(|s| format!("{s:?}").contains("Bearer sk-live-123456")),
             "{out:?}"
         );
-    }
-
-    #[test]
-    fn secret_names_are_told_by_their_parts() {
-        for name in [
-            "API_KEY",
-            "GITHUB_TOKEN",
-            "DB_PASSWORD",
-            "FIELD_API_KEY",
-            "apiKey",
-            "OPENAI_APIKEY",
-            "AWS_SECRET_ACCESS_KEY",
-            "--api-key",
-            "--token",
-            "SLACK_COOKIE",
-            "GITHUB_PAT",
-            "PGPASSWORD",
-            "MYSQL_PWD",
-            "GITHUBTOKEN",
-        ] {
-            assert!(is_secret_name(name), "{name}");
-        }
-        for name in [
-            "LOG_LEVEL",
-            "PATH",
-            "PWD",
-            "HOME",
-            "MONKEY",
-            "KEYBOARD_LAYOUT",
-            "PASSTHROUGH",
-            "SSH_AUTH_SOCK",
-            "XDG_SESSION_TYPE",
-            "DESKTOP_SESSION",
-            "GOOGLE_APPLICATION_CREDENTIALS_FILE",
-            "--port",
-            "OLDPWD",
-            "MCP_BUDGET_TOKENIZER",
-        ] {
-            assert!(!is_secret_name(name), "{name}");
-        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::names::{is_header_flag, is_secret_name};
 use super::{redact_url, EntryError, REDACTED};
 
 /// Where a server spec was declared: a file (or `<embedded>`) and the key inside it.
@@ -119,7 +120,7 @@ fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
         return (arg.to_string(), true);
     }
     // the one rule for secret names, as the redactor uses it
-    let secret_name = super::secrets::is_secret_name;
+    let secret_name = is_secret_name;
     if let Some(flag) = arg.strip_prefix('-') {
         if let Some((name, _)) = flag.split_once('=') {
             if secret_name(name) {
@@ -133,11 +134,6 @@ fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
         return (redact_url(arg), false);
     }
     (arg.to_string(), false)
-}
-
-/// A flag whose value is a header line (`--header "Authorization: Bearer X"`).
-pub(crate) fn is_header_flag(arg: &str) -> bool {
-    matches!(arg, "--header" | "-H" | "--headers")
 }
 
 /// A header name: letters, digits and dashes (`Authorization`, `X-Api-Key`).

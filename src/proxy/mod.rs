@@ -154,7 +154,7 @@ impl Upstream {
         tokio::spawn(async move {
             let mut delay = Duration::from_millis(200);
             loop {
-                if let Ok(session) = Session::connect(&me.spec, &me.opts).await {
+                if let Ok(session) = crate::connect::connect(&me.spec, &me.opts).await {
                     let session = Arc::new(session);
                     *lock(&me.next_notes) = Some(subscribe(&session));
                     if let Some(shared) = me.shared.get().and_then(std::sync::Weak::upgrade) {
@@ -700,7 +700,7 @@ fn relay_notifications(shared: std::sync::Weak<Shared>, first: NotificationRx) {
 
 /// A session's notifications, with the session's identity (for progress routes).
 fn subscribe(session: &Arc<Session>) -> NotificationRx {
-    let (rx, order) = session.capture().subscribe_notifications();
+    let (rx, order) = session.wire().subscribe_notifications();
     (rx, order, session_key(session))
 }
 
@@ -847,7 +847,7 @@ impl Proxy {
             downstream: Some(relay.clone()),
             ..session_opts.clone()
         };
-        let session = Arc::new(Session::connect(spec, &session_opts).await?);
+        let session = Arc::new(crate::connect::connect(spec, &session_opts).await?);
         let first_notes = subscribe(&session);
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
@@ -1053,7 +1053,7 @@ impl Proxy {
         let answer = session.call_forwarded(name, args.clone(), forwarded).await;
         // what the upstream sent before its answer (the call's progress, a log message) is
         // forwarded before the answer, as a client expects; a stuck client cannot stall this
-        let order = session.capture().notification_order();
+        let order = session.wire().notification_order();
         let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
         let outcome = match answer {
             Ok(o) => o,

@@ -2,21 +2,30 @@
 //!
 //! rmcp runs the protocol; below it, a line pump on each direction of the byte stream records
 //! every JSON-RPC message as it was sent, drops non-JSON lines a server prints on stdout (with a
-//! warning, as clients do), and lets measurement read each `result` as the server wrote it.
+//! warning, as clients do), and lets measurement read each `result` as the server wrote it. A
+//! session runs over any [`ServerIo`]; `crate::connect` opens the one a server spec names.
 
-mod capture;
 mod client;
+mod dropped;
 mod error;
 mod guard;
 mod http;
+mod options;
 mod pages;
 mod process;
 mod pump;
+mod replies;
+mod request;
+mod server_io;
 mod session;
+mod wire;
 
-pub use capture::{Capture, CaptureEvent, Direction, NotificationOrder, RawResponse};
 pub use client::{BoxFuture, Downstream};
 pub use error::UpstreamError;
 pub use http::load_ca_file;
+pub use options::SessionOptions;
 pub use pages::{ListStop, Listed, PageWalker, MAX_PAGES};
-pub use session::{answer_or_cancel, CallOutcome, Forwarded, Session, SessionOptions};
+pub use request::{answer_or_cancel, CallOutcome, Forwarded};
+pub use server_io::ServerIo;
+pub use session::Session;
+pub use wire::{Direction, NotificationOrder, RawResponse, Wire, WireEvent};

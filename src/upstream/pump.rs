@@ -1,30 +1,19 @@
 //! Line pumps between a server's byte streams and rmcp: each JSON-RPC line is recorded
-//! verbatim in the [`Capture`]; lines that are not JSON (a server's log output on stdout) are
+//! verbatim in the [`Wire`]; lines that are not JSON (a server's log output on stdout) are
 //! dropped with a warning instead of breaking the session.
 
-use std::sync::{Arc, LazyLock};
-
-use regex::Regex;
+use std::sync::Arc;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::task::JoinHandle;
 
-use super::Capture;
-
-/// The `data` of an error the pump answers in the server's place (the server's message was
-/// dropped): such a failure is mcp-budget's finding, not a JSON-RPC error of the server.
-const DROPPED_DATA: &str = r#"{"mcp_budget":"dropped"}"#;
-
-/// Whether an error's `data` says the pump answered in the server's place.
-pub(crate) fn answered_for_the_server(data: &Option<serde_json::Value>) -> bool {
-    data.as_ref()
-        .is_some_and(|d| d["mcp_budget"].as_str() == Some("dropped"))
-}
+use super::dropped::{answer_dropped, answer_with_error, nesting_depth, response_id, MAX_DEPTH};
+use super::Wire;
 
 /// Buffer of the in-memory pipes between the pumps and rmcp.
 const PIPE_BYTES: usize = 256 * 1024;
 
-/// Tool results larger than this reach rmcp as an empty stub (the capture keeps the original).
+/// Tool results larger than this reach rmcp as an empty stub (the wire keeps the original).
 const STUB_OVER: usize = 1 << 20;
 
 /// The two ends rmcp talks to, and the pump tasks behind them.
@@ -35,7 +24,7 @@ pub struct Pumps {
 }
 
 /// Start pumping between a server's output/input and a pair of pipes for rmcp.
-pub fn start<R, W>(server_out: R, server_in: W, capture: Capture, max_line_bytes: usize) -> Pumps
+pub fn start<R, W>(server_out: R, server_in: W, wire: Wire, max_line_bytes: usize) -> Pumps
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -45,10 +34,10 @@ where
     let inbound = tokio::spawn(inbound(
         server_out,
         inbound_tx,
-        capture.clone(),
+        wire.clone(),
         max_line_bytes,
     ));
-    let outbound = tokio::spawn(outbound(outbound_rx, server_in, capture));
+    let outbound = tokio::spawn(outbound(outbound_rx, server_in, wire));
     Pumps {
         rmcp_read,
         rmcp_write,
@@ -60,7 +49,7 @@ where
 async fn inbound<R: AsyncRead + Unpin>(
     server_out: R,
     mut to_rmcp: DuplexStream,
-    capture: Capture,
+    wire: Wire,
     max_line_bytes: usize,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, server_out);
@@ -76,8 +65,8 @@ async fn inbound<R: AsyncRead + Unpin>(
             Ok(LineRead::TooLong { head, tail }) => {
                 let what =
                     format!("a response of over {max_line_bytes} bytes (--max-response-bytes)");
-                capture.warn(format!("dropped {what}"));
-                if !answer_dropped(&mut to_rmcp, &capture, &head, &tail, &what).await {
+                wire.warn(format!("dropped {what}"));
+                if !answer_dropped(&mut to_rmcp, &wire, &head, &tail, &what).await {
                     break;
                 }
                 continue;
@@ -89,18 +78,18 @@ async fn inbound<R: AsyncRead + Unpin>(
             continue;
         }
         let Ok(text) = std::str::from_utf8(trimmed) else {
-            capture.warn(format!(
+            wire.warn(format!(
                 "dropped a line of {} bytes that is not valid UTF-8",
                 trimmed.len()
             ));
             let reason = "a response that is not valid UTF-8";
-            if !answer_dropped(&mut to_rmcp, &capture, trimmed, trimmed, reason).await {
+            if !answer_dropped(&mut to_rmcp, &wire, trimmed, trimmed, reason).await {
                 break;
             }
             continue;
         };
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
-            capture.warn(format!(
+            wire.warn(format!(
                 "skipped non-JSON output on stdout: {}",
                 preview(text)
             ));
@@ -108,7 +97,7 @@ async fn inbound<R: AsyncRead + Unpin>(
             if text.starts_with('{')
                 && !answer_dropped(
                     &mut to_rmcp,
-                    &capture,
+                    &wire,
                     trimmed,
                     trimmed,
                     "a response that is not valid JSON",
@@ -124,10 +113,10 @@ async fn inbound<R: AsyncRead + Unpin>(
             // rmcp cannot parse it (serde_json stops at this depth) and would drop it
             // silently, leaving its request waiting: fail that request now
             let what = format!("a message nested deeper than {MAX_DEPTH} levels");
-            capture.warn(format!("dropped {what}"));
+            wire.warn(format!("dropped {what}"));
             if let Some(id) = response_id(text) {
                 let reason = format!("a response nested deeper than {MAX_DEPTH} levels");
-                if !answer_with_error(&mut to_rmcp, &capture, &id, &reason).await {
+                if !answer_with_error(&mut to_rmcp, &wire, &id, &reason).await {
                     break;
                 }
             }
@@ -137,9 +126,9 @@ async fn inbound<R: AsyncRead + Unpin>(
         if buf.capacity() > 1 << 20 {
             buf = Vec::new();
         }
-        let answered = capture.received(line.clone());
+        let answered = wire.received(line.clone());
         // rmcp's typed copy of a large tool result is never used (measurement reads the
-        // capture), so it gets a stub: its buffer and parse would double the peak memory
+        // wire), so it gets a stub: its buffer and parse would double the peak memory
         let stub = match answered {
             Some((method, id)) if method == "tools/call" && line.len() > STUB_OVER => Some(
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#),
@@ -157,11 +146,7 @@ async fn inbound<R: AsyncRead + Unpin>(
 }
 
 /// rmcp -> server.
-async fn outbound<W: AsyncWrite + Unpin>(
-    from_rmcp: DuplexStream,
-    mut server_in: W,
-    capture: Capture,
-) {
+async fn outbound<W: AsyncWrite + Unpin>(from_rmcp: DuplexStream, mut server_in: W, wire: Wire) {
     let mut reader = BufReader::new(from_rmcp);
     let mut buf = Vec::new();
     loop {
@@ -171,7 +156,7 @@ async fn outbound<W: AsyncWrite + Unpin>(
             Ok(_) => {}
         }
         if let Ok(text) = std::str::from_utf8(trim_eol(&buf)) {
-            capture.sent(Arc::from(text));
+            wire.sent(Arc::from(text));
         }
         if server_in.write_all(&buf).await.is_err() || server_in.flush().await.is_err() {
             break;
@@ -240,106 +225,6 @@ async fn read_line_capped<R: AsyncRead + Unpin>(
     }
 }
 
-/// Answer the request a dropped response was for (when its id can be found at either end), so
-/// it fails now with `what` instead of waiting for the timeout. False when rmcp has gone.
-async fn answer_dropped(
-    to_rmcp: &mut DuplexStream,
-    capture: &Capture,
-    head: &[u8],
-    tail: &[u8],
-    what: &str,
-) -> bool {
-    let head = &head[..head.len().min(512)];
-    let tail = &tail[tail.len().saturating_sub(512)..];
-    let Some(id) = id_of_dropped(head, tail) else {
-        return true;
-    };
-    answer_with_error(to_rmcp, capture, &id, what).await
-}
-
-/// Answer the request with JSON-RPC id `id` (its JSON text) with an error saying the server
-/// sent `what`. False when rmcp has gone.
-async fn answer_with_error(
-    to_rmcp: &mut DuplexStream,
-    capture: &Capture,
-    id: &str,
-    what: &str,
-) -> bool {
-    let message = serde_json::Value::String(format!("the server sent {what}"));
-    let err = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":{message},"data":{DROPPED_DATA}}}}}"#
-    );
-    capture.received(Arc::from(err.as_str()));
-    to_rmcp.write_all(err.as_bytes()).await.is_ok() && to_rmcp.write_all(b"\n").await.is_ok()
-}
-
-/// The id of a response that was too large to keep, from its first or last bytes: servers
-/// put `id` either first (`{"jsonrpc":"2.0","id":7,...`) or last (`...,"id":7}`).
-fn id_of_dropped(head: &[u8], tail: &[u8]) -> Option<String> {
-    static HEAD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r#"^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")"#,
-        )
-        .expect("valid regex")
-    });
-    static TAIL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r#""id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$"#,
-        )
-        .expect("valid regex")
-    });
-    let head = String::from_utf8_lossy(head);
-    let tail = String::from_utf8_lossy(tail);
-    HEAD.captures(&head)
-        .or_else(|| TAIL.captures(&tail))
-        .map(|c| c[1].to_string())
-}
-
-/// Nesting that serde_json (and so rmcp) parses; a message nested deeper cannot be read.
-const MAX_DEPTH: usize = 127;
-
-/// How deep arrays and objects nest in a JSON text (brackets inside strings do not count).
-fn nesting_depth(json: &[u8]) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in json {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
-}
-
-/// The JSON-RPC id (as JSON text) of a response, however deep its `result` nests (serde_json
-/// skips unknown fields without recursion); `None` for a request or a notification.
-fn response_id(text: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Envelope {
-        id: Option<Box<serde_json::value::RawValue>>,
-        method: Option<serde::de::IgnoredAny>,
-    }
-    let envelope: Envelope = serde_json::from_str(text).ok()?;
-    if envelope.method.is_some() {
-        return None;
-    }
-    envelope.id.map(|id| id.get().to_string())
-}
-
 fn trim_eol(buf: &[u8]) -> &[u8] {
     let mut end = buf.len();
     while end > 0 && (buf[end - 1] == b'\n' || buf[end - 1] == b'\r') {
@@ -357,53 +242,12 @@ mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
 
-    #[test]
-    fn finds_the_id_of_a_dropped_response_at_either_end() {
-        assert_eq!(
-            id_of_dropped(br#"{"jsonrpc":"2.0","id":7,"result":{"#, b"}}"),
-            Some("7".into())
-        );
-        assert_eq!(
-            id_of_dropped(
-                br#"{"result":{"content":[{"id":3"#,
-                br#"]},"jsonrpc":"2.0","id":"a-1"}"#
-            ),
-            Some("\"a-1\"".into())
-        );
-        assert_eq!(
-            id_of_dropped(br#"{"result":{"id":3"#, br#"...{"id": 9}]}}"#),
-            None
-        );
-    }
-
-    #[test]
-    fn the_depth_limit_is_where_serde_json_stops() {
-        for depth in MAX_DEPTH - 2..MAX_DEPTH + 3 {
-            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-            let parses = serde_json::from_str::<serde_json::Value>(&text).is_ok();
-            assert_eq!(nesting_depth(text.as_bytes()), depth);
-            assert_eq!(parses, depth <= MAX_DEPTH, "depth {depth}");
-        }
-        assert_eq!(nesting_depth(br#"{"a":"[[[\"{{","b":[{}]}"#), 3);
-    }
-
-    #[test]
-    fn a_deep_responses_id_is_found_at_either_end() {
-        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        let first = format!(r#"{{"jsonrpc":"2.0","id":7,"result":{{"a":{deep}}}}}"#);
-        let last = format!(r#"{{"jsonrpc":"2.0","result":{deep},"id":"x"}}"#);
-        let request = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{deep}}}"#);
-        assert_eq!(response_id(&first).as_deref(), Some("7"));
-        assert_eq!(response_id(&last).as_deref(), Some("\"x\""));
-        assert_eq!(response_id(&request), None);
-    }
-
     #[tokio::test]
     async fn an_oversized_message_read_in_one_chunk_is_answered_with_an_error() {
-        let capture = Capture::new(false);
+        let wire = Wire::new(false);
         let (mut server_side, server_out) = tokio::io::duplex(64 * 1024);
         let (server_in, _server_reads) = tokio::io::duplex(1024);
-        let mut p = start(server_out, server_in, capture.clone(), 100);
+        let mut p = start(server_out, server_in, wire.clone(), 100);
         p.rmcp_write
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}\n")
             .await
@@ -427,10 +271,10 @@ mod tests {
 
     #[tokio::test]
     async fn forwards_json_drops_junk_and_records_both_ways() {
-        let capture = Capture::new(true);
+        let wire = Wire::new(true);
         let (mut server_side, server_out) = tokio::io::duplex(1024);
         let (server_in, mut server_reads) = tokio::io::duplex(1024);
-        let mut p = start(server_out, server_in, capture.clone(), 64);
+        let mut p = start(server_out, server_in, wire.clone(), 64);
         // the request first: an answer to nothing asked is not kept
         p.rmcp_write
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n")
@@ -453,11 +297,11 @@ mod tests {
         p.rmcp_read.read_to_string(&mut got).await.unwrap();
         assert_eq!(got, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n");
 
-        let w = capture.warnings();
+        let w = wire.warnings();
         assert_eq!(w.len(), 3, "{w:?}");
         assert!(w[0].contains("starting up"));
         assert!(w[1].contains("UTF-8"));
         assert!(w[2].contains("over 64 bytes"), "{w:?}");
-        assert!(capture.take_response("ping").is_some());
+        assert!(wire.take_response("ping").is_some());
     }
 }

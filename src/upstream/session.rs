@@ -1,139 +1,29 @@
 //! One MCP client session to a server (audited, or behind the proxy): rmcp for the protocol, the
-//! capture for the bytes. Every request is matched to its response by id, so any number of tasks
+//! wire record for the bytes. Every request is matched to its response by id, so any number of tasks
 //! can share a session; only `initialize` pairs by method (it is the first request).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, PaginatedRequestParams, ProgressToken,
-    RequestMetaObject,
-};
-use rmcp::service::{
-    PeerRequestOptions, RequestHandle, RoleClient, RunningService, ServiceError, ServiceRole,
-};
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ProgressToken};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
 
-use super::client::{Downstream, UpstreamClient};
-use super::http::{self, Remote};
+use super::client::UpstreamClient;
 use super::process::ChildGuard;
-use super::{pump, Capture, RawResponse, UpstreamError};
-use crate::config::{redactor_for, Probe, Redactor, ServerSpec, TransportSpec};
-
-/// Settings of a session.
-#[derive(Clone)]
-pub struct SessionOptions {
-    /// Largest single message kept; larger ones are dropped and reported.
-    pub max_response_bytes: usize,
-    /// Keep the whole transcript (for recording).
-    pub record: bool,
-    /// Certificate authorities trusted for https upstreams besides the built-in web roots.
-    pub extra_roots: Vec<reqwest::Certificate>,
-    /// Answers the server's sampling, elicitation and roots requests (the proxy's client);
-    /// without one the session offers the server none of them.
-    pub downstream: Option<Arc<dyn Downstream>>,
-    /// Variables removed from the environment a stdio server inherits (the proxy's
-    /// `--bearer-token-env`); the server's own configured `env` still applies.
-    pub env_remove: Vec<String>,
-}
-
-impl std::fmt::Debug for SessionOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionOptions")
-            .field("max_response_bytes", &self.max_response_bytes)
-            .field("record", &self.record)
-            .field("extra_roots", &self.extra_roots.len())
-            .field("downstream", &self.downstream.is_some())
-            .field("env_remove", &self.env_remove)
-            .finish()
-    }
-}
-
-impl Default for SessionOptions {
-    fn default() -> Self {
-        SessionOptions {
-            max_response_bytes: 256 * 1024 * 1024,
-            record: false,
-            extra_roots: Vec::new(),
-            downstream: None,
-            env_remove: Vec::new(),
-        }
-    }
-}
-
-/// The answer to a request sent with `handle`, or `None` when `cancelled` completes first: the
-/// peer is then sent `notifications/cancelled` with `reason`. (Both directions use it: the
-/// proxy's upstream session, and the proxy passing its upstream's requests to its client.)
-pub async fn answer_or_cancel<R: ServiceRole>(
-    mut handle: RequestHandle<R>,
-    cancelled: impl std::future::Future<Output = ()>,
-    reason: &str,
-) -> Option<Result<R::PeerResp, ServiceError>> {
-    let rx = std::mem::replace(&mut handle.rx, tokio::sync::oneshot::channel().1);
-    tokio::select! {
-        r = rx => Some(r.unwrap_or(Err(ServiceError::TransportClosed))),
-        () = cancelled => {
-            let _ = handle.cancel(Some(reason.into())).await;
-            None
-        }
-    }
-}
-
-/// A list request (`tools/list`, `prompts/list`, `resources/list`) for one page.
-fn list_request(method: &str, cursor: Option<String>) -> Result<ClientRequest, UpstreamError> {
-    let params = PaginatedRequestParams::default().with_cursor(cursor);
-    Ok(match method {
-        "tools/list" => {
-            ClientRequest::ListToolsRequest(rmcp::model::ListToolsRequest::with_param(params))
-        }
-        "prompts/list" => {
-            ClientRequest::ListPromptsRequest(rmcp::model::ListPromptsRequest::with_param(params))
-        }
-        "resources/list" => ClientRequest::ListResourcesRequest(
-            rmcp::model::ListResourcesRequest::with_param(params),
-        ),
-        other => {
-            return Err(UpstreamError::Request {
-                method: other.into(),
-                message: "not a list method".into(),
-            })
-        }
-    })
-}
-
-/// What a call made for a client carries besides the tool and its arguments.
-pub struct Forwarded<C, S> {
-    /// The client's `_meta`; its progress token is replaced by this session's own.
-    pub meta: Option<RequestMetaObject>,
-    /// Completes when the client cancels the call.
-    pub cancelled: C,
-    /// Told the progress token the server sees, before any progress can arrive.
-    pub on_sent: S,
-}
-
-impl Default for Forwarded<std::future::Pending<()>, fn(&ProgressToken)> {
-    fn default() -> Self {
-        Forwarded {
-            meta: None,
-            cancelled: std::future::pending(),
-            on_sent: |_| {},
-        }
-    }
-}
-
-/// What a tool call gave back.
-#[derive(Debug)]
-pub struct CallOutcome {
-    pub response: RawResponse,
-    pub latency_ms: f64,
-}
+use super::request::list_request;
+use super::{
+    answer_or_cancel, dropped, pump, CallOutcome, Forwarded, RawResponse, ServerIo, SessionOptions,
+    UpstreamError, Wire,
+};
+use crate::config::{redactor_for, Probe, Redactor, ServerSpec};
 
 /// A live session.
 pub struct Session {
     service: RunningService<RoleClient, UpstreamClient>,
-    capture: Capture,
+    wire: Wire,
     child: Option<ChildGuard>,
     tasks: Vec<JoinHandle<()>>,
     init: RawResponse,
@@ -147,90 +37,34 @@ pub struct Session {
 static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Session {
-    /// Start or reach the server and run the `initialize` handshake. Errors never carry a
-    /// secret of the spec or of the inherited environment (a server's stderr can print them).
-    pub async fn connect(
+    /// Run the `initialize` handshake over `io`, the stream to the server `spec` names (see
+    /// [`crate::connect::connect`], which opens it). Errors never carry a secret of the spec or
+    /// of the inherited environment (a server's stderr can print them).
+    pub async fn connect_io(
         spec: &ServerSpec,
+        io: ServerIo,
         opts: &SessionOptions,
     ) -> Result<Session, UpstreamError> {
         let redactor = Arc::new(redactor_for(spec));
-        Session::start(spec, opts, redactor.clone())
+        Session::start(io, opts, redactor.clone())
             .await
             .map_err(|e| e.redacted(&redactor))
     }
 
     async fn start(
-        spec: &ServerSpec,
+        io: ServerIo,
         opts: &SessionOptions,
         redactor: Arc<Redactor>,
     ) -> Result<Session, UpstreamError> {
-        let capture = Capture::new(opts.record);
-        let started = Instant::now();
-        let (mut child, mut tasks, pumps) = match &spec.transport {
-            TransportSpec::Builtin { name } => {
-                let (client_end, server_end) = tokio::io::duplex(256 * 1024);
-                let (server_read, server_write) = tokio::io::split(server_end);
-                let server = crate::demo::DemoServer::new(name);
-                let task = tokio::spawn(async move {
-                    if let Ok(running) = server.serve((server_read, server_write)).await {
-                        let _ = running.waiting().await;
-                    }
-                });
-                let (out, inp) = tokio::io::split(client_end);
-                (
-                    None,
-                    vec![task],
-                    pump::start(out, inp, capture.clone(), opts.max_response_bytes),
-                )
-            }
-            TransportSpec::Capture { dir, server } => {
-                let mut replay =
-                    crate::capture::Replay::load(dir, server.as_deref()).map_err(|e| {
-                        UpstreamError::Initialize {
-                            message: e.to_string(),
-                        }
-                    })?;
-                let (client_end, server_end) = tokio::io::duplex(256 * 1024);
-                let (server_read, server_write) = tokio::io::split(server_end);
-                let task = tokio::spawn(async move {
-                    let _ = crate::capture::serve(&mut replay, server_read, server_write).await;
-                });
-                let (out, inp) = tokio::io::split(client_end);
-                (
-                    None,
-                    vec![task],
-                    pump::start(out, inp, capture.clone(), opts.max_response_bytes),
-                )
-            }
-            TransportSpec::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let (child, out, inp) =
-                    ChildGuard::spawn(command, args, env, &opts.env_remove, cwd.as_ref()).await?;
-                (
-                    Some(child),
-                    Vec::new(),
-                    pump::start(out, inp, capture.clone(), opts.max_response_bytes),
-                )
-            }
-            TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
-                let kind = match &spec.transport {
-                    TransportSpec::Sse { .. } => Remote::LegacySse,
-                    _ => Remote::Streamable,
-                };
-                let bridge = http::start(kind, url, headers, opts)?;
-                let pumps = pump::start(
-                    bridge.server_out,
-                    bridge.server_in,
-                    capture.clone(),
-                    opts.max_response_bytes,
-                );
-                (None, vec![bridge.task], pumps)
-            }
-        };
+        let wire = Wire::new(opts.record);
+        let ServerIo {
+            server_out,
+            server_in,
+            mut child,
+            mut tasks,
+            started,
+        } = io;
+        let pumps = pump::start(server_out, server_in, wire.clone(), opts.max_response_bytes);
         tasks.extend(pumps.tasks);
         let served = UpstreamClient::new(opts.downstream.clone())
             // the pump already bounds message size (--max-response-bytes); rmcp's own 16 MiB
@@ -243,22 +77,21 @@ impl Session {
         let service = match served {
             Ok(s) => s,
             Err(e) => {
-                let message = explain(&e.to_string(), child.as_mut(), &capture).await;
+                let message = explain(&e.to_string(), child.as_mut(), &wire).await;
                 if let Some(c) = child {
                     c.shutdown().await;
                 }
                 return Err(UpstreamError::Initialize { message });
             }
         };
-        let init =
-            capture
-                .take_response("initialize")
-                .ok_or_else(|| UpstreamError::Initialize {
-                    message: "no initialize response was captured".into(),
-                })?;
+        let init = wire
+            .take_response("initialize")
+            .ok_or_else(|| UpstreamError::Initialize {
+                message: "no initialize response was captured".into(),
+            })?;
         Ok(Session {
             service,
-            capture,
+            wire,
             child,
             tasks,
             init,
@@ -280,12 +113,13 @@ impl Session {
 
     /// Lines the server printed that were not JSON-RPC, and similar oddities.
     pub fn warnings(&self) -> Vec<String> {
-        let warnings = self.capture.warnings();
+        let warnings = self.wire.warnings();
         warnings.iter().map(|w| self.redactor.redact(w)).collect()
     }
 
-    pub fn capture(&self) -> &Capture {
-        &self.capture
+    /// The record of this session's traffic (its transcript, its notifications).
+    pub fn wire(&self) -> &Wire {
+        &self.wire
     }
 
     /// One page of `tools/list`, `prompts/list` or `resources/list`, as the server sent it.
@@ -307,7 +141,7 @@ impl Session {
     async fn explained<T>(&mut self, answer: Result<T, UpstreamError>) -> Result<T, UpstreamError> {
         match answer {
             Err(UpstreamError::Request { method, message }) => {
-                let message = explain(&message, self.child.as_mut(), &self.capture).await;
+                let message = explain(&message, self.child.as_mut(), &self.wire).await;
                 Err(UpstreamError::Request { method, message }.redacted(&self.redactor))
             }
             other => other,
@@ -351,7 +185,7 @@ impl Session {
 
     /// Any request (`method` and its `params` as JSON) from any number of tasks at once (the
     /// proxy forwards its client's requests this way): the exact result, matched by request id,
-    /// so nothing is left behind in the capture and no answer comes from rmcp's list cache.
+    /// so nothing is left behind in the wire record and no answer comes from rmcp's list cache.
     /// Given up when `cancelled` completes (the server is then sent `notifications/cancelled`).
     pub async fn request_json(
         &self,
@@ -383,7 +217,7 @@ impl Session {
     }
 
     /// Send `request`, wait for its response (or `cancelled`, which sends the server
-    /// `notifications/cancelled`), and take the exact response from the capture by its id.
+    /// `notifications/cancelled`), and take the exact response from the wire record by its id.
     /// An error's message has the secrets redacted (a server can echo its URL or its env).
     async fn request_raw(
         &self,
@@ -419,19 +253,19 @@ impl Session {
         on_sent(&handle.progress_token);
         let Some(answer) = answer_or_cancel(handle, cancelled, "cancelled by the client").await
         else {
-            self.capture.forget(&id);
+            self.wire.forget(&id);
             return Err(failed("cancelled by the client".into()));
         };
         let latency_ms = ms(started);
         // rmcp fails a request on its own (a closed transport) without a response: stop waiting
-        let raw = self.capture.take_response_by_id(&id);
+        let raw = self.wire.take_response_by_id(&id);
         if raw.is_none() {
-            self.capture.forget(&id);
+            self.wire.forget(&id);
         }
         match (answer, raw) {
             (_, Some(raw)) if raw.error.is_none() => Ok((raw, latency_ms)),
             // the pump answered in the server's place: the server's own message was dropped
-            (Err(ServiceError::McpError(e)), _) if pump::answered_for_the_server(&e.data) => {
+            (Err(ServiceError::McpError(e)), _) if dropped::answered_for_the_server(&e.data) => {
                 Err(failed(e.message.to_string()))
             }
             (Err(ServiceError::McpError(e)), _) => Err(UpstreamError::Rpc {
@@ -485,7 +319,7 @@ impl Session {
 
 /// Turn a transport error into a message that says why: the exit status and stderr tail of a
 /// server that died, or what it printed instead of JSON-RPC.
-async fn explain(error: &str, child: Option<&mut ChildGuard>, capture: &Capture) -> String {
+async fn explain(error: &str, child: Option<&mut ChildGuard>, wire: &Wire) -> String {
     let mut parts = vec![error.to_string()];
     if let Some(child) = child {
         // give a dying process a moment to be reaped so its status is known
@@ -505,7 +339,7 @@ async fn explain(error: &str, child: Option<&mut ChildGuard>, capture: &Capture)
             parts.push(format!("stderr: {tail}"));
         }
     }
-    if let Some(w) = capture.warnings().last() {
+    if let Some(w) = wire.warnings().last() {
         parts.push(w.clone());
     }
     parts.join("; ")

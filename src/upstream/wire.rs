@@ -19,7 +19,7 @@ pub enum Direction {
 
 /// One line of traffic, kept verbatim.
 #[derive(Debug, Clone)]
-pub struct CaptureEvent {
+pub struct WireEvent {
     pub direction: Direction,
     pub at_ms: u64,
     pub line: Arc<str>,
@@ -78,7 +78,7 @@ impl RawResponse {
 
 #[derive(Debug, Default)]
 struct State {
-    events: Vec<CaptureEvent>,
+    events: Vec<WireEvent>,
     keep_events: bool,
     /// id of the newest request sent for each method
     last_request: HashMap<String, String>,
@@ -103,7 +103,7 @@ fn is_notification(line: &str) -> bool {
 
 /// Shared between the pumps (writers) and the session (reader).
 #[derive(Debug, Clone)]
-pub struct Capture {
+pub struct Wire {
     state: Arc<Mutex<State>>,
     started: Instant,
     order: Arc<NotificationOrder>,
@@ -145,10 +145,10 @@ impl NotificationOrder {
     }
 }
 
-impl Capture {
-    /// A capture; `keep_events` also keeps the full transcript (for `--record`).
+impl Wire {
+    /// A wire record; `keep_events` also keeps the full transcript (for `--record`).
     pub fn new(keep_events: bool) -> Self {
-        Capture {
+        Wire {
             state: Arc::new(Mutex::new(State {
                 keep_events,
                 ..State::default()
@@ -166,7 +166,7 @@ impl Capture {
     fn event(&self, st: &mut State, direction: Direction, line: &Arc<str>) {
         if st.keep_events {
             let at_ms = self.started.elapsed().as_millis() as u64;
-            st.events.push(CaptureEvent {
+            st.events.push(WireEvent {
                 direction,
                 at_ms,
                 line: line.clone(),
@@ -256,7 +256,7 @@ impl Capture {
         }
     }
 
-    /// The response to the newest request of `method`, taken out of the capture.
+    /// The response to the newest request of `method`, taken out of the record.
     pub fn take_response(&self, method: &str) -> Option<RawResponse> {
         let mut st = self.lock();
         let id = st.last_request.get(method)?.clone();
@@ -273,7 +273,7 @@ impl Capture {
     }
 
     /// The transcript so far (empty unless created with `keep_events`).
-    pub fn events(&self) -> Vec<CaptureEvent> {
+    pub fn events(&self) -> Vec<WireEvent> {
         self.lock().events.clone()
     }
 }
@@ -284,25 +284,25 @@ mod tests {
 
     #[test]
     fn keeps_result_text_byte_exact_and_matches_by_method() {
-        let cap = Capture::new(true);
-        cap.sent(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into());
+        let wire = Wire::new(true);
+        wire.sent(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into());
         let line = r#"{"result":{"tools":[],"z":1,  "a":"\u00e9"},"jsonrpc":"2.0","id":1}"#;
-        cap.received(line.into());
-        cap.received("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}".into());
-        let r = cap.take_response("tools/list").unwrap();
-        assert!(cap.take_response("tools/list").is_none());
+        wire.received(line.into());
+        wire.received("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}".into());
+        let r = wire.take_response("tools/list").unwrap();
+        assert!(wire.take_response("tools/list").is_none());
         assert_eq!(
-            cap.received(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into()),
+            wire.received(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into()),
             None,
             "a second answer to the same id is not matched to a request again"
         );
-        cap.sent(r#"{"jsonrpc":"2.0","id":"c","method":"tools/call"}"#.into());
+        wire.sent(r#"{"jsonrpc":"2.0","id":"c","method":"tools/call"}"#.into());
         assert_eq!(
-            cap.received(r#"{"jsonrpc":"2.0","id":"c","result":{}}"#.into()),
+            wire.received(r#"{"jsonrpc":"2.0","id":"c","result":{}}"#.into()),
             Some(("tools/call".to_string(), "\"c\"".to_string()))
         );
         assert_eq!(r.result_text(), r#"{"tools":[],"z":1,  "a":"\u00e9"}"#);
-        assert_eq!(cap.events().len(), 6);
+        assert_eq!(wire.events().len(), 6);
     }
 
     #[test]

@@ -1,0 +1,57 @@
+//! Reaching a server: one function from a server spec to a live session. A stdio, HTTP or SSE
+//! server is reached through `upstream`'s own streams; the embedded demo and a recording's
+//! replay run in this process and are handed to the session as a stream like any other. (It
+//! sits above `upstream`, `demo` and `capture`, so none of them needs another.)
+
+use rmcp::ServiceExt;
+
+use crate::capture::{self, Replay};
+use crate::config::{redactor_for, ServerSpec, TransportSpec};
+use crate::demo::DemoServer;
+use crate::upstream::{ServerIo, Session, SessionOptions, UpstreamError};
+
+/// Start or reach the server and run the `initialize` handshake. Errors never carry a secret of
+/// the spec or of the inherited environment (a server's stderr can print them).
+pub async fn connect(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session, UpstreamError> {
+    let io = open(spec, opts)
+        .await
+        .map_err(|e| e.redacted(&redactor_for(spec)))?;
+    Session::connect_io(spec, io, opts).await
+}
+
+/// The byte stream to the server `spec` names: started (a process, a server in this process)
+/// or reached (an HTTP endpoint).
+pub async fn open(spec: &ServerSpec, opts: &SessionOptions) -> Result<ServerIo, UpstreamError> {
+    match &spec.transport {
+        TransportSpec::Builtin { name } => {
+            let (io, server_end) = ServerIo::pipe();
+            let server = DemoServer::new(name);
+            let task = tokio::spawn(async move {
+                if let Ok(running) = server.serve(tokio::io::split(server_end)).await {
+                    let _ = running.waiting().await;
+                }
+            });
+            Ok(io.with_task(task))
+        }
+        TransportSpec::Capture { dir, server } => {
+            let (io, server_end) = ServerIo::pipe();
+            let mut replay =
+                Replay::load(dir, server.as_deref()).map_err(|e| UpstreamError::Initialize {
+                    message: e.to_string(),
+                })?;
+            let (read, write) = tokio::io::split(server_end);
+            let task = tokio::spawn(async move {
+                let _ = capture::serve(&mut replay, read, write).await;
+            });
+            Ok(io.with_task(task))
+        }
+        TransportSpec::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => ServerIo::spawn(command, args, env, &opts.env_remove, cwd.as_ref()).await,
+        TransportSpec::Http { url, headers } => ServerIo::http(url, headers, opts),
+        TransportSpec::Sse { url, headers } => ServerIo::sse(url, headers, opts),
+    }
+}

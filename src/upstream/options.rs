@@ -1,0 +1,47 @@
+//! The settings of a session: size limit, recording, trusted roots, who answers the server's
+//! requests, and what a stdio server does not inherit.
+
+use std::sync::Arc;
+
+use super::Downstream;
+
+/// Settings of a session.
+#[derive(Clone)]
+pub struct SessionOptions {
+    /// Largest single message kept; larger ones are dropped and reported.
+    pub max_response_bytes: usize,
+    /// Keep the whole transcript (for recording).
+    pub record: bool,
+    /// Certificate authorities trusted for https upstreams besides the built-in web roots.
+    pub extra_roots: Vec<reqwest::Certificate>,
+    /// Answers the server's sampling, elicitation and roots requests (the proxy's client);
+    /// without one the session offers the server none of them.
+    pub downstream: Option<Arc<dyn Downstream>>,
+    /// Variables removed from the environment a stdio server inherits (the proxy's
+    /// `--bearer-token-env`); the server's own configured `env` still applies.
+    pub env_remove: Vec<String>,
+}
+
+impl std::fmt::Debug for SessionOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionOptions")
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("record", &self.record)
+            .field("extra_roots", &self.extra_roots.len())
+            .field("downstream", &self.downstream.is_some())
+            .field("env_remove", &self.env_remove)
+            .finish()
+    }
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            max_response_bytes: 256 * 1024 * 1024,
+            record: false,
+            extra_roots: Vec::new(),
+            downstream: None,
+            env_remove: Vec::new(),
+        }
+    }
+}
