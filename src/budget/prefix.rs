@@ -1,9 +1,11 @@
 //! Counting only as much text as a decision needs. BPE tokenizers split text into pieces by a
-//! regex before merging, and a cut right after a `\n` that is followed by anything but white
-//! space or `/` is a piece boundary for both cl100k_base and o200k_base: the tokens of the two
-//! halves add up to the tokens of the whole (checked by a proptest here, and against Python
-//! tiktoken on 1.5 million random joins). So text is counted segment by segment at such cuts,
-//! stopping once a limit is passed, and a preview needs only its own prefix encoded.
+//! regex before merging, and at some places both cl100k_base's and o200k_base's split is
+//! certain whatever the text around (right after the last line break of a run of white space,
+//! indented or not; before a space between two letters: see [`is_safe_cut`]). The tokens of the
+//! two halves of such a cut add up to the tokens of the whole (checked by the proptests here
+//! and against Python tiktoken by `scripts/check-cuts.py`). So text is counted segment by
+//! segment at such cuts, stopping once a limit is passed, and a preview needs only its own
+//! prefix encoded.
 
 use std::sync::OnceLock;
 
@@ -130,12 +132,13 @@ impl Scan {
         if same == old.len() && same == new.len() {
             return old_scan.clone();
         }
-        // a cut at `end` was chosen by looking at the byte at `end`: keep cuts before `same`
+        // a cut at `end` was chosen by looking at the bytes from `end` on: keep the cuts before
+        // `same` that are still safe cuts of the new text
         let bounds = old_scan
             .bounds
             .iter()
             .copied()
-            .take_while(|(end, _)| *end < same)
+            .take_while(|(end, _)| *end < same && is_safe_cut(new, *end))
             .collect();
         Scan {
             bounds,
@@ -259,22 +262,55 @@ fn safe_cut(text: &str, from: usize) -> Option<usize> {
     if text.len() <= from {
         return None;
     }
-    let bytes = text.as_bytes();
     let stop = text.len().min(MAX_SEGMENT_BYTES);
-    let mut i = from;
-    while i < stop {
-        if bytes[i] == b'\n' {
-            match bytes.get(i + 1) {
-                // `\s*[\r\n]+` can run from this line break over following white space into
-                // the next line break, and o200k joins `/` to a preceding punctuation run
-                Some(b) if b.is_ascii_whitespace() || *b == b'/' => {}
-                Some(_) => return Some(i + 1),
-                None => return None,
+    (from..stop).find(|&i| is_safe_cut(text, i))
+}
+
+/// How far past a line break [`is_safe_cut`] looks for the end of the white space that follows.
+const MAX_LOOKAHEAD: usize = 256;
+
+/// Whether byte `p` of `text` is a place where both cl100k_base's and o200k_base's
+/// pre-tokenisation split, so the tokens of `text[..p]` and `text[p..]` add up to the whole's.
+/// Two kinds of place qualify:
+/// - right after the last line break of a run of white space: `\s*[\r\n]+` ends a piece at
+///   the last line break of the run it starts in, and what follows (spaces that indent a
+///   line, then the line) starts a piece of its own. Not when a `\r` or `\n` follows within
+///   the same run of white space (the piece would reach it), nor before `/` (o200k joins
+///   `[\r\n/]*` to a punctuation run);
+/// - before one space between two ASCII letters: a run of letters ends at the space, and the
+///   space starts the next word's piece (` ?\p{L}+`), in one text or in two.
+///
+/// Checked against the whole-text count by the proptests below, and against Python tiktoken by
+/// `scripts/check-cuts.py` (random joins of line breaks, CRLF, runs of spaces, tabs, NBSP,
+/// U+2028, U+0085, contractions, digits, `/`, combining marks and CJK, both encodings).
+pub(crate) fn is_safe_cut(text: &str, p: usize) -> bool {
+    let bytes = text.as_bytes();
+    if p == 0 || p >= bytes.len() {
+        return false;
+    }
+    match bytes[p - 1] {
+        b'\n' => {
+            if matches!(bytes[p], b'\r' | b'\n' | b'/') {
+                return false;
+            }
+            let end = bytes.len().min(p + MAX_LOOKAHEAD);
+            // the white space ahead, up to the first character that is not white space
+            let mut ahead = text[p..].char_indices();
+            loop {
+                match ahead.next() {
+                    None => return true,
+                    Some((i, _)) if p + i >= end => return false,
+                    Some((_, '\r' | '\n')) => return false,
+                    Some((_, c)) if c.is_whitespace() => {}
+                    Some(_) => return true,
+                }
             }
         }
-        i += 1;
+        b if b.is_ascii_alphabetic() => {
+            bytes[p] == b' ' && bytes.get(p + 1).is_some_and(u8::is_ascii_alphabetic)
+        }
+        _ => false,
     }
-    None
 }
 
 #[cfg(test)]
@@ -295,6 +331,10 @@ mod tests {
             "[ \t]{1,4}",
             "[.,;:!?'\"(){}\\[\\]-]{1,3}",
             "[é世界😀ß]{1,3}",
+            "\n[ \t]{1,12}",
+            "\r\n {2,8}",
+            "[\u{a0}\u{2028}\u{85}\u{0b}\u{301}]{1,2}",
+            "'(s|t|re|ll)",
         ];
         proptest::collection::vec(piece, 0..3000).prop_map(|v| v.concat())
     }
