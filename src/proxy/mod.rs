@@ -4,12 +4,11 @@
 //! through what the engine spilled. Spills are also listed and readable as resources.
 
 mod http;
-mod log;
 mod read;
 mod warnings;
 
+pub use crate::calllog::{read_log, scan_log, CallLog, CallRecord, LogScan};
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
-pub use log::{read_log, scan_log, CallLog, CallRecord, LogScan};
 pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
 
 use std::collections::{HashMap, HashSet};
