@@ -23,5 +23,8 @@ pub use input::{load_payload, parse_result, Payload, PayloadError};
 pub use policy::{Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET};
 pub use project::Projection;
 pub use shrink::{shrink, Caps, ShrinkReport};
-pub use spill::{content_hash, sanitize, SpillEntry, SpillHandle, SpillStore, DEFAULT_MAX_BYTES};
+pub use spill::{
+    content_hash, sanitize, SpillEntry, SpillHandle, SpillLines, SpillReadError, SpillStore,
+    DEFAULT_MAX_BYTES, SPILL_URI_PREFIX,
+};
 pub use strip::{strip, StripCounts, TRACKING_PARAMS};

@@ -1,8 +1,6 @@
 //! `mcp_budget_read`: the way back to a spilled original, a page of lines at a time within the
 //! budget, or the lines matching a pattern with their numbers. Reads only files of the spill store.
 
-use std::io::{BufRead, BufReader};
-
 use serde::Deserialize;
 
 use crate::budget::SpillStore;
@@ -59,26 +57,25 @@ pub enum ReadError {
 /// Serve one read within `budget` tokens (counted with `tokenizer`). A line longer than the
 /// budget is served in pieces: the footer then says `start_char` to continue inside it.
 ///
-/// The spill is streamed: lines before `start_line` are skipped without being decoded, only
-/// the page is held in memory, and the rest is only counted (for the footer's total), so a page
-/// of a 60 MB spill costs one pass over the file, not a copy of it.
+/// The spill is streamed ([`SpillStore::lines`]): lines before `start_line` are skipped without
+/// being decoded, only the page is held in memory, and the rest is only counted (for the
+/// footer's total), so a page of a 60 MB spill costs one pass over the file, not a copy of it.
 pub fn read(
     store: &SpillStore,
     args: &ReadArgs,
     budget: usize,
     tokenizer: Tokenizer,
 ) -> Result<String, ReadError> {
-    let file = store
-        .open(&args.handle)
+    let mut lines = store
+        .lines(&args.handle)
         .ok_or_else(|| ReadError::Unknown(args.handle.clone()))?;
     let io = |e: std::io::Error| ReadError::Io {
         handle: args.handle.clone(),
         message: e.to_string(),
     };
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let start = args.start_line.unwrap_or(1).max(1);
-    let skipped = skip_lines(&mut reader, start - 1).map_err(io)?;
-    if start > 1 && reader.fill_buf().map_err(io)?.is_empty() {
+    let skipped = lines.skip(start - 1).map_err(io)?;
+    if start > 1 && lines.at_end().map_err(io)? {
         return Err(ReadError::Arguments(format!(
             "start_line {start} is past the end ({skipped} lines)"
         )));
@@ -100,15 +97,12 @@ pub fn read(
     let mut consumed = start - 1;
     // the 0-based index of each line shown
     let mut shown_lines: Vec<usize> = Vec::new();
-    let mut raw = Vec::new();
     while shown < max_lines {
-        raw.clear();
-        if reader.read_until(b'\n', &mut raw).map_err(io)? == 0 {
+        let Some(whole) = lines.next_line().map_err(io)? else {
             break;
-        }
+        };
         let i = consumed;
         consumed += 1;
-        let whole = line_text(&raw);
         let mut offset = 0;
         if i == start - 1 {
             offset = args.start_char.unwrap_or(0).min(whole.len());
@@ -176,7 +170,7 @@ pub fn read(
         }
         break;
     }
-    let total = consumed + count_lines(&mut reader).map_err(io)?;
+    let total = consumed + lines.count_rest().map_err(io)?;
     let footer = |shown: usize, last: usize| {
         match (&pattern, resume) {
         (None, Some((line, at, len))) => format!(
@@ -315,54 +309,6 @@ fn ceil_char(s: &str, mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// One line as `str::lines` gives it: without its `\n` or `\r\n`, invalid UTF-8 replaced.
-fn line_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
-    let raw = match raw.strip_suffix(b"\n") {
-        Some(r) => r.strip_suffix(b"\r").unwrap_or(r),
-        None => raw,
-    };
-    String::from_utf8_lossy(raw)
-}
-
-/// Skip up to `n` lines (a last line without `\n` counts); returns how many were skipped.
-fn skip_lines(reader: &mut impl BufRead, n: usize) -> std::io::Result<usize> {
-    let mut skipped = 0;
-    let mut in_line = false;
-    while skipped < n {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(skipped + usize::from(in_line));
-        }
-        let (used, found) = match memchr::memchr(b'\n', buf) {
-            Some(at) => (at + 1, true),
-            None => (buf.len(), false),
-        };
-        reader.consume(used);
-        if found {
-            skipped += 1;
-            in_line = false;
-        } else {
-            in_line = true;
-        }
-    }
-    Ok(skipped)
-}
-
-/// How many lines are left (a last line without `\n` counts).
-fn count_lines(reader: &mut impl BufRead) -> std::io::Result<usize> {
-    let (mut lines, mut last) = (0, b'\n');
-    loop {
-        let buf = reader.fill_buf()?;
-        let Some(&end) = buf.last() else {
-            return Ok(lines + usize::from(last != b'\n'));
-        };
-        lines += memchr::memchr_iter(b'\n', buf).count();
-        last = end;
-        let n = buf.len();
-        reader.consume(n);
-    }
 }
 
 /// The longest char-boundary prefix of `text` within `limit` tokens (bisection on its length).
