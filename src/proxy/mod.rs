@@ -31,7 +31,7 @@ use serde_json::{json, Map, Value};
 
 use crate::budget::{CallInfo, Engine, SpillStore};
 use crate::config::ServerSpec;
-use crate::measure::compact_json;
+use crate::measure::{compact_json, model_view};
 use crate::tokens::Tokenizer;
 use crate::upstream::{
     answer_or_cancel, BoxFuture, Downstream, Forwarded, NotificationOrder, PageWalker, Session,
@@ -655,11 +655,8 @@ pub fn shorten(text: &str, max: usize) -> String {
 
 /// A tool's schema tax: its model view, as `audit` counts it.
 fn tool_tokens(tool: &Value, tokenizer: Tokenizer) -> usize {
-    let view = json!({
-        "name": tool["name"],
-        "description": tool.get("description").cloned().unwrap_or(Value::Null),
-        "input_schema": tool.get("inputSchema").cloned().unwrap_or(json!({"type": "object"})),
-    });
+    let empty = Map::new();
+    let view = model_view(tool.as_object().unwrap_or(&empty));
     tokenizer.count(&compact_json(&view))
 }
 

@@ -1341,3 +1341,49 @@ fn a_restarted_upstream_is_subscribed_and_levelled_again() {
     assert!(logs.contains(&"a warning line"), "{:?}", p.notes);
     assert!(!logs.contains(&"a info line"), "{:?}", p.notes);
 }
+
+/// Issue 13: the proxy counts a tool's schema as `audit` does (one model view): a tool without
+/// a description costs the same in the proxy's start-up line as in the audit, with no
+/// `"description": null` counted.
+#[test]
+fn the_start_up_figure_is_audits_for_a_tool_without_a_description() {
+    let home = tempfile::tempdir().unwrap();
+    let script = crate::support::repo()
+        .join("tests/fixtures/hostile_lists.py")
+        .display()
+        .to_string();
+    let toml = format!("[servers.bare]\ncommand = \"python3\"\nargs = [{script:?}, \"bare\"]\n");
+    let (report, _) = crate::support::audit_probe(home.path(), &toml, &[], &[], 0);
+    let audited = report["servers"][0]["tools_list"]["model_tokens"]
+        .as_u64()
+        .unwrap();
+    let mut child = Command::new(bin_path())
+        .args(["proxy", "--spill-dir"])
+        .arg(home.path().join("spill"))
+        .args(["--", "python3", &script, "bare"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let line = stderr
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.contains("tokens per turn"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let line = line.expect("the proxy's start-up line");
+    // `... schema {upstream} -> {shown} tokens per turn ...`
+    let upstream: u64 = line
+        .split("schema ")
+        .nth(1)
+        .unwrap()
+        .split(" ->")
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert_eq!(upstream, audited, "{line}");
+}
