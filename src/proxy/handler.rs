@@ -17,6 +17,7 @@ use super::state::{lock, log_rank, Client, LOG_LEVELS};
 use crate::budget::{SpillReadError, SpillStore, SPILL_URI_PREFIX};
 
 impl Proxy {
+    /// This client's roots are the ones the upstream sees now; tell the upstream, so it asks.
     async fn roots_changed(&self) {
         *lock(&self.shared.roots_from) = Some(self.client_id);
         let _ = self
@@ -28,6 +29,7 @@ impl Proxy {
             .await;
     }
 
+    /// The engine's spill store, which `mcp_budget_read` and the spill resources read.
     fn store(&self) -> &SpillStore {
         self.shared.opts.engine.store()
     }
@@ -60,6 +62,7 @@ fn stateless(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|p| !p.headers.contains_key("mcp-session-id"))
 }
 
+/// A tool result that is an error with this text (the model reads it).
 fn error_result(text: &str) -> CallToolResult {
     serde_json::from_value(json!({"content": [{"type": "text", "text": text}], "isError": true}))
         .expect("a static result shape")

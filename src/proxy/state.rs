@@ -38,6 +38,7 @@ pub(super) struct Upstream {
 }
 
 impl Upstream {
+    /// The upstream as first started, serving `session`.
     pub(super) fn new(spec: ServerSpec, opts: SessionOptions, session: Arc<Session>) -> Upstream {
         Upstream {
             spec,
@@ -50,6 +51,7 @@ impl Upstream {
         }
     }
 
+    /// The session serving now (a restart replaces it).
     pub(super) fn get(&self) -> Arc<Session> {
         self.current
             .read()
