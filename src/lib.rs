@@ -8,6 +8,7 @@
 pub mod atomic;
 pub mod audit;
 pub mod budget;
+pub mod calllog;
 pub mod capture;
 pub mod config;
 pub mod connect;

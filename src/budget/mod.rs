@@ -23,5 +23,8 @@ pub use policy::{Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, M
 pub use prefix::{segments, PrefixCounter, Scan};
 pub use project::Projection;
 pub use shrink::{shrink, Caps, ShrinkReport};
-pub use spill::{content_hash, sanitize, SpillEntry, SpillHandle, SpillStore, DEFAULT_MAX_BYTES};
+pub use spill::{
+    content_hash, sanitize, SpillEntry, SpillHandle, SpillLines, SpillReadError, SpillStore,
+    DEFAULT_MAX_BYTES, SPILL_URI_PREFIX,
+};
 pub use strip::{strip, StripCounts, TRACKING_PARAMS};

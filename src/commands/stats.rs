@@ -2,7 +2,7 @@
 //! of engine time, from a proxy call log; `--chart` also draws them.
 
 use anyhow::Context;
-use mcp_budget::proxy::scan_log;
+use mcp_budget::calllog::scan_log;
 use mcp_budget::report::charts::render_stats_chart;
 use mcp_budget::report::{render_stats_table, stats_rows, write_stats_csv};
 

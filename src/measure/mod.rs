@@ -13,7 +13,7 @@ pub use duplicate::{structured_duplicate, TextView};
 pub use init::{measure_initialize, InitInfo};
 pub use pagination::is_paginated;
 pub use result::{measure_result, text_stats, tool_error_text};
-pub use tools::{measure_list, measure_tool, measure_tools_pages, ToolsMeasure};
+pub use tools::{measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure};
 
 /// A result that is not the JSON its method promises.
 #[derive(Debug, thiserror::Error)]

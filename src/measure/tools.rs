@@ -51,15 +51,11 @@ pub fn measure_tools_pages(
     Ok(m)
 }
 
-/// One tool definition (its exact text in tools/list): the cost and its model-view counts.
-pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts), MeasureError> {
-    let tool: Map<String, Value> =
-        serde_json::from_str(raw).map_err(|e| MeasureError::new("tool definition", e))?;
-    let name = tool
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+/// What the model receives of a tool every turn, as it is counted: `{"name", "description",
+/// "input_schema"}` in that order, without `description` when the tool has none, and an empty
+/// object schema when it gives none. `audit` and the proxy both count this view.
+pub fn model_view(tool: &Map<String, Value>) -> Value {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
     let mut view = Map::new();
     view.insert("name".into(), json!(name));
     if let Some(d) = tool.get("description") {
@@ -70,7 +66,19 @@ pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts),
         .cloned()
         .unwrap_or_else(|| json!({"type": "object"}));
     view.insert("input_schema".into(), schema);
-    let model = set.count(&compact_json(&Value::Object(view)));
+    Value::Object(view)
+}
+
+/// One tool definition (its exact text in tools/list): the cost and its model-view counts.
+pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts), MeasureError> {
+    let tool: Map<String, Value> =
+        serde_json::from_str(raw).map_err(|e| MeasureError::new("tool definition", e))?;
+    let name = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let model = set.count(&compact_json(&model_view(&tool)));
     let count = |v: Option<&Value>| match v {
         None | Some(Value::Null) => 0,
         Some(Value::String(s)) => set.primary().count(s),

@@ -100,6 +100,7 @@ pub fn scan_log(path: &Path) -> Result<LogScan, String> {
 }
 
 /// Read a log back strictly; the first line that does not parse is an error with its number.
+/// The tests read the proxy's logs with it (`stats` reads leniently, with [`scan_log`]).
 pub fn read_log(path: &Path) -> Result<Vec<CallRecord>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -1,12 +1,13 @@
 //! `mcp_budget_read`: the way back to a spilled original, a page of lines at a time within the
 //! budget, or the lines matching a pattern with their numbers. Reads only files of the spill store.
 
-use std::io::{BufRead, BufReader};
+mod window;
 
 use serde::Deserialize;
 
 use crate::budget::SpillStore;
 use crate::tokens::Tokenizer;
+use window::{fitting_prefix, windows, CONTEXT_BYTES};
 
 /// The tool's name.
 pub const READ_TOOL: &str = "mcp_budget_read";
@@ -59,26 +60,25 @@ pub enum ReadError {
 /// Serve one read within `budget` tokens (counted with `tokenizer`). A line longer than the
 /// budget is served in pieces: the footer then says `start_char` to continue inside it.
 ///
-/// The spill is streamed: lines before `start_line` are skipped without being decoded, only
-/// the page is held in memory, and the rest is only counted (for the footer's total), so a page
-/// of a 60 MB spill costs one pass over the file, not a copy of it.
+/// The spill is streamed ([`SpillStore::lines`]): lines before `start_line` are skipped without
+/// being decoded, only the page is held in memory, and the rest is only counted (for the
+/// footer's total), so a page of a 60 MB spill costs one pass over the file, not a copy of it.
 pub fn read(
     store: &SpillStore,
     args: &ReadArgs,
     budget: usize,
     tokenizer: Tokenizer,
 ) -> Result<String, ReadError> {
-    let file = store
-        .open(&args.handle)
+    let mut lines = store
+        .lines(&args.handle)
         .ok_or_else(|| ReadError::Unknown(args.handle.clone()))?;
     let io = |e: std::io::Error| ReadError::Io {
         handle: args.handle.clone(),
         message: e.to_string(),
     };
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let start = args.start_line.unwrap_or(1).max(1);
-    let skipped = skip_lines(&mut reader, start - 1).map_err(io)?;
-    if start > 1 && reader.fill_buf().map_err(io)?.is_empty() {
+    let skipped = lines.skip(start - 1).map_err(io)?;
+    if start > 1 && lines.at_end().map_err(io)? {
         return Err(ReadError::Arguments(format!(
             "start_line {start} is past the end ({skipped} lines)"
         )));
@@ -100,15 +100,12 @@ pub fn read(
     let mut consumed = start - 1;
     // the 0-based index of each line shown
     let mut shown_lines: Vec<usize> = Vec::new();
-    let mut raw = Vec::new();
     while shown < max_lines {
-        raw.clear();
-        if reader.read_until(b'\n', &mut raw).map_err(io)? == 0 {
+        let Some(whole) = lines.next_line().map_err(io)? else {
             break;
-        }
+        };
         let i = consumed;
         consumed += 1;
-        let whole = line_text(&raw);
         let mut offset = 0;
         if i == start - 1 {
             offset = args.start_char.unwrap_or(0).min(whole.len());
@@ -176,7 +173,7 @@ pub fn read(
         }
         break;
     }
-    let total = consumed + count_lines(&mut reader).map_err(io)?;
+    let total = consumed + lines.count_rest().map_err(io)?;
     let footer = |shown: usize, last: usize| {
         match (&pattern, resume) {
         (None, Some((line, at, len))) => format!(
@@ -222,181 +219,18 @@ pub fn read(
     Ok(out)
 }
 
-/// Bytes of context shown on each side of a match in a long line.
-const CONTEXT_BYTES: usize = 160;
-
-/// The windows around a long line's matches that fit, and where to continue when not all did.
-struct Windows {
-    text: String,
-    tokens: usize,
-    /// Byte offset in the line of the first match not shown.
-    resume_at: Option<usize>,
-}
-
-/// A window of [`CONTEXT_BYTES`] each side of every match in `whole[from..]` (line `number`),
-/// as many as fit `room` tokens, each with the byte range it shows (for `start_char`).
-fn windows(
-    re: &regex::Regex,
-    whole: &str,
-    from: usize,
-    number: usize,
-    room: usize,
-    tokenizer: Tokenizer,
-) -> Windows {
-    let mut w = Windows {
-        text: String::new(),
-        tokens: 0,
-        resume_at: None,
-    };
-    let mut shown_to = from;
-    for m in re.find_iter(&whole[from..]) {
-        let (start, end) = (from + m.start(), from + m.end());
-        if start < shown_to {
-            continue;
-        }
-        let a = floor_char(whole, start.saturating_sub(CONTEXT_BYTES).max(shown_to));
-        // a long match is shown in part: the window never passes 4 contexts
-        let b = ceil_char(
-            whole,
-            (end + CONTEXT_BYTES)
-                .min(a + 4 * CONTEXT_BYTES)
-                .min(whole.len()),
-        );
-        let mut piece = format!(
-            "{number}: [bytes {a}-{b} of {}; start_char={a}] {}\n",
-            whole.len(),
-            &whole[a..b]
-        );
-        let mut cost = tokenizer.count(&piece);
-        if w.tokens + cost > room && !w.text.is_empty() {
-            w.resume_at = Some(a);
-            break;
-        }
-        if w.tokens + cost > room {
-            // not even one window fits: as much of it as does, and continue after the match
-            // (never the same page again)
-            let head = format!(
-                "{number}: [bytes {a}-{b} of {}; start_char={a}] ",
-                whole.len()
-            );
-            let left = room.saturating_sub(tokenizer.count(&head) + 1);
-            let cut = fitting_prefix(&whole[a..b], left, tokenizer);
-            piece = format!("{head}{}\n", &whole[a..a + cut]);
-            cost = tokenizer.count(&piece);
-            w.text.push_str(&piece);
-            w.tokens += cost;
-            let next = ceil_char(whole, (a + cut).max(start + 1).min(whole.len()));
-            if next < whole.len() {
-                w.resume_at = Some(next);
-            }
-            break;
-        }
-        w.text.push_str(&piece);
-        w.tokens += cost;
-        shown_to = b;
-        if b < end {
-            // the match goes on past its window: the next page continues there
-            w.resume_at = Some(b);
-            break;
-        }
-    }
-    w
-}
-
-fn floor_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
-}
-
-/// One line as `str::lines` gives it: without its `\n` or `\r\n`, invalid UTF-8 replaced.
-fn line_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
-    let raw = match raw.strip_suffix(b"\n") {
-        Some(r) => r.strip_suffix(b"\r").unwrap_or(r),
-        None => raw,
-    };
-    String::from_utf8_lossy(raw)
-}
-
-/// Skip up to `n` lines (a last line without `\n` counts); returns how many were skipped.
-fn skip_lines(reader: &mut impl BufRead, n: usize) -> std::io::Result<usize> {
-    let mut skipped = 0;
-    let mut in_line = false;
-    while skipped < n {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(skipped + usize::from(in_line));
-        }
-        let (used, found) = match memchr::memchr(b'\n', buf) {
-            Some(at) => (at + 1, true),
-            None => (buf.len(), false),
-        };
-        reader.consume(used);
-        if found {
-            skipped += 1;
-            in_line = false;
-        } else {
-            in_line = true;
-        }
-    }
-    Ok(skipped)
-}
-
-/// How many lines are left (a last line without `\n` counts).
-fn count_lines(reader: &mut impl BufRead) -> std::io::Result<usize> {
-    let (mut lines, mut last) = (0, b'\n');
-    loop {
-        let buf = reader.fill_buf()?;
-        let Some(&end) = buf.last() else {
-            return Ok(lines + usize::from(last != b'\n'));
-        };
-        lines += memchr::memchr_iter(b'\n', buf).count();
-        last = end;
-        let n = buf.len();
-        reader.consume(n);
-    }
-}
-
-/// The longest char-boundary prefix of `text` within `limit` tokens (bisection on its length).
-fn fitting_prefix(text: &str, limit: usize, tokenizer: Tokenizer) -> usize {
-    let (mut lo, mut hi) = (0usize, text.len().min(limit * 8));
-    while lo < hi {
-        let mut mid = (lo + hi).div_ceil(2);
-        while !text.is_char_boundary(mid) {
-            mid -= 1;
-        }
-        if mid <= lo {
-            break;
-        }
-        if tokenizer.count(&text[..mid]) <= limit {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn store_with(text: &str) -> (tempfile::TempDir, SpillStore, String) {
+    pub(super) fn store_with(text: &str) -> (tempfile::TempDir, SpillStore, String) {
         let dir = tempfile::tempdir().unwrap();
         let store = SpillStore::new(dir.path().to_path_buf(), 1 << 30);
         let h = store.save("srv", "scrape", "md", text.as_bytes()).unwrap();
         (dir, store, h.id)
     }
 
-    fn args(handle: &str) -> ReadArgs {
+    pub(super) fn args(handle: &str) -> ReadArgs {
         ReadArgs {
             handle: handle.into(),
             start_line: None,
@@ -407,7 +241,7 @@ mod tests {
     }
 
     /// `start_line=N` and `start_char=K` from a footer.
-    pub(crate) fn continuation(footer: &str) -> (Option<usize>, Option<usize>) {
+    pub(super) fn continuation(footer: &str) -> (Option<usize>, Option<usize>) {
         let num = |key: &str| {
             footer.split(key).nth(1).map(|r| {
                 r.chars()
@@ -456,61 +290,6 @@ mod tests {
         }
         assert_eq!(got, text);
         assert!(pages > 5, "{pages}");
-    }
-
-    /// Issue 12, item 15: a match deep inside a one-line spill (a 124 KB JSON line) is shown
-    /// in a window with the byte offset to continue from, and matches that do not fit are
-    /// continued, not claimed searched.
-    #[test]
-    fn grep_shows_a_window_around_each_match_in_a_long_line() {
-        let entities: Vec<String> = (0..1000)
-            .map(|i| format!(r#"{{"name":"Entity_{i:03}","observations":["observed {i} times in a long list"]}}"#))
-            .collect();
-        let line = format!("[{}]", entities.join(","));
-        assert!(line.len() > 70_000, "{}", line.len());
-        let (_d, store, id) = store_with(&line);
-        let mut a = args(&id);
-        a.grep = Some("Entity_050\"".into());
-        let page = read(&store, &a, 2000, Tokenizer::Cl100k).unwrap();
-        assert!(page.contains("Entity_050\""), "{page}");
-        let at = line.find("Entity_050\"").unwrap();
-        let (_, start_char) = continuation(page.lines().next().unwrap());
-        let start_char = start_char.unwrap();
-        assert!(
-            start_char <= at && at - start_char <= CONTEXT_BYTES,
-            "{page}"
-        );
-        assert!(
-            page.contains("1 matching lines shown; searched to the end"),
-            "{page}"
-        );
-        // many matches in the line: as many windows as fit, then where to continue
-        a.grep = Some("Entity_\\d+".into());
-        let page = read(&store, &a, 2000, Tokenizer::Cl100k).unwrap();
-        assert!(Tokenizer::Cl100k.count(&page) <= 2000);
-        let footer = page.lines().last().unwrap();
-        assert!(footer.contains("has more matches"), "{footer}");
-        let (line_no, next) = continuation(footer);
-        assert_eq!(line_no, Some(1));
-        let next = next.unwrap();
-        assert!(next > 0 && next < line.len());
-        a.start_line = line_no;
-        a.start_char = Some(next);
-        let second = read(&store, &a, 2000, Tokenizer::Cl100k).unwrap();
-        let first_window = second.lines().next().unwrap();
-        assert!(
-            first_window.contains(&format!("start_char={next}]")),
-            "{first_window}"
-        );
-        // a match as long as the line: part of it is shown, and the next page moves on
-        a.grep = Some("Entity_0.*".into());
-        a.start_line = None;
-        a.start_char = None;
-        let page = read(&store, &a, 300, Tokenizer::Cl100k).unwrap();
-        assert!(page.contains("Entity_0"), "{page}");
-        let (l, c) = continuation(page.lines().last().unwrap());
-        assert_eq!(l, Some(1), "{page}");
-        assert!(c.unwrap() > 0, "{page}");
     }
 
     #[test]

@@ -1,0 +1,312 @@
+//! The call path: a client's request forwarded to the upstream, a tool result run through
+//! the budget engine, and the call written to the log.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolResult, RequestMetaObject};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+use super::server::Proxy;
+use super::state::{lock, route_key, session_key, InFlight, Route};
+use crate::budget::{Budgeted, CallInfo};
+use crate::calllog::CallRecord;
+use crate::upstream::{CallOutcome, Forwarded, Session, UpstreamError};
+
+impl Proxy {
+    /// An upstream failure as the client's error: the upstream's own JSON-RPC error as it
+    /// sent it, anything else naming the upstream; a stopped upstream is restarted.
+    pub(super) fn upstream_failure(&self, session: &Session, e: UpstreamError) -> ErrorData {
+        let server = &self.shared.opts.server;
+        if let UpstreamError::Rpc { code, message, .. } = e {
+            return ErrorData::new(rmcp::model::ErrorCode(code as i32), message, None);
+        }
+        // rmcp reports a dead transport before `is_closed` turns true
+        let message = if session.is_closed() || e.to_string().contains("closed") {
+            self.shared.upstream.restart();
+            format!(
+                "the upstream server `{server}` has stopped (mcp-budget is restarting it; try again): {e}"
+            )
+        } else {
+            format!("the upstream server `{server}` failed: {e}")
+        };
+        ErrorData::internal_error(message, None)
+    }
+
+    /// Forward a client's request to the upstream as it is, and read the upstream's result;
+    /// the client cancelling (`ct`) cancels it upstream.
+    pub(super) async fn ask<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: impl serde::Serialize,
+        ct: &tokio_util::sync::CancellationToken,
+    ) -> Result<T, ErrorData> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| ErrorData::internal_error(format!("{method}: {e}"), None))?;
+        let session = self.shared.upstream.get();
+        let raw = session
+            .request_json(method, params, ct.cancelled())
+            .await
+            .map_err(|e| self.upstream_failure(&session, e))?;
+        serde_json::from_str(raw.result_text()).map_err(|e| {
+            ErrorData::internal_error(
+                format!(
+                    "the upstream server `{}` answered {method} with a result mcp-budget cannot read: {e}",
+                    self.shared.opts.server
+                ),
+                None,
+            )
+        })
+    }
+
+    /// [`Self::ask`] for a request whose result is empty.
+    pub(super) async fn tell(
+        &self,
+        method: &str,
+        params: impl serde::Serialize,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let _: Value = self.ask(method, params, &context.ct).await?;
+        Ok(())
+    }
+
+    /// Forward one call to the upstream and budget its result.
+    pub(super) async fn forward(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let client = caller(&context);
+        let _running = InFlight::new(&self.shared, self.client_id);
+        let session = self.shared.upstream.get();
+        // the progress route lives until the call has ended here, however it ends
+        let (answer, _route) = self.call_upstream(&session, name, args, &context).await;
+        let outcome = match answer {
+            Ok(o) => o,
+            Err(e) => {
+                // the upstream's own JSON-RPC error is the client's business; anything else
+                // (a message that could not be read, a dead upstream) the operator hears of
+                let own = matches!(e, UpstreamError::Rpc { .. });
+                let error = self.upstream_failure(&session, e);
+                if !own {
+                    self.shared
+                        .warn(format!("tool `{name}`: {}", error.message));
+                }
+                self.log_failure(name, client, &error.message);
+                return Err(error);
+            }
+        };
+        let (raw_bytes, upstream_ms) = (outcome.response.result_text().len(), outcome.latency_ms);
+        let (budgeted, engine_ms, raw) = self.budget(name, outcome).await?;
+        if let Some(e) = &budgeted.spill_error {
+            self.shared.warn(format!(
+                "`{}`/{name}: the full original of a {} result could not be saved: {e}",
+                self.shared.opts.server,
+                budgeted.strategy.name()
+            ));
+        }
+        if self.shared.opts.log.is_some() {
+            let record = CallRecord {
+                raw_bytes,
+                returned_tokens: budgeted.tokens_after,
+                strategy: budgeted.strategy.name().to_string(),
+                spill_id: budgeted.spill.as_ref().map(|s| s.id.clone()),
+                spill_error: budgeted.spill_error.clone(),
+                upstream_ms,
+                engine_ms,
+                is_error: budgeted.result["isError"] == json!(true),
+                ..self.log_line(name, client)
+            };
+            self.log_answered(record, &budgeted, raw);
+        }
+        from_json(budgeted.result)
+    }
+
+    /// Send the call upstream and wait for its answer, and for what the upstream sent before
+    /// it. The client's progress token is swapped for the upstream session's own: progress
+    /// under that token is routed back to this client, with its token, while the returned guard
+    /// lives.
+    async fn call_upstream(
+        &self,
+        session: &Session,
+        name: &str,
+        args: Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> (Result<CallOutcome, UpstreamError>, RouteGuard<'_>) {
+        let session_id = session_key(session);
+        let mut route = RouteGuard {
+            routes: &self.shared.routes,
+            key: None,
+        };
+        let wants_progress = context.meta.get_progress_token().map(|t| {
+            (
+                context.peer.clone(),
+                serde_json::to_value(t).unwrap_or_default(),
+            )
+        });
+        // the client's notifications/cancelled cancels `ct`: pass it on to the upstream
+        let ct = context.ct.clone();
+        let forwarded = Forwarded {
+            meta: forwarded_meta(&context.meta),
+            cancelled: async move { ct.cancelled().await },
+            on_sent: |upstream: &rmcp::model::ProgressToken| {
+                if let Some((client, token)) = wants_progress {
+                    let upstream = serde_json::to_value(upstream).unwrap_or_default();
+                    let key = route_key(session_id, &upstream);
+                    lock(&self.shared.routes).insert(key.clone(), Route { client, token });
+                    route.key = Some(key);
+                }
+            },
+        };
+        let answer = session.call_forwarded(name, args, forwarded).await;
+        // what the upstream sent before its answer (the call's progress, a log message) is
+        // forwarded before the answer, as a client expects; a stuck client cannot stall this
+        let order = session.wire().notification_order();
+        let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
+        (answer, route)
+    }
+
+    /// Run the upstream's result through the engine (on a blocking thread): what the client
+    /// gets, the engine's time in ms, and the result as parsed.
+    async fn budget(
+        &self,
+        name: &str,
+        outcome: CallOutcome,
+    ) -> Result<(Budgeted, f64, Value), ErrorData> {
+        let raw: Value = serde_json::from_str(outcome.response.result_text()).map_err(|e| {
+            ErrorData::internal_error(
+                format!(
+                    "the upstream server `{}` answered tools/call with a result that is not JSON: {e}",
+                    self.shared.opts.server
+                ),
+                None,
+            )
+        })?;
+        // the response moves into the engine's task: its text is borrowed there, not copied
+        let response = outcome.response;
+        let engine = self.shared.opts.engine.clone();
+        let server = self.shared.opts.server.clone();
+        let tool = name.to_string();
+        tokio::task::spawn_blocking(move || {
+            let started = Instant::now();
+            let call = CallInfo {
+                server: &server,
+                tool: &tool,
+                raw: Some(response.result_text()),
+            };
+            let out = engine.run(&call, &raw);
+            (out, started.elapsed().as_secs_f64() * 1000.0, raw)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))
+    }
+
+    /// Write an answered call's log line. The raw count is the engine's (the same units as
+    /// `returned_tokens`, free for a pass-through); a reduced result is counted in full, after
+    /// the client has its answer.
+    fn log_answered(&self, record: CallRecord, budgeted: &Budgeted, raw: Value) {
+        let Some(log) = &self.shared.opts.log else {
+            return;
+        };
+        let (log, engine) = (log.clone(), self.shared.opts.engine.clone());
+        let (strategy, tokens_after) = (budgeted.strategy, budgeted.tokens_after);
+        tokio::task::spawn_blocking(move || {
+            let record = CallRecord {
+                raw_tokens: engine.tokens_before_of(strategy, tokens_after, &raw),
+                ..record
+            };
+            // a log that cannot be written must not fail the call
+            let _ = log.append(&record);
+        });
+    }
+
+    /// A call that failed before the engine saw a result, as a line of the call log.
+    fn log_failure(&self, tool: &str, client: (Option<String>, Option<String>), error: &str) {
+        let Some(log) = &self.shared.opts.log else {
+            return;
+        };
+        let record = CallRecord {
+            strategy: "error".into(),
+            is_error: true,
+            error: Some(error.to_string()),
+            ..self.log_line(tool, client)
+        };
+        // a log that cannot be written must not fail the call
+        let _ = log.append(&record);
+    }
+
+    /// A call log line with who called what, and nothing measured yet.
+    fn log_line(&self, tool: &str, client: (Option<String>, Option<String>)) -> CallRecord {
+        CallRecord {
+            ts: now(),
+            server: self.shared.opts.server.clone(),
+            tool: tool.to_string(),
+            client_name: client.0,
+            client_version: client.1,
+            transport: self.shared.opts.transport.clone(),
+            ..CallRecord::default()
+        }
+    }
+}
+
+/// The calling client's name and version, for the log.
+fn caller(context: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
+    context
+        .peer
+        .peer_info()
+        .map(|i| {
+            (
+                Some(i.client_info.name.clone()),
+                Some(i.client_info.version.clone()),
+            )
+        })
+        .unwrap_or((None, None))
+}
+
+/// Removes a call's progress route when the call ends, however it ends.
+struct RouteGuard<'a> {
+    routes: &'a std::sync::Mutex<HashMap<String, Route>>,
+    key: Option<String>,
+}
+
+impl Drop for RouteGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(k) = self.key.take() {
+            lock(self.routes).remove(&k);
+        }
+    }
+}
+
+/// The client's `_meta` for the upstream: without the keys that describe the client's own
+/// session (protocol version, client info and capabilities), which belong to the proxy's.
+fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
+    let mut v = serde_json::to_value(meta).ok()?;
+    let map = v.as_object_mut()?;
+    map.retain(|k, _| {
+        k != "progressToken"
+            && !matches!(
+                k.as_str(),
+                "io.modelcontextprotocol/protocolVersion"
+                    | "io.modelcontextprotocol/clientInfo"
+                    | "io.modelcontextprotocol/clientCapabilities"
+            )
+    });
+    if map.is_empty() {
+        return None;
+    }
+    serde_json::from_value(v).ok()
+}
+
+pub(super) fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+fn now() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}

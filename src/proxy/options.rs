@@ -1,0 +1,24 @@
+//! How the proxy behaves: the options the binary resolves from its flags.
+
+use std::sync::Arc;
+
+use crate::budget::Engine;
+use crate::calllog::CallLog;
+use crate::tokens::Tokenizer;
+
+/// How the proxy behaves.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// The upstream's name in spill files and the call log.
+    pub server: String,
+    /// Tools shown: all when empty, else those matching one of these globs.
+    pub allow: Vec<String>,
+    /// Tools hidden (wins over `allow`).
+    pub deny: Vec<String>,
+    pub engine: Arc<Engine>,
+    /// Counts the log's raw and returned tokens and `mcp_budget_read` pages.
+    pub tokenizer: Tokenizer,
+    pub log: Option<Arc<CallLog>>,
+    /// How clients reach the proxy, for the log (`stdio`).
+    pub transport: String,
+}
