@@ -13,6 +13,7 @@ mod redact;
 mod secrets;
 mod sources;
 mod spec;
+mod urls;
 
 pub use clients::{load_client_config, ClientKind};
 pub use discovery::{discover, standard_places, Place};

@@ -2,6 +2,10 @@
 //! `--token`), URL query parameters (`api_key`, `sig`) and the flags that carry a header line.
 //! A leaf: the spec's display, the secret finder and the redactor all ask it.
 
+/// Values shorter than this are never replaced: no real credential is that short, and
+/// replacing `true`, `user` or a port number everywhere would corrupt ordinary text.
+pub const MIN_SECRET_CHARS: usize = 6;
+
 /// Name parts that make a variable (or a flag) a secret.
 const SECRET_PARTS: &[&str] = &[
     "KEY",

@@ -3,19 +3,15 @@
 //! replaced before anything reaches a report, a log, an error message or a recording.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use regex::Regex;
 
-use super::names::secret_param;
+use super::names::MIN_SECRET_CHARS;
+use super::urls::url_secret_spans;
 
 /// What a redacted value is shown as.
 pub const REDACTED: &str = "<redacted>";
-
-/// Values shorter than this are never replaced: no real credential is that short, and
-/// replacing `true`, `user` or a port number everywhere would corrupt ordinary text.
-pub const MIN_SECRET_CHARS: usize = 6;
 
 /// What a value added without a name is counted under.
 const UNNAMED: &str = "secret";
@@ -181,67 +177,30 @@ fn ascii_escaped(json: &str) -> String {
     out
 }
 
-/// A URL with its password and secret-looking query values replaced.
+/// A URL with its credentials replaced (see [`super::urls`]: the password, a token given as
+/// the username, the values of secret-named parameters), and nothing else changed.
 pub fn redact_url(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (url, None),
-    };
-    let mut out = redact_userinfo(base);
-    if let Some(q) = query {
-        out.push('?');
-        let parts: Vec<String> = q
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((k, _)) if secret_param(k) => format!("{k}={REDACTED}"),
-                _ => pair.to_string(),
-            })
-            .collect();
-        out.push_str(&parts.join("&"));
-    }
-    out
+    redact_urls_in(url)
 }
 
-/// Free text with URL passwords (`scheme://user:PASSWORD@`) and secret-looking query values
-/// (`?api_key=VALUE`, `&token=VALUE`) replaced wherever they appear.
+/// Free text with the credentials of every URL in it replaced (`scheme://user:PASSWORD@`,
+/// `scheme://TOKEN@`, `?api_key=VALUE`, `&token=VALUE`), by the same rule as [`redact_url`].
 pub fn redact_urls_in(text: &str) -> String {
-    static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"'<>]*):[^/\s@"'<>]+@"#)
-            .expect("valid regex")
-    });
-    static PARAM: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"([?&;])([A-Za-z0-9_.\-\[\]]+)=([^&;\s"'<>#\\]+)"#).expect("valid regex")
-    });
-    let text = USERINFO.replace_all(text, format!("${{1}}:{REDACTED}@").as_str());
-    PARAM
-        .replace_all(&text, |c: &regex::Captures| {
-            if secret_param(&c[2]) {
-                format!("{}{}={REDACTED}", &c[1], &c[2])
-            } else {
-                c[0].to_string()
-            }
-        })
-        .into_owned()
-}
-
-fn redact_userinfo(base: &str) -> String {
-    let Some(scheme_end) = base.find("://") else {
-        return base.to_string();
-    };
-    let rest = &base[scheme_end + 3..];
-    let host_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..host_end].rfind('@') {
-        Some(at) => {
-            let user = rest[..at].split(':').next().unwrap_or("");
-            format!(
-                "{}{}:{REDACTED}@{}",
-                &base[..scheme_end + 3],
-                user,
-                &rest[at + 1..]
-            )
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for found in url_secret_spans(text) {
+        let span = found.span;
+        if span.start < last {
+            // inside one already replaced (a URL as a secret parameter's value)
+            last = last.max(span.end);
+            continue;
         }
-        None => base.to_string(),
+        out.push_str(&text[last..span.start]);
+        out.push_str(REDACTED);
+        last = span.end;
     }
+    out.push_str(&text[last..]);
+    out
 }
 
 #[cfg(test)]
@@ -311,6 +270,50 @@ mod tests {
             redact_url("http://localhost:3000/mcp"),
             "http://localhost:3000/mcp"
         );
+    }
+
+    /// The cases where the display of a URL, the redaction of text and the secret finder
+    /// disagreed (each used its own scanner), and URLs that are shown whole.
+    #[test]
+    fn a_url_is_shown_with_every_credential_replaced_and_nothing_else_changed() {
+        for (url, shown) in [
+            // a token as the username was shown, with a made-up `:<redacted>` after it
+            (
+                "https://tok123456@github.com",
+                "https://<redacted>@github.com",
+            ),
+            (
+                "ssh://git@github.com/o/r.git",
+                "ssh://git@github.com/o/r.git",
+            ),
+            // the userinfo ends at the last `@`: `ss9876` was left by the text scanner
+            ("https://u:p@ss9876@h/mcp", "https://u:<redacted>@h/mcp"),
+            // `;` separates parameters: only the text scanner knew it
+            (
+                "https://h/mcp?a=1;token=tok-semi-77",
+                "https://h/mcp?a=1;token=<redacted>",
+            ),
+            // the value ends before the fragment, which was swallowed
+            (
+                "https://h/mcp?token=tok-frag-55#top",
+                "https://h/mcp?token=<redacted>#top",
+            ),
+            ("http://localhost:8080/mcp", "http://localhost:8080/mcp"),
+            ("http://[::1]:3000/mcp", "http://[::1]:3000/mcp"),
+            (
+                "https://h/mcp?page=2&q=keyword#top",
+                "https://h/mcp?page=2&q=keyword#top",
+            ),
+            (
+                "https://h/login?next_token=https://u:pw123456@b/y&x=1",
+                "https://h/login?next_token=<redacted>&x=1",
+            ),
+        ] {
+            assert_eq!(redact_url(url), shown, "{url}");
+            let text = format!("error: {url} did not answer (HTTP 500).");
+            let expected = format!("error: {shown} did not answer (HTTP 500).");
+            assert_eq!(redact_urls_in(&text), expected, "{text}");
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::names::{is_header_flag, is_secret_name, secret_param};
+use super::names::{is_header_flag, is_secret_name};
+use super::urls::url_secret_spans;
 use super::{Redactor, Secret, ServerSpec, TransportSpec};
 
 /// The secrets among environment variables: values of secret-looking names, and passwords and
@@ -100,29 +101,14 @@ fn arg_secrets(args: &[String], out: &mut Vec<Secret>) {
     }
 }
 
-/// The password and secret query values of every URL in `text`, named after `label`.
+/// The credentials of every URL in `text` (see [`super::urls`]), named after `label`
+/// (`url password`, `url username`, `DATABASE_URL api_key`).
 fn url_secrets(label: &str, text: &str, out: &mut Vec<Secret>) {
-    for (at, _) in text.match_indices("://") {
-        let rest = &text[at + 3..];
-        let end = rest
-            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
-            .unwrap_or(rest.len());
-        let url = &rest[..end];
-        let host_end = url.find(['/', '?', '#']).unwrap_or(url.len());
-        if let Some((userinfo, _)) = url[..host_end].rsplit_once('@') {
-            if let Some((_, password)) = userinfo.split_once(':') {
-                out.push(Secret::new(format!("{label} password"), password));
-            }
-        }
-        let Some((_, query)) = url.split_once('?') else {
-            continue;
-        };
-        let query = query.split('#').next().unwrap_or("");
-        for (k, v) in query.split('&').filter_map(|p| p.split_once('=')) {
-            if secret_param(k) {
-                out.push(Secret::new(format!("{label} {k}"), v));
-            }
-        }
+    for found in url_secret_spans(text) {
+        out.push(Secret::new(
+            format!("{label} {}", found.part.name()),
+            &text[found.span],
+        ));
     }
 }
 
@@ -163,6 +149,7 @@ fn expanded_values(shown: &Value, actual: &Value, out: &mut Vec<Secret>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::names::secret_param;
     use super::*;
 
     /// Review of issue 12: query parameters are secret by whole parts of their names, and a
@@ -228,6 +215,8 @@ mod tests {
             "--port",
             "8080",
             "https://u:pw1234@h.example/p?access_token=tok9&x=1",
+            "https://ghp_tok0123456@github.com/o/r.git",
+            "ssh://git@github.com/o/r.git",
         ]
         .map(String::from)
         .to_vec();
@@ -244,6 +233,7 @@ mod tests {
                 ("arg --token", "xyz789"),
                 ("arg password", "pw1234"),
                 ("arg access_token", "tok9"),
+                ("arg username", "ghp_tok0123456"),
             ]
         );
     }

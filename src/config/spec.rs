@@ -126,14 +126,12 @@ fn redact_arg(arg: &str, hide_this: bool) -> (String, bool) {
             if secret_name(name) {
                 return (format!("-{name}={REDACTED}"), false);
             }
-            return (arg.to_string(), false);
+            // `--url=https://user:PASSWORD@host`
+            return (redact_url(arg), false);
         }
         return (arg.to_string(), secret_name(flag));
     }
-    if arg.contains("://") {
-        return (redact_url(arg), false);
-    }
-    (arg.to_string(), false)
+    (redact_url(arg), false)
 }
 
 /// A header name: letters, digits and dashes (`Authorization`, `X-Api-Key`).
@@ -232,15 +230,27 @@ mod tests {
                 "--token".into(),
                 "xyz789".into(),
                 "https://user:pw@h.example/p?access_token=tok9&x=1".into(),
+                "--upstream=https://ghp_tok0123456@github.example/mcp".into(),
             ],
             env: BTreeMap::from([("GITHUB_TOKEN".into(), "ghp_secret".into())]),
             cwd: None,
         };
         let shown = spec.to_string();
-        for secret in ["abc123", "xyz789", "ghp_secret", "tok9", ":pw@"] {
+        for secret in [
+            "abc123",
+            "xyz789",
+            "ghp_secret",
+            "tok9",
+            ":pw@",
+            "tok0123456",
+        ] {
             assert!(!shown.contains(secret), "{secret} leaked in {shown}");
         }
         assert!(shown.contains("GITHUB_TOKEN=") && shown.contains("npx -y server"));
+        assert!(
+            shown.contains("--upstream=https://<redacted>@github.example/mcp"),
+            "{shown}"
+        );
         let http = TransportSpec::Http {
             url: "https://api.example/mcp".into(),
             headers: BTreeMap::from([("Authorization".into(), "Bearer s3".into())]),

@@ -212,6 +212,87 @@ fn an_error_that_echoes_a_url_token_is_redacted_in_every_output() {
     );
 }
 
+/// A token given as a URL's username (GitHub's `https://TOKEN@github.com`) is a credential:
+/// `servers` shows the URL without it, and an audit's error (from an unreachable server, and
+/// from one that answers with a web page, whose message names the URL) does not leak it.
+#[test]
+fn a_token_given_as_a_urls_username_never_shows() {
+    const TOKEN: &str = "ghp_tok0123456789SECRET";
+    let closed = free_port();
+    let page = answering_server(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 15".into(),
+        "<html>hi</html>".into(),
+    );
+    let home = tempfile::tempdir().unwrap();
+    let probe = home.path().join("token.toml");
+    std::fs::write(
+        &probe,
+        format!(
+            "[servers.gone]\nurl = \"https://{TOKEN}@127.0.0.1:{closed}/mcp\"\n\
+             [servers.page]\nurl = \"http://{TOKEN}@127.0.0.1:{page}/mcp\"\n"
+        ),
+    )
+    .unwrap();
+
+    let listed = mcp_budget(home.path(), home.path())
+        .args(["servers", "--format", "json", "--config"])
+        .arg(&probe)
+        .assert()
+        .code(0);
+    let listed = listed.get_output();
+    let stdout = String::from_utf8_lossy(&listed.stdout).to_string();
+    let mut texts = vec![
+        ("servers stdout".to_string(), stdout.clone()),
+        (
+            "servers stderr".to_string(),
+            String::from_utf8_lossy(&listed.stderr).to_string(),
+        ),
+    ];
+    assert!(
+        stdout.contains(&format!("https://<redacted>@127.0.0.1:{closed}/mcp\"")),
+        "{stdout}"
+    );
+
+    let out = home.path().join("out");
+    let audited = mcp_budget(home.path(), home.path())
+        .args(["audit", probe.to_str().unwrap(), "--timeout", "30", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    let audited = audited.get_output();
+    texts.extend(files_under(&out));
+    texts.push((
+        "audit stdout".into(),
+        String::from_utf8_lossy(&audited.stdout).into(),
+    ));
+    texts.push((
+        "audit stderr".into(),
+        String::from_utf8_lossy(&audited.stderr).into(),
+    ));
+    assert_nowhere(TOKEN, &texts);
+    assert_nowhere("tok0123456789", &texts);
+    let report = crate::support::read_report(&out);
+    let error = |name: &str| {
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()["error"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(!error("gone").is_empty());
+    let page_error = error("page");
+    assert!(
+        page_error.contains(&format!(
+            "http://<redacted>@127.0.0.1:{page}/mcp did not answer"
+        )),
+        "{page_error}"
+    );
+}
+
 /// A stdio "server" that prints its credentials on stderr and exits.
 const LEAKY_SERVER: &str =
     r#"echo "starting with API_KEY=$API_KEY and FIELD_TOKEN=$FIELD_TOKEN" >&2; exit 3"#;
