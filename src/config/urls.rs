@@ -3,8 +3,9 @@
 //! (`secrets::url_secrets`) all follow.
 //!
 //! - userinfo ends at the last `@` before the path (`https://u:p@ss9876@h`: the password is
-//!   `p@ss9876`); its password is a credential, and so is a username given without a password
-//!   when it could be a token (`https://TOKEN@github.com`), see [`could_be_token`];
+//!   `p@ss9876`); its password is a credential, and so is a username that could be a token,
+//!   with or without a password (`https://TOKEN@github.com`,
+//!   `https://TOKEN:x-oauth-basic@github.com`), see [`could_be_token`];
 //! - after the first `?` or `#`, parameters are separated by `&` or `;`, and the value of one
 //!   whose name is secret ([`secret_param`]: `api_key`, `token`, `sig`, ...) is a credential; it
 //!   ends before `&`, `;`, `#` or the end of the URL.
@@ -110,17 +111,25 @@ fn userinfo<'a>(text: &'a str, run: Range<usize>, out: &mut Vec<UrlSecret<'a>>) 
             continue;
         };
         let user_info = &authority[..end];
-        let (part, span) = match user_info.find(':') {
-            Some(colon) => (UrlPart::Password, colon + 1..end),
-            None if could_be_token(user_info) => (UrlPart::Username, 0..end),
-            None => continue,
+        let base = run.start + start;
+        let mut push = |part, span: Range<usize>| {
+            if !span.is_empty() {
+                out.push(UrlSecret {
+                    part,
+                    span: base + span.start..base + span.end,
+                });
+            }
         };
-        if !span.is_empty() {
-            let base = run.start + start;
-            out.push(UrlSecret {
-                part,
-                span: base + span.start..base + span.end,
-            });
+        match user_info.find(':') {
+            Some(colon) => {
+                // GitHub's `https://TOKEN:x-oauth-basic@github.com`: the token is the username
+                if could_be_token(&user_info[..colon]) {
+                    push(UrlPart::Username, 0..colon);
+                }
+                push(UrlPart::Password, colon + 1..end);
+            }
+            None if could_be_token(user_info) => push(UrlPart::Username, 0..end),
+            None => {}
         }
     }
 }
@@ -164,6 +173,15 @@ mod tests {
                 "https://ghp_abcdefghijklmnopqrstuvwxyz@github.com",
                 &[("username", "ghp_abcdefghijklmnopqrstuvwxyz")],
             ),
+            // beside a password too (GitHub's `TOKEN:x-oauth-basic@`), while a login is not
+            (
+                "https://ghp_tok5551234:x-oauth-basic@github.com/o/r",
+                &[
+                    ("username", "ghp_tok5551234"),
+                    ("password", "x-oauth-basic"),
+                ],
+            ),
+            ("https://bob:pw-7777@h/x", &[("password", "pw-7777")]),
             // a login is not
             ("ssh://git@github.com/o/r.git", &[]),
             ("postgres://postgres@localhost/db", &[]),
