@@ -23,7 +23,8 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
 };
 
-use super::{thousands, Report, StatsRow, Status};
+use super::{Report, StatsRow, Status};
+use crate::units::{millis, thousands};
 
 /// One chart of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -349,21 +350,6 @@ impl Unit {
             Unit::Millis => millis(v),
         }
     }
-}
-
-/// `1234.5` as `1,235`, `12.34` as `12.3`, `0.0423` as `0.042`: two or three significant digits.
-fn millis(v: f64) -> String {
-    if v >= 100.0 {
-        return thousands(v.round() as usize);
-    }
-    let decimals = match v {
-        v if v >= 10.0 => 1,
-        v if v >= 0.1 => 2,
-        _ => 3,
-    };
-    let s = format!("{v:.decimals$}");
-    // Every format has a digit before the point, so trimming never leaves "".
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// One bar group: a label and one value per series (None: no bar).
@@ -1118,17 +1104,6 @@ mod tests {
         assert!(cut.ends_with('…') && cut.len() < wide.len(), "{cut}");
         assert!(advance(font, LABEL_PT as f32, &cut) <= max_px);
         assert_eq!(fit_width("demo/read_file", max_px), "demo/read_file");
-    }
-
-    #[test]
-    fn millis_keeps_about_three_digits() {
-        assert_eq!(millis(1234.5), "1,235");
-        assert_eq!(millis(12.34), "12.3");
-        assert_eq!(millis(1.0), "1");
-        assert_eq!(millis(0.85), "0.85");
-        assert_eq!(millis(0.0423), "0.042");
-        assert_eq!(millis(0.001), "0.001");
-        assert_eq!(millis(0.0), "0");
     }
 
     #[test]

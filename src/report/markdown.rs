@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::charts::ChartKind;
 use super::model::{LimitVerdict, ProbeResult, ProbeStatus, Report, ServerReport, Status};
-use super::table::thousands;
+use crate::units::{thousands, usd};
 
 /// Facts the summary paragraph and the HTML page share.
 pub(crate) struct Summary {
@@ -18,18 +18,6 @@ pub(crate) struct Summary {
     pub over_cap_budgeted: usize,
     pub findings: usize,
     pub text: String,
-}
-
-pub(crate) fn usd(x: f64) -> String {
-    if x == 0.0 {
-        "$0".into()
-    } else if x < 0.01 {
-        format!("${x:.4}")
-    } else if x < 100.0 {
-        format!("${x:.2}")
-    } else {
-        format!("${}", thousands(x.round() as usize))
-    }
 }
 
 fn cap_exceeded(p: &ProbeResult, budgeted: bool) -> bool {
@@ -326,13 +314,7 @@ pub(crate) fn blocks(report: &Report) -> Vec<Block> {
             ("$/1k turns cached", true, false),
         ]);
     }
-    let others: Vec<String> = report
-        .servers
-        .iter()
-        .flat_map(|s| s.by_tokenizer.keys().cloned())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let others = report.other_tokenizers();
     let other_headers: Vec<String> = others
         .iter()
         .map(|o| {

@@ -4,6 +4,7 @@ pub mod charts;
 mod count;
 mod csv;
 pub mod findings;
+pub(crate) mod grid;
 mod html;
 mod json;
 pub mod limits;
@@ -16,6 +17,8 @@ mod stats;
 mod table;
 
 pub use self::csv::{write_csv, write_csv_files, CsvKind};
+/// Re-exported for callers that format report numbers; the formatters live in `units`.
+pub use crate::units::thousands;
 pub use count::render_count_table;
 pub use html::render_html;
 pub use json::write_json;
@@ -24,7 +27,7 @@ pub use model::*;
 pub use replay::{render_replay_table, ReplayRow};
 pub use server_list::{render_server_list, server_list_json};
 pub use stats::{render_stats_table, stats_rows, write_stats_csv, StatsRow};
-pub use table::{render_table, thousands};
+pub use table::render_table;
 
 /// Price every server and probe, judge them against the client limits, and run the design
 /// checks: everything derived from the measured numbers.

@@ -5,11 +5,12 @@ use crate::text::one_line;
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment};
 use serde::Serialize;
 
-use super::table::thousands;
+use super::grid::{grid, Fit};
 use crate::proxy::CallRecord;
+use crate::units::thousands;
 
 /// One tool's calls.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -85,8 +86,7 @@ pub fn stats_rows(records: &[CallRecord]) -> Vec<StatsRow> {
 
 /// The rows as a terminal table.
 pub fn render_stats_table(rows: &[StatsRow]) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = grid(Fit::Content);
     t.set_header([
         "server",
         "tool",
