@@ -10,8 +10,16 @@ use crate::units::{micros_as_ms, thousands, usd};
 /// Tools shown in the "most expensive tools" table.
 const TOP_TOOLS: usize = 10;
 
-/// Render the summary. `width` fixes the table width (deterministic output when not a terminal).
-pub fn render_table(report: &Report, width: Option<u16>) -> String {
+/// Write the summary. `width` fixes the table width (deterministic output when not a terminal).
+pub(crate) fn write_table(
+    report: &Report,
+    width: Option<u16>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    out.write_all(summary(report, width).as_bytes())
+}
+
+fn summary(report: &Report, width: Option<u16>) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "Schema tax per server ({})\n",
