@@ -5,7 +5,7 @@
 use super::summary::Summary;
 use super::{Block, Table};
 use crate::report::charts::ChartKind;
-use crate::report::{LimitVerdict, ProbeResult, ProbeStatus, Report, Status};
+use crate::report::{LimitVerdict, ProbeResult, ProbeStatus, Report, ServerReport, Status};
 use crate::units::{thousands, usd};
 
 /// Schema tax per server: the table (with prices and the other tokenizers when there are any)
@@ -54,38 +54,45 @@ pub(super) fn schema_tax(report: &Report, out: &mut Vec<Block>) {
         cols.push((h.as_str(), true, false));
     }
     let mut t = Table::new(&cols);
-    for s in &report.servers {
-        let mut cells = vec![
-            s.name.clone(),
-            match s.status {
-                Status::Ok => "ok".into(),
-                Status::Error => format!("error: {}", s.error.as_deref().unwrap_or("")),
-            },
-            s.tools_list.tool_count.to_string(),
-            thousands(s.tools_list.model_tokens),
-            thousands(s.tools_list.wire_tokens),
-        ];
-        if priced.is_some() {
-            match &s.cost {
-                Some(c) => cells.extend([
-                    usd(c.usd_per_turn),
-                    usd(c.usd_per_1k_turns),
-                    usd(c.usd_per_1k_turns_cached),
-                ]),
-                None => cells.extend(["-".into(), "-".into(), "-".into()]),
-            }
-        }
-        for o in &others {
-            cells.push(
-                s.by_tokenizer
-                    .get(o)
-                    .map_or("-".into(), |t| thousands(t.tools_model_tokens)),
-            );
-        }
-        t.rows.push(cells);
-    }
+    t.rows = report
+        .servers
+        .iter()
+        .map(|s| server_row(s, priced.is_some(), &others))
+        .collect();
     out.push(Block::Table(t));
     out.push(Block::Chart(ChartKind::SchemaTax));
+}
+
+/// One server's row: name, status, tokens, prices when `priced`, then the other tokenizers.
+fn server_row(s: &ServerReport, priced: bool, others: &[String]) -> Vec<String> {
+    let mut cells = vec![
+        s.name.clone(),
+        match s.status {
+            Status::Ok => "ok".into(),
+            Status::Error => format!("error: {}", s.error.as_deref().unwrap_or("")),
+        },
+        s.tools_list.tool_count.to_string(),
+        thousands(s.tools_list.model_tokens),
+        thousands(s.tools_list.wire_tokens),
+    ];
+    if priced {
+        match &s.cost {
+            Some(c) => cells.extend([
+                usd(c.usd_per_turn),
+                usd(c.usd_per_1k_turns),
+                usd(c.usd_per_1k_turns_cached),
+            ]),
+            None => cells.extend(["-".into(), "-".into(), "-".into()]),
+        }
+    }
+    for o in others {
+        cells.push(
+            s.by_tokenizer
+                .get(o)
+                .map_or("-".into(), |t| thousands(t.tools_model_tokens)),
+        );
+    }
+    cells
 }
 
 /// The fifteen most expensive tools and their chart.

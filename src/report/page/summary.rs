@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use crate::report::{ProbeResult, Report, ServerReport, Status};
 use crate::units::{thousands, usd};
 
-/// Facts the summary paragraph and the HTML page share.
+/// The totals the summary paragraph states (the client-limits section repeats two of them).
 pub(super) struct Summary {
     pub servers_ok: usize,
     pub servers_failed: usize,
@@ -18,6 +18,7 @@ pub(super) struct Summary {
     pub text: String,
 }
 
+/// Whether a result is over Claude Code's cap, as sent or after the engine.
 fn cap_exceeded(p: &ProbeResult, budgeted: bool) -> bool {
     p.limits.iter().any(|l| {
         l.client == "Claude Code"
@@ -30,6 +31,7 @@ fn cap_exceeded(p: &ProbeResult, budgeted: bool) -> bool {
     })
 }
 
+/// The totals of a report and the paragraph that states them.
 pub(super) fn summarize(report: &Report) -> Summary {
     let ok: Vec<&ServerReport> = report
         .servers
