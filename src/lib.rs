@@ -19,4 +19,5 @@ pub mod proxy;
 pub mod report;
 pub mod text;
 pub mod tokens;
+pub mod units;
 pub mod upstream;

@@ -254,7 +254,7 @@ impl Engine {
             }
         }
         let read = partial.map_or(String::new(), |b| {
-            format!(" (in the first {} bytes read)", super::note::thousands(b))
+            format!(" (in the first {} bytes read)", crate::units::thousands(b))
         });
         cuts.extend(counts.describe().into_iter().map(|c| format!("{c}{read}")));
         let mut spilled_images = 0;

@@ -1,11 +1,7 @@
 //! The note every reduced result carries: what was cut, where the full copy is, how to read more.
 
 use super::spill::SpillHandle;
-
-/// `12345` as `12,345`.
-pub fn thousands(n: usize) -> String {
-    crate::report::thousands(n)
-}
+use crate::units::thousands;
 
 /// Cut lines a note lists before summing up the rest.
 const MAX_CUT_LINES: usize = 6;

@@ -31,7 +31,7 @@ impl ShrinkReport {
 
     /// "items: 5 of 3,187 kept", "12 strings cut to 200 chars", ...
     pub fn describe(&self) -> Vec<String> {
-        use super::note::thousands;
+        use crate::units::thousands;
         let mut out: Vec<String> = self
             .arrays
             .iter()

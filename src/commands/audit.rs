@@ -6,7 +6,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
-use mcp_budget::atomic::write_atomic;
 use mcp_budget::audit::{build_report, run_audit};
 use mcp_budget::capture::{Recorder, PROBES_FILE};
 use mcp_budget::config::{parse_config_text, Sources};
@@ -15,8 +14,7 @@ use mcp_budget::gate::{
     check_comparable, evaluate, load_report, NotComparable, Thresholds, Verdict,
 };
 use mcp_budget::report::{
-    annotate, charts, charts::ChartKind, findings, pricing, render_html, render_markdown,
-    render_table, write_csv, write_csv_files, write_json, CsvKind, ProbeStatus, Report, Status,
+    annotate, bundle, findings, pricing, render, CsvKind, Format, ProbeStatus, Report, Status,
 };
 
 use crate::cli::{AuditArgs, AuditFormat};
@@ -134,42 +132,25 @@ fn explain(id: &str) -> anyhow::Result<ExitStatus> {
 
 fn write_reports(report: &Report, dir: &Path, charts: bool) -> anyhow::Result<()> {
     let fail = || format!("failed to write the report to {}", dir.display());
-    write_atomic(&dir.join("audit.json"), |out| write_json(report, out)).with_context(fail)?;
-    write_csv_files(report, dir).with_context(fail)?;
-    let drawn: Vec<(&str, String)> = if charts {
-        chart_svgs(report)
-    } else {
-        Vec::new()
-    };
-    if charts {
-        charts::write_charts(report, dir).with_context(fail)?;
-    }
-    let stems: Vec<&str> = drawn.iter().map(|(s, _)| *s).collect();
-    let md = render_markdown(report, &stems);
-    write_atomic(&dir.join("report.md"), |out| out.write_all(md.as_bytes())).with_context(fail)?;
-    let html = render_html(report, &drawn);
-    write_atomic(&dir.join("report.html"), |out| {
-        out.write_all(html.as_bytes())
-    })
-    .with_context(fail)?;
+    bundle::write(report, dir, charts).with_context(fail)?;
     warn(&format!("report written to {}", dir.display()));
     Ok(())
 }
 
 fn print_report(report: &Report, args: &AuditArgs) -> anyhow::Result<()> {
     use crate::printer::print;
+    let text = |format: Format| -> anyhow::Result<String> {
+        let mut out = Vec::new();
+        render(report, format, &mut out)?;
+        String::from_utf8(out).context("the report is not UTF-8")
+    };
     match args.format {
-        AuditFormat::Table => print(&render_table(
-            report,
-            crate::printer::table_width(args.width),
-        )),
-        AuditFormat::Json => crate::printer::print_with(|out| write_json(report, out)),
-        AuditFormat::Csv => {
-            let mut csv = Vec::new();
-            write_csv(report, CsvKind::Tools, &mut csv)?;
-            print(&String::from_utf8(csv).context("the CSV is not UTF-8")?)
-        }
-        AuditFormat::Markdown => print(&render_markdown(report, &[])),
+        AuditFormat::Table => print(&text(Format::Table {
+            width: crate::printer::table_width(args.width),
+        })?),
+        AuditFormat::Json => crate::printer::print_with(|out| render(report, Format::Json, out)),
+        AuditFormat::Csv => print(&text(Format::Csv(CsvKind::Tools))?),
+        AuditFormat::Markdown => print(&text(Format::Markdown { charts: &[] })?),
     }
 }
 
@@ -219,14 +200,6 @@ fn nothing_to_audit(files: &[std::path::PathBuf]) -> String {
     }
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     format!("no server to audit: {} define(s) none", names.join(", "))
-}
-
-/// Every chart with data, as (file stem, SVG text), for report.html to inline.
-fn chart_svgs(report: &Report) -> Vec<(&'static str, String)> {
-    ChartKind::ALL
-        .iter()
-        .filter_map(|k| charts::render_svg(report, *k).map(|svg| (k.file_stem(), svg)))
-        .collect()
 }
 
 /// `audit --gate` / `--baseline`: judge the fresh report, write gate.md and gate.json beside it,

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{Movement, Subject, Verdict};
-use crate::report::thousands;
+use crate::units::{percent_change, thousands};
 
 /// Warnings for growth at most, largest first.
 const MAX_WARNINGS: usize = 20;
@@ -56,7 +56,8 @@ pub fn render_github(v: &Verdict) -> String {
             c.name,
             thousands(c.before.unwrap_or(0)),
             thousands(c.after.unwrap_or(0)),
-            c.pct.map_or(String::new(), |p| format!(" ({p:+.1}%)"))
+            c.pct
+                .map_or(String::new(), |p| format!(" ({})", percent_change(p)))
         );
         let _ = writeln!(
             out,

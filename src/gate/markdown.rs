@@ -4,19 +4,10 @@
 use std::fmt::Write as _;
 
 use super::{Movement, Subject, Verdict};
-use crate::report::thousands;
+use crate::units::{percent_change, signed_thousands, thousands};
 
 /// Rows of the changes table at most (the JSON format has them all).
 const MAX_ROWS: usize = 50;
-
-fn signed(n: i64) -> String {
-    let s = thousands(n.unsigned_abs() as usize);
-    match n {
-        n if n > 0 => format!("+{s}"),
-        n if n < 0 => format!("-{s}"),
-        _ => s,
-    }
-}
 
 fn cell(text: &str) -> String {
     crate::text::markdown_cell(text)
@@ -88,8 +79,8 @@ pub fn render_markdown(v: &Verdict) -> String {
             cell(&c.server),
             c.before.map_or("-".into(), thousands),
             c.after.map_or("-".into(), thousands),
-            signed(c.delta),
-            c.pct.map_or("-".into(), |p| format!("{p:+.1}%"))
+            signed_thousands(c.delta),
+            c.pct.map_or("-".into(), percent_change)
         );
     }
     if moved.len() > MAX_ROWS {

@@ -121,7 +121,7 @@ fn over(
     max: Option<usize>,
     says: impl FnOnce(String) -> String,
 ) -> Option<Violation> {
-    use crate::report::thousands as th;
+    use crate::units::thousands as th;
     let max = max.filter(|m| value > *m)?;
     let message = format!("{} (max {})", says(th(value)), th(max));
     Some(violation(
@@ -136,7 +136,7 @@ fn over(
 
 /// Judge `current` against `thresholds` and, when given, its `baseline`.
 pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresholds) -> Verdict {
-    use crate::report::thousands as th;
+    use crate::units::thousands as th;
     let mut v = Vec::new();
     for s in &current.servers {
         if s.status == Status::Error {

@@ -1,10 +1,11 @@
 //! The gate's verdict as terminal text: the verdict, what broke, and the changes table.
 
 use crate::text::one_line;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use comfy_table::{Cell, CellAlignment};
 
 use super::{Subject, Verdict};
-use crate::report::thousands;
+use crate::report::grid::{grid, Fit};
+use crate::units::{percent_change, thousands};
 
 /// Render the verdict; `width` fixes the table width (None: the terminal's).
 pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
@@ -33,12 +34,7 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
     if moved.is_empty() {
         return out;
     }
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    if let Some(w) = width {
-        t.set_width(w);
-    }
+    let mut t = grid(Fit::Wrap(width));
     t.set_header([
         "change", "what", "server", "name", "before", "after", "delta", "%",
     ]);
@@ -56,7 +52,7 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
             num(c.before.map_or("-".into(), thousands)),
             num(c.after.map_or("-".into(), thousands)),
             num(format!("{:+}", c.delta)),
-            num(c.pct.map_or("-".into(), |p| format!("{p:+.1}%"))),
+            num(c.pct.map_or("-".into(), percent_change)),
         ]);
     }
     out.push_str(&t.to_string());

@@ -1,15 +1,15 @@
 //! The table `mcp-budget count` prints.
 
 use crate::text::one_line;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment};
 
-use super::table::thousands;
+use super::grid::{grid, Fit};
 use crate::tokens::{Counts, TokenizerSet};
+use crate::units::thousands;
 
 /// One row per file (name, bytes, counts), then a total when there are several.
 pub fn render_count_table(set: &TokenizerSet, rows: &[(String, usize, Counts)]) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = grid(Fit::Content);
     let mut header = vec!["file".to_string(), "bytes".to_string()];
     header.extend(set.all().iter().map(|t| t.to_string()));
     t.set_header(header);

@@ -89,14 +89,8 @@ struct ProbeRow<'a> {
 
 /// Write one table. Columns: the row's fixed fields, then one per other tokenizer, then the
 /// dollar cost and the limit verdicts.
-pub fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> csv::Result<()> {
-    let others: Vec<String> = report
-        .servers
-        .iter()
-        .flat_map(|s| s.by_tokenizer.keys().cloned())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+pub(crate) fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> csv::Result<()> {
+    let others = report.other_tokenizers();
     let mut rows: Vec<Map<String, Value>> = Vec::new();
     let usd = |x: Option<f64>| x.map_or(Value::Null, |x| Value::String(format!("{x:.6}")));
     for s in &report.servers {
@@ -248,7 +242,7 @@ fn probe_row<'a>(server: &'a str, p: &'a super::ProbeResult) -> ProbeRow<'a> {
         structured_tokens: raw.structured_tokens,
         structured_duplicate: raw.structured_duplicate,
         image_tokens: raw.image_tokens,
-        blocks: super::table::block_summary(&raw.blocks),
+        blocks: raw.block_summary(),
         budget: p.budgeted.as_ref().map(|b| b.budget),
         budgeted_tokens: p.budgeted.as_ref().map(|b| b.tokens),
         strategy: p.budgeted.as_ref().map_or("", |b| b.strategy.as_str()),
@@ -260,14 +254,4 @@ fn probe_row<'a>(server: &'a str, p: &'a super::ProbeResult) -> ProbeRow<'a> {
             .unwrap_or(""),
         error: p.error.as_deref().unwrap_or(""),
     }
-}
-
-/// Write the three tables as files in `dir`.
-pub fn write_csv_files(report: &Report, dir: &std::path::Path) -> std::io::Result<()> {
-    for kind in CsvKind::ALL {
-        crate::atomic::write_atomic(&dir.join(kind.file_name()), |out| {
-            write_csv(report, kind, out).map_err(std::io::Error::other)
-        })?;
-    }
-    Ok(())
 }

@@ -7,7 +7,7 @@ use regex::Regex;
 
 use super::limits::{claude_code_token_limits, client_limits};
 use super::model::{Finding, Report, ServerReport, Status};
-use super::table::thousands;
+use crate::units::thousands;
 
 /// A description longer than this many tokens is flagged.
 pub const LONG_DESCRIPTION_TOKENS: usize = 500;

@@ -1,59 +1,97 @@
-//! report.html: one self-contained page (inline CSS, inline SVG charts, a few lines of inline
-//! script to sort tables; nothing loaded from the network), from the same blocks as report.md.
+//! report.html: the report page as one self-contained HTML page (inline CSS, inline SVG charts,
+//! a few lines of inline script to sort tables; nothing loaded from the network).
 
 use std::fmt::Write as _;
 
-use super::markdown::{blocks, Block};
-use super::model::Report;
+use super::charts::DrawnChart;
+use super::page::{Block, Page, Table};
 
-const STYLE: &str = r#"
-:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --head: #f6f8fa; --accent: #4C78A8; }
-* { box-sizing: border-box; }
-body { font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
-       max-width: 1180px; margin: 2rem auto; padding: 0 1.25rem; }
-h1 { font-size: 1.9rem; margin-bottom: .4rem; }
-h2 { font-size: 1.3rem; margin-top: 2.2rem; border-bottom: 1px solid var(--line); padding-bottom: .3rem; }
-p { max-width: 62rem; }
-em { color: var(--muted); }
-code { font: .9em ui-monospace, SFMono-Regular, Menlo, monospace; background: var(--head);
-       padding: .1em .3em; border-radius: 4px; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; margin: .8rem 0 1.2rem; font-size: .9rem; }
-th, td { border: 1px solid var(--line); padding: .35rem .6rem; vertical-align: top; }
-th { background: var(--head); text-align: left; cursor: pointer; user-select: none; white-space: nowrap; }
-th[aria-sort="ascending"]::after { content: " \25B2"; color: var(--accent); }
-th[aria-sort="descending"]::after { content: " \25BC"; color: var(--accent); }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-tr:nth-child(even) td { background: #fbfcfd; }
-figure { margin: 1rem 0 1.6rem; }
-figure svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
-figcaption { color: var(--muted); font-size: .85rem; }
-"#;
+/// The page's style sheet.
+const STYLE: &str = include_str!("data/report.css");
 
 /// Sort a table by a header click: numbers by value (thousands separators and $ ignored).
-const SCRIPT: &str = r#"
-document.querySelectorAll("table.sortable th").forEach(function (th, col) {
-  th.addEventListener("click", function () {
-    var table = th.closest("table"), body = table.tBodies[0];
-    var asc = th.getAttribute("aria-sort") !== "ascending";
-    table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
-    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
-    var key = function (tr) {
-      var t = tr.children[th.cellIndex].textContent.trim();
-      var n = parseFloat(t.replace(/[$,]/g, ""));
-      return isNaN(n) || !/^[$\d.,-]/.test(t) ? t.toLowerCase() : n;
-    };
-    Array.from(body.rows).sort(function (a, b) {
-      var x = key(a), y = key(b);
-      var c = typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === "number" ? -1 : 1);
-      return asc ? c : -c;
-    }).forEach(function (tr) { body.appendChild(tr); });
-  });
-});
-"#;
+const SCRIPT: &str = include_str!("data/sort-tables.js");
+
+/// Write report.html. `charts` are inlined where the page shows them; a chart that was not
+/// drawn is left out.
+pub(crate) fn write_html(
+    page: &Page,
+    charts: &[DrawnChart],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    out.write_all(html(page, charts).as_bytes())
+}
+
+fn html(page: &Page, charts: &[DrawnChart]) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(
+        out,
+        "<meta name=\"generator\" content=\"mcp-budget {}\">",
+        escape(&page.tool_version)
+    );
+    out.push_str("<title>MCP token audit</title>\n<style>");
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n");
+    for b in &page.blocks {
+        match b {
+            Block::Title(t) => {
+                let _ = writeln!(out, "<h1>{}</h1>", escape(t));
+            }
+            Block::Heading(t) => {
+                let _ = writeln!(out, "<h2>{}</h2>", escape(t));
+            }
+            Block::Para(t) => {
+                let _ = writeln!(out, "<p>{}</p>", inline(t));
+            }
+            Block::Chart(kind) => {
+                if let Some(chart) = charts.iter().find(|c| c.kind == *kind) {
+                    // the SVG's own XML declaration is not allowed inside HTML
+                    let svg = &chart.svg;
+                    let body = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
+                    let _ = writeln!(
+                        out,
+                        "<figure id=\"chart-{}\">{body}<figcaption>{}</figcaption></figure>",
+                        kind.file_stem(),
+                        escape(kind.title())
+                    );
+                }
+            }
+            Block::Table(t) => table(&mut out, t),
+        }
+    }
+    out.push_str("<script>");
+    out.push_str(SCRIPT);
+    out.push_str("</script>\n</body>\n</html>\n");
+    out
+}
+
+fn table(out: &mut String, t: &Table) {
+    out.push_str("<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr>");
+    for (h, right) in t.headers.iter().zip(&t.right) {
+        let class = if *right { " class=\"num\"" } else { "" };
+        let _ = write!(out, "<th{class}>{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in &t.rows {
+        out.push_str("<tr>");
+        for ((c, right), code) in r.iter().zip(&t.right).zip(&t.code) {
+            let class = if *right { " class=\"num\"" } else { "" };
+            let text = if *code && c != "-" {
+                format!("<code>{}</code>", escape(c))
+            } else {
+                escape(c)
+            };
+            let _ = write!(out, "<td{class}>{text}</td>");
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+}
 
 /// Escape text for HTML.
-pub(crate) fn escape(text: &str) -> String {
+fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -100,71 +138,6 @@ fn inline(text: &str) -> String {
         Some(em) => format!("<em>{em}</em>"),
         None => out,
     }
-}
-
-/// Render report.html. `charts` holds (file stem, SVG text) of every chart to inline.
-pub fn render_html(report: &Report, charts: &[(&str, String)]) -> String {
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    let _ = writeln!(
-        out,
-        "<meta name=\"generator\" content=\"mcp-budget {}\">",
-        escape(&report.tool_version)
-    );
-    out.push_str("<title>MCP token audit</title>\n<style>");
-    out.push_str(STYLE);
-    out.push_str("</style>\n</head>\n<body>\n");
-    for b in blocks(report) {
-        match b {
-            Block::Title(t) => {
-                let _ = writeln!(out, "<h1>{}</h1>", escape(&t));
-            }
-            Block::Heading(t) => {
-                let _ = writeln!(out, "<h2>{}</h2>", escape(&t));
-            }
-            Block::Para(t) => {
-                let _ = writeln!(out, "<p>{}</p>", inline(&t));
-            }
-            Block::Chart(stem, alt) => {
-                if let Some((_, svg)) = charts.iter().find(|(s, _)| *s == stem) {
-                    // the SVG's own XML declaration is not allowed inside HTML
-                    let body = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
-                    let _ = writeln!(
-                        out,
-                        "<figure id=\"chart-{stem}\">{body}<figcaption>{}</figcaption></figure>",
-                        escape(alt)
-                    );
-                }
-            }
-            Block::Table(t) => {
-                out.push_str("<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr>");
-                for (h, right) in t.headers.iter().zip(&t.right) {
-                    let class = if *right { " class=\"num\"" } else { "" };
-                    let _ = write!(out, "<th{class}>{}</th>", escape(h));
-                }
-                out.push_str("</tr></thead>\n<tbody>\n");
-                for r in &t.rows {
-                    out.push_str("<tr>");
-                    for ((c, right), code) in r.iter().zip(&t.right).zip(&t.code) {
-                        let class = if *right { " class=\"num\"" } else { "" };
-                        let text = if *code && c != "-" {
-                            format!("<code>{}</code>", escape(c))
-                        } else {
-                            escape(c)
-                        };
-                        let _ = write!(out, "<td{class}>{text}</td>");
-                    }
-                    out.push_str("</tr>\n");
-                }
-                out.push_str("</tbody></table></div>\n");
-            }
-        }
-    }
-    out.push_str("<script>");
-    out.push_str(SCRIPT);
-    out.push_str("</script>\n</body>\n</html>\n");
-    out
 }
 
 #[cfg(test)]

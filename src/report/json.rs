@@ -5,7 +5,7 @@ use std::io::Write;
 use super::Report;
 
 /// Write the report as pretty JSON with a trailing newline.
-pub fn write_json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report)?;
     out.write_all(b"\n")
 }

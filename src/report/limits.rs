@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 use super::model::{LimitVerdict, ProbeResult, Report, Status};
-use super::table::thousands;
+use crate::units::thousands;
 
 /// One client limit.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

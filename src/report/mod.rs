@@ -1,30 +1,33 @@
 //! The report model and one renderer per output format.
 
+pub mod bundle;
 pub mod charts;
 mod count;
 mod csv;
 pub mod findings;
+pub(crate) mod grid;
 mod html;
 mod json;
 pub mod limits;
 mod markdown;
 mod model;
+mod page;
 pub mod pricing;
+mod render;
 mod replay;
 mod server_list;
 mod stats;
 mod table;
 
-pub use self::csv::{write_csv, write_csv_files, CsvKind};
+pub use self::csv::CsvKind;
+/// Re-exported for callers that format report numbers; the formatters live in `units`.
+pub use crate::units::thousands;
 pub use count::render_count_table;
-pub use html::render_html;
-pub use json::write_json;
-pub use markdown::render_markdown;
 pub use model::*;
+pub use render::{render, Format};
 pub use replay::{render_replay_table, ReplayRow};
 pub use server_list::{render_server_list, server_list_json};
 pub use stats::{render_stats_table, stats_rows, write_stats_csv, StatsRow};
-pub use table::{render_table, thousands};
 
 /// Price every server and probe, judge them against the client limits, and run the design
 /// checks: everything derived from the measured numbers.

@@ -348,6 +348,17 @@ impl Report {
             limits: Vec::new(),
         }
     }
+
+    /// The tokenizers other than the primary one that any server was counted with, sorted by
+    /// name: the extra columns of every table.
+    pub fn other_tokenizers(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.by_tokenizer.keys().cloned())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
 }
 
 impl ProbeResult {
@@ -401,5 +412,29 @@ impl ServerReport {
                 .cmp(&b.model_tokens)
                 .then(b.name.cmp(&a.name))
         })
+    }
+}
+
+impl RawCost {
+    /// The content blocks in a few words: `2 text, image`.
+    pub fn block_summary(&self) -> String {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for b in &self.blocks {
+            match counts.iter_mut().find(|(k, _)| *k == b.kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((&b.kind, 1)),
+            }
+        }
+        counts
+            .iter()
+            .map(|(k, n)| {
+                if *n == 1 {
+                    k.to_string()
+                } else {
+                    format!("{n} {k}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }

@@ -1,10 +1,11 @@
 //! What `mcp-budget replay` prints: before and after per payload, as a table or JSON.
 
 use crate::text::one_line;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment};
 use serde::{Deserialize, Serialize};
 
-use super::thousands;
+use super::grid::{grid, Fit};
+use crate::units::{micros_as_ms, thousands};
 
 /// One replayed payload (`--format json` prints `{"results": [...]}` of these).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,11 +32,7 @@ pub struct ReplayRow {
 
 /// The table form.
 pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    if let Some(w) = width {
-        t.set_width(w);
-    }
+    let mut t = grid(Fit::Fixed(width));
     t.set_header([
         "file", "tool", "before", "after", "budget", "strategy", "engine", "spill",
     ]);
@@ -48,7 +45,7 @@ pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
             right(thousands(r.tokens_after)),
             right(thousands(r.budget)),
             Cell::new(&r.strategy),
-            right(format!("{:.2} ms", r.engine_us as f64 / 1000.0)),
+            right(micros_as_ms(r.engine_us)),
             Cell::new(one_line(&match (&r.spill_path, &r.spill_error) {
                 (Some(path), _) => path.clone(),
                 (None, Some(e)) => format!("NOT SAVED: {e}"),

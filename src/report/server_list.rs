@@ -1,15 +1,14 @@
 //! What `mcp-budget servers` prints: each server found, from where, secrets redacted.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde_json::json;
 
+use super::grid::{grid, Fit};
 use crate::config::Sources;
 use crate::text::one_line;
 
 /// A table of servers, then one line per skipped entry or unreadable file.
 pub fn render_server_list(sources: &Sources) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = grid(Fit::Content);
     t.set_header([
         "server",
         "client",

@@ -4,15 +4,15 @@
 use crate::text::one_line;
 use std::io::Write;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment};
 
-use super::table::thousands;
+use super::grid::{grid, Fit};
 pub use crate::calllog::{stats_rows, StatsRow};
+use crate::units::thousands;
 
 /// The rows as a terminal table.
 pub fn render_stats_table(rows: &[StatsRow]) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = grid(Fit::Content);
     t.set_header([
         "server",
         "tool",

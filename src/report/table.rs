@@ -1,15 +1,25 @@
 //! The terminal summary: servers, the most expensive tools, and the probes.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use comfy_table::{Cell, CellAlignment, Table};
 
-use super::{BlockCost, ProbeStatus, Report, Status};
+use super::grid::{grid, Fit};
+use super::{ProbeStatus, Report, Status};
 use crate::text::{lines, one_line};
+use crate::units::{micros_as_ms, thousands, usd};
 
 /// Tools shown in the "most expensive tools" table.
 const TOP_TOOLS: usize = 10;
 
-/// Render the summary. `width` fixes the table width (deterministic output when not a terminal).
-pub fn render_table(report: &Report, width: Option<u16>) -> String {
+/// Write the summary. `width` fixes the table width (deterministic output when not a terminal).
+pub(crate) fn write_table(
+    report: &Report,
+    width: Option<u16>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    out.write_all(summary(report, width).as_bytes())
+}
+
+fn summary(report: &Report, width: Option<u16>) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "Schema tax per server ({})\n",
@@ -39,8 +49,8 @@ pub fn render_table(report: &Report, width: Option<u16>) -> String {
         out.push_str(&format!(
             "\nSchema tax on {}: {} per 1,000 turns, {} with prompt caching ({}).\n",
             p.model,
-            super::markdown::usd(per_1k),
-            super::markdown::usd(cached),
+            usd(per_1k),
+            usd(cached),
             p.tokenizer
         ));
     }
@@ -74,12 +84,7 @@ pub fn render_table(report: &Report, width: Option<u16>) -> String {
 }
 
 fn table(width: Option<u16>, header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    if let Some(w) = width {
-        t.set_width(w);
-    }
+    let mut t = grid(Fit::Wrap(width));
     t.set_header(header.iter().map(Cell::new));
     t
 }
@@ -93,27 +98,8 @@ fn num(n: usize) -> Cell {
     Cell::new(thousands(n)).set_alignment(CellAlignment::Right)
 }
 
-/// `12345` as `12,345`.
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn servers(report: &Report, width: Option<u16>) -> Table {
-    let others: Vec<&String> = report
-        .servers
-        .iter()
-        .flat_map(|s| s.by_tokenizer.keys())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let others = report.other_tokenizers();
     let mut header = vec!["server", "status", "tools", "schema tokens"];
     let extra: Vec<String> = others.iter().map(|n| format!("schema ({n})")).collect();
     header.extend(extra.iter().map(String::as_str));
@@ -141,7 +127,7 @@ fn servers(report: &Report, width: Option<u16>) -> Table {
         cells.extend(
             others
                 .iter()
-                .map(|n| num(s.by_tokenizer.get(*n).map_or(0, |t| t.tools_model_tokens))),
+                .map(|n| num(s.by_tokenizer.get(n).map_or(0, |t| t.tools_model_tokens))),
         );
         let largest = s
             .largest_tool()
@@ -240,14 +226,12 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
                 num(raw.wire_tokens),
                 num(raw.model_tokens),
                 Cell::new(structured).set_alignment(CellAlignment::Right),
-                Cell::new(block_summary(&raw.blocks)),
+                Cell::new(raw.block_summary()),
                 Cell::new(format!("{:.0} ms", p.latency_ms)).set_alignment(CellAlignment::Right),
                 b.map_or(Cell::new(""), |b| num(b.tokens)),
                 text(b.map_or("", |b| b.strategy.as_str())),
-                Cell::new(b.map_or(String::new(), |b| {
-                    format!("{:.2} ms", b.engine_us as f64 / 1000.0)
-                }))
-                .set_alignment(CellAlignment::Right),
+                Cell::new(b.map_or(String::new(), |b| micros_as_ms(b.engine_us)))
+                    .set_alignment(CellAlignment::Right),
             ]);
         }
     }
@@ -263,40 +247,5 @@ fn first_line(message: &str) -> String {
         format!("{first} …")
     } else {
         first.to_string()
-    }
-}
-
-/// `2 text, image` style summary of content blocks.
-pub fn block_summary(blocks: &[BlockCost]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for b in blocks {
-        match counts.iter_mut().find(|(k, _)| *k == b.kind) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((&b.kind, 1)),
-        }
-    }
-    counts
-        .iter()
-        .map(|(k, n)| {
-            if *n == 1 {
-                k.to_string()
-            } else {
-                format!("{n} {k}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

@@ -1,9 +1,8 @@
 //! Every renderer (table, csv, json, markdown, html) on one fixture report: the embedded demo's
 //! audit (deterministic payloads), with timings, dates and paths replaced so snapshots are stable.
 
-use mcp_budget::report::{
-    render_html, render_markdown, render_table, write_csv, write_json, CsvKind, Report,
-};
+use mcp_budget::report::charts::{ChartKind, DrawnChart};
+use mcp_budget::report::{render, CsvKind, Format, Report};
 
 /// The demo audit, with everything that varies from run to run fixed.
 fn fixture() -> Report {
@@ -42,39 +41,47 @@ fn fixture() -> Report {
     report
 }
 
-fn csv(report: &Report, kind: CsvKind) -> String {
+fn rendered(report: &Report, format: Format<'_>) -> String {
     let mut out = Vec::new();
-    write_csv(report, kind, &mut out).unwrap();
+    render(report, format, &mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+fn csv(report: &Report, kind: CsvKind) -> String {
+    rendered(report, Format::Csv(kind))
 }
 
 #[test]
 fn every_renderer_on_the_demo_report() {
     let report = fixture();
-    insta::assert_snapshot!("table", render_table(&report, Some(120)));
+    insta::assert_snapshot!(
+        "table",
+        rendered(&report, Format::Table { width: Some(120) })
+    );
     insta::assert_snapshot!("servers_csv", csv(&report, CsvKind::Servers));
     insta::assert_snapshot!("tools_csv", csv(&report, CsvKind::Tools));
     insta::assert_snapshot!("probes_csv", csv(&report, CsvKind::Probes));
-    let mut json = Vec::new();
-    write_json(&report, &mut json).unwrap();
-    insta::assert_snapshot!("json", String::from_utf8(json).unwrap());
-    let charts = ["schema-tax", "probe-tokens"];
-    let md = render_markdown(&report, &charts);
-    insta::assert_snapshot!("markdown", md);
-    let svg = |t: &str| {
-        format!("<?xml version=\"1.0\"?><svg xmlns=\"http://www.w3.org/2000/svg\"><text>{t}</text></svg>")
+    insta::assert_snapshot!("json", rendered(&report, Format::Json));
+    let svg = |kind: ChartKind, t: &str| {
+        DrawnChart {
+        kind,
+        svg: format!("<?xml version=\"1.0\"?><svg xmlns=\"http://www.w3.org/2000/svg\"><text>{t}</text></svg>"),
+    }
     };
-    let html = render_html(
-        &report,
-        &[("schema-tax", svg("tax")), ("probe-tokens", svg("tokens"))],
-    );
+    let charts = [
+        svg(ChartKind::SchemaTax, "tax"),
+        svg(ChartKind::ProbeTokens, "tokens"),
+    ];
+    let md = rendered(&report, Format::Markdown { charts: &charts });
+    insta::assert_snapshot!("markdown", md);
+    let html = rendered(&report, Format::Html { charts: &charts });
     insta::assert_snapshot!("html", html);
 }
 
 #[test]
 fn the_report_sections_are_filled_from_the_numbers() {
     let report = fixture();
-    let md = render_markdown(&report, &[]);
+    let md = rendered(&report, Format::Markdown { charts: &[] });
     let demo = &report.servers[0];
     // the summary paragraph states the measured totals
     let first = md.lines().nth(2).unwrap();
@@ -109,7 +116,7 @@ fn the_report_sections_are_filled_from_the_numbers() {
     // o200k side by side
     assert!(md.contains("o200k_base tokens/turn"));
     // the html is one self-contained page: no external resource at all
-    let html = render_html(&report, &[]);
+    let html = rendered(&report, Format::Html { charts: &[] });
     for external in ["src=\"http", "href=\"http", "<link", "@import", "url("] {
         assert!(!html.contains(external), "{external}");
     }

@@ -1,0 +1,49 @@
+//! The report folder an audit writes: audit.json, servers.csv, tools.csv, probes.csv, the
+//! charts (charts/*.svg and *.png), report.md and report.html, each file whole or not at all.
+//! Each chart is drawn as SVG once, for its file and for the page that inlines it.
+
+use std::path::Path;
+
+use super::charts::{self, ChartError};
+use super::csv::{write_csv, CsvKind};
+use super::html::write_html;
+use super::json::write_json;
+use super::markdown::write_markdown;
+use super::page::Page;
+use super::Report;
+use crate::atomic::write_atomic;
+
+/// Why the report folder could not be written; the message is the failed file's.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+}
+
+/// Write the report files into `dir`, with the charts when `with_charts`. Only a run that
+/// measured something calls this: a run that measured nothing leaves the last report as it was.
+pub fn write(report: &Report, dir: &Path, with_charts: bool) -> Result<(), BundleError> {
+    write_atomic(&dir.join("audit.json"), |out| write_json(report, out))?;
+    for kind in CsvKind::ALL {
+        write_atomic(&dir.join(kind.file_name()), |out| {
+            write_csv(report, kind, out).map_err(std::io::Error::other)
+        })?;
+    }
+    let drawn = if with_charts {
+        let drawn = charts::draw_svgs(report)?;
+        charts::write_drawn(report, dir, &drawn)?;
+        drawn
+    } else {
+        Vec::new()
+    };
+    let page = Page::of(report);
+    write_atomic(&dir.join("report.md"), |out| {
+        write_markdown(&page, &drawn, out)
+    })?;
+    write_atomic(&dir.join("report.html"), |out| {
+        write_html(&page, &drawn, out)
+    })?;
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! The summary paragraph at the top of the report page, written from the measured totals.
+
+use std::fmt::Write as _;
+
+use crate::report::{ProbeResult, Report, ServerReport, Status};
+use crate::units::{thousands, usd};
+
+/// The totals the summary paragraph states (the client-limits section repeats two of them).
+pub(super) struct Summary {
+    pub servers_ok: usize,
+    pub servers_failed: usize,
+    pub tools: usize,
+    pub schema_tokens: usize,
+    pub probes: usize,
+    pub over_cap_raw: usize,
+    pub over_cap_budgeted: usize,
+    pub findings: usize,
+    pub text: String,
+}
+
+/// Whether a result is over Claude Code's cap, as sent or after the engine.
+fn cap_exceeded(p: &ProbeResult, budgeted: bool) -> bool {
+    p.limits.iter().any(|l| {
+        l.client == "Claude Code"
+            && l.effect == "cap"
+            && if budgeted {
+                l.budgeted_exceeded == Some(true)
+            } else {
+                l.exceeded
+            }
+    })
+}
+
+/// The totals of a report and the paragraph that states them.
+pub(super) fn summarize(report: &Report) -> Summary {
+    let ok: Vec<&ServerReport> = report
+        .servers
+        .iter()
+        .filter(|s| s.status == Status::Ok)
+        .collect();
+    let probes: Vec<&ProbeResult> = report
+        .servers
+        .iter()
+        .flat_map(|s| &s.probes)
+        .filter(|p| p.raw.is_some())
+        .collect();
+    let mut s = Summary {
+        servers_ok: ok.len(),
+        servers_failed: report.servers.len() - ok.len(),
+        tools: ok.iter().map(|s| s.tools_list.tool_count).sum(),
+        schema_tokens: ok.iter().map(|s| s.tools_list.model_tokens).sum(),
+        probes: probes.len(),
+        over_cap_raw: probes.iter().filter(|p| cap_exceeded(p, false)).count(),
+        over_cap_budgeted: probes.iter().filter(|p| cap_exceeded(p, true)).count(),
+        findings: report.servers.iter().map(|s| s.findings.len()).sum(),
+        text: String::new(),
+    };
+    let tokenizer = report
+        .tokenizers
+        .first()
+        .map_or("cl100k_base", String::as_str);
+    let mut t = format!(
+        "{} server{} mount {} tools whose definitions cost **{} tokens on every turn** ({tokenizer})",
+        s.servers_ok,
+        if s.servers_ok == 1 { "" } else { "s" },
+        s.tools,
+        thousands(s.schema_tokens)
+    );
+    if let Some(p) = &report.pricing {
+        let per_1k: f64 = ok
+            .iter()
+            .filter_map(|s| s.cost.as_ref())
+            .map(|c| c.usd_per_1k_turns)
+            .sum();
+        let cached: f64 = ok
+            .iter()
+            .filter_map(|s| s.cost.as_ref())
+            .map(|c| c.usd_per_1k_turns_cached)
+            .sum();
+        let _ = write!(
+            t,
+            ": {} per 1,000 turns on {}, {} with prompt caching",
+            usd(per_1k),
+            p.model,
+            usd(cached)
+        );
+    }
+    t.push('.');
+    if let Some((server, tool)) = ok
+        .iter()
+        .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
+        .max_by_key(|(_, t)| t.model_tokens)
+    {
+        let _ = write!(
+            t,
+            " The most expensive tool is `{}/{}` at {} tokens.",
+            cell(&server.name),
+            cell(&tool.name),
+            thousands(tool.model_tokens)
+        );
+    }
+    if let Some(biggest) = probes
+        .iter()
+        .max_by_key(|p| p.raw.as_ref().map_or(0, |r| r.model_tokens))
+    {
+        let raw = biggest.raw.as_ref().map_or(0, |r| r.model_tokens);
+        let _ = write!(
+            t,
+            " Of {} probe call{}, {} returned more than Claude Code's 25,000-token cap; the largest, `{}`, returned {} tokens",
+            s.probes,
+            if s.probes == 1 { "" } else { "s" },
+            s.over_cap_raw,
+            cell(&biggest.tool),
+            thousands(raw)
+        );
+        match &biggest.budgeted {
+            Some(b) if b.tokens < raw => {
+                let _ = write!(
+                    t,
+                    ", which the budget engine cut to {} ({}) in {:.1} ms without losing data.",
+                    thousands(b.tokens),
+                    b.strategy,
+                    b.engine_us as f64 / 1000.0
+                );
+            }
+            _ => t.push('.'),
+        }
+        if s.over_cap_budgeted == 0 && s.over_cap_raw > 0 {
+            t.push_str(" After the engine, no result is over the cap.");
+        }
+    }
+    if s.servers_failed > 0 {
+        let _ = write!(
+            t,
+            " {} server{} could not be audited.",
+            s.servers_failed,
+            if s.servers_failed == 1 { "" } else { "s" }
+        );
+    }
+    if s.findings > 0 {
+        let _ = write!(
+            t,
+            " The design checks raised {} finding{}.",
+            s.findings,
+            if s.findings == 1 { "" } else { "s" }
+        );
+    }
+    s.text = t;
+    s
+}
+
+/// Escape text for a Markdown table cell.
+fn cell(text: &str) -> String {
+    crate::text::markdown_cell(text)
+}

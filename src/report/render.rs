@@ -1,0 +1,39 @@
+//! One entry point for every audit report format: a closed `Format` picks the writer, and each
+//! writer writes to any `std::io::Write` (the way hyperfine's exporters and ruff's emitters do).
+
+use std::io::Write;
+
+use super::charts::DrawnChart;
+use super::csv::{write_csv, CsvKind};
+use super::html::write_html;
+use super::json::write_json;
+use super::markdown::write_markdown;
+use super::page::Page;
+use super::table::write_table;
+use super::Report;
+
+/// An output format of the audit report.
+#[derive(Debug, Clone, Copy)]
+pub enum Format<'a> {
+    /// The terminal summary; `width` fixes the table width (None: the terminal's, if any).
+    Table { width: Option<u16> },
+    /// audit.json: the report model, the machine contract.
+    Json,
+    /// One of the three CSV tables.
+    Csv(CsvKind),
+    /// report.md; it links the drawn `charts` (written beside it, under charts/).
+    Markdown { charts: &'a [DrawnChart] },
+    /// report.html; it inlines the drawn `charts`.
+    Html { charts: &'a [DrawnChart] },
+}
+
+/// Write `report` in `format` to `out`.
+pub fn render(report: &Report, format: Format<'_>, out: &mut dyn Write) -> std::io::Result<()> {
+    match format {
+        Format::Table { width } => write_table(report, width, out),
+        Format::Json => write_json(report, out),
+        Format::Csv(kind) => write_csv(report, kind, out).map_err(std::io::Error::from),
+        Format::Markdown { charts } => write_markdown(&Page::of(report), charts, out),
+        Format::Html { charts } => write_html(&Page::of(report), charts, out),
+    }
+}
