@@ -1,4 +1,5 @@
-//! Number formatting for every layer: thousands separators, dollars, milliseconds, signed changes.
+//! Number and time formatting for every layer: thousands separators, dollars, milliseconds,
+//! signed changes, the current time as RFC 3339.
 
 /// `12345` as `12,345`.
 pub fn thousands(n: usize) -> String {
@@ -59,6 +60,14 @@ pub fn micros_as_ms(us: u64) -> String {
 /// A relative change with its sign and one decimal: `12.345` as `+12.3%`.
 pub fn percent_change(pct: f64) -> String {
     format!("{pct:+.1}%")
+}
+
+/// The current UTC time as RFC 3339 (`2026-11-30T20:41:07.123456789Z`), as reports, recordings
+/// and call logs stamp it.
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ pub fn build_report(
     config_errors: &[EntryError],
 ) -> Report {
     Report {
-        generated_at: now_rfc3339(),
+        generated_at: crate::units::now_rfc3339(),
         config_errors: config_errors
             .iter()
             .map(|e| ConfigIssue {
@@ -95,10 +95,4 @@ pub fn build_report(
             .collect(),
         ..Report::new(tokenizers.names(), servers)
     }
-}
-
-fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }

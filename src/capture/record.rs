@@ -65,7 +65,7 @@ impl Recorder {
         Ok(Recorder {
             dir,
             defaults,
-            recorded_at: now_rfc3339(),
+            recorded_at: crate::units::now_rfc3339(),
             run_secrets: inherited_secrets(),
             state: Mutex::new(State::default()),
         })
@@ -240,12 +240,6 @@ fn tool_call(line: &str) -> Option<RecordedProbe> {
             _ => Value::Object(Default::default()),
         },
     })
-}
-
-fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

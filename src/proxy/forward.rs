@@ -242,7 +242,7 @@ impl Proxy {
     /// A call log line with who called what, and nothing measured yet.
     fn log_line(&self, tool: &str, client: (Option<String>, Option<String>)) -> CallRecord {
         CallRecord {
-            ts: now(),
+            ts: crate::units::now_rfc3339(),
             server: self.shared.opts.server.clone(),
             tool: tool.to_string(),
             client_name: client.0,
@@ -303,10 +303,4 @@ fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
 
 pub(super) fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
     serde_json::from_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
-}
-
-fn now() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
