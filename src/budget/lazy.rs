@@ -47,13 +47,15 @@ pub fn strip_prefix(
             tokens += counter.count(seg);
             bounds.push((offset, tokens));
             if tokens > limit {
-                let done = end == text.len() && offset == out.len();
+                // the whole chunk is stripped into `out` even when counting stops inside it
+                let read_all = end == text.len();
+                let done = read_all && offset == out.len();
                 return StrippedPrefix {
                     text: out,
                     scan: Scan::from_bounds(bounds, done),
                     counts,
                     read_bytes: end,
-                    complete: done,
+                    complete: read_all,
                 };
             }
         }
@@ -176,6 +178,26 @@ mod tests {
             }
         }
         s
+    }
+
+    #[test]
+    fn a_text_read_whole_is_complete_even_when_counting_stops_early() {
+        // indented lines: one chunk (no chunk boundary), many safe token cuts inside it
+        let text = format!(
+            "{}    see https://example.org/{}\n",
+            "    alpha beta gamma delta\n".repeat(200),
+            "x".repeat(300)
+        );
+        let c = PrefixCounter::new(Tokenizer::Cl100k);
+        let p = ToolPolicy::default();
+        let part = strip_prefix(&text, &p, &c, 50);
+        let (whole, counts) = strip(&text, &p);
+        assert_eq!(part.read_bytes, text.len());
+        assert!(part.complete, "every byte was read and stripped");
+        assert_eq!(part.text, whole);
+        assert_eq!(part.counts, counts);
+        let mut scan = part.scan.clone();
+        assert_eq!(c.count_scanned(&part.text, 50, &mut scan), None);
     }
 
     #[test]
