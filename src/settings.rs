@@ -132,6 +132,12 @@ pub fn engine(
     Ok(Engine::new(policy, tokenizer, store))
 }
 
+/// The engine of a command that reads no probe file (`replay`, `proxy`): its flags alone, spills
+/// in `--spill-dir` or [`default_spill_dir`].
+pub fn flags_engine(args: &EngineArgs, tokenizer: Tokenizer) -> anyhow::Result<Engine> {
+    engine(args, &[], None, tokenizer, default_spill_dir())
+}
+
 /// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`: where `replay`, the
 /// proxy and `audit --no-write` spill when `--spill-dir` is not given.
 pub fn default_spill_dir() -> PathBuf {

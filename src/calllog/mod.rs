@@ -2,7 +2,7 @@
 //! `mcp-budget stats` shows. Synchronous; both the proxy and `stats` use it.
 
 mod record;
-mod stats;
+pub(crate) mod stats;
 
 pub use record::{read_log, scan_log, CallLog, CallRecord, LogScan};
 pub use stats::{stats_rows, StatsRow};

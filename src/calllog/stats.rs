@@ -79,30 +79,33 @@ pub fn stats_rows(records: &[CallRecord]) -> Vec<StatsRow> {
     rows
 }
 
+/// A logged call for tests: `raw` tokens in, `ret` returned, `ms` in the engine; spilled when
+/// it was cut.
+#[cfg(test)]
+pub(crate) fn call(tool: &str, raw: usize, ret: usize, ms: f64) -> CallRecord {
+    CallRecord {
+        ts: String::new(),
+        server: "s".into(),
+        tool: tool.into(),
+        client_name: None,
+        client_version: None,
+        transport: "stdio".into(),
+        raw_bytes: raw * 4,
+        raw_tokens: raw,
+        returned_tokens: ret,
+        strategy: "pass_through".into(),
+        error: None,
+        spill_id: (raw > ret).then(|| "s/x.md".into()),
+        spill_error: None,
+        upstream_ms: 1.0,
+        engine_ms: ms,
+        is_error: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn call(tool: &str, raw: usize, ret: usize, ms: f64) -> CallRecord {
-        CallRecord {
-            ts: String::new(),
-            server: "s".into(),
-            tool: tool.into(),
-            client_name: None,
-            client_version: None,
-            transport: "stdio".into(),
-            raw_bytes: raw * 4,
-            raw_tokens: raw,
-            returned_tokens: ret,
-            strategy: "pass_through".into(),
-            error: None,
-            spill_id: (raw > ret).then(|| "s/x.md".into()),
-            spill_error: None,
-            upstream_ms: 1.0,
-            engine_ms: ms,
-            is_error: false,
-        }
-    }
 
     /// A call that failed before the engine (logged with nothing measured) counts as a call
     /// and an error, never as a zero in the percentiles.

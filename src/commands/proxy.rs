@@ -20,14 +20,7 @@ use crate::settings;
 pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
     let spec = upstream(&args)?;
     let tokenizer: Tokenizer = args.tokenizer.parse()?;
-    let engine = settings::engine(
-        &args.engine,
-        &[],
-        None,
-        tokenizer,
-        settings::default_spill_dir(),
-    )?
-    .with_reader_tool();
+    let engine = settings::flags_engine(&args.engine, tokenizer)?.with_reader_tool();
     let log = match &args.log {
         Some(p) => {
             Some(Arc::new(CallLog::open(p).with_context(|| {

@@ -13,13 +13,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     let tokenizer = *Tokenizer::parse_list(&args.tokenizer)?
         .first()
         .context("no tokenizer given")?;
-    let engine = settings::engine(
-        &args.engine,
-        &[],
-        None,
-        tokenizer,
-        settings::default_spill_dir(),
-    )?;
+    let engine = settings::flags_engine(&args.engine, tokenizer)?;
     let mut rows = Vec::new();
     let mut failed = false;
     for file in &args.files {

@@ -60,28 +60,8 @@ pub fn write_stats_csv(rows: &[StatsRow], out: &mut dyn Write) -> csv::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calllog::stats::call;
     use crate::calllog::CallRecord;
-
-    fn call(tool: &str, raw: usize, ret: usize, ms: f64) -> CallRecord {
-        CallRecord {
-            ts: String::new(),
-            server: "s".into(),
-            tool: tool.into(),
-            client_name: None,
-            client_version: None,
-            transport: "stdio".into(),
-            raw_bytes: raw * 4,
-            raw_tokens: raw,
-            returned_tokens: ret,
-            strategy: "pass_through".into(),
-            error: None,
-            spill_id: (raw > ret).then(|| "s/x.md".into()),
-            spill_error: None,
-            upstream_ms: 1.0,
-            engine_ms: ms,
-            is_error: false,
-        }
-    }
 
     #[test]
     fn percentiles_per_tool() {
