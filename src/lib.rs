@@ -2,8 +2,12 @@
 //!
 //! The library is the whole tool except argument parsing and printing: `config` finds servers,
 //! `connect` opens a session to one, `upstream` talks to them with exact byte capture, `measure`
-//! turns bytes into token numbers, `audit` runs it all concurrently, `report` renders the
-//! results, `demo` is the embedded server, `capture` records a run and serves a recording back.
+//! turns bytes into token numbers, `budget` is the engine that cuts a result to its budget,
+//! `audit` runs it all concurrently, `report` renders the results, `gate` judges them, `proxy`
+//! runs the engine live and writes a `calllog`, `demo` is the embedded server, `capture` records
+//! a run and serves a recording back; `units`, `text`, `tokens` and `atomic` are the ground all
+//! of them stand on. Imports run one way: docs/architecture.md has the layers, and
+//! tests/it/architecture.rs checks them.
 
 pub mod atomic;
 pub mod audit;
