@@ -89,10 +89,7 @@ pub fn load_config_file(
     home: Option<&Path>,
     lookup: Lookup,
 ) -> Result<ConfigFile, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = read_text(path)?;
     parse_config_text(path, &text, home, lookup)
 }
 
@@ -146,15 +143,24 @@ impl ProbeFile {
     /// Read a probe file's tables alone, its servers not resolved (`gate --config` wants only
     /// `[gate]`).
     pub fn read(path: &Path) -> Result<ProbeFile, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut parsed: ProbeFile = toml::from_str(crate::text::strip_bom(&text))
-            .map_err(|e| parse_error(path, &e.to_string()))?;
+        let text = read_text(path)?;
+        ProbeFile::parse(path, crate::text::strip_bom(&text))
+    }
+
+    /// A probe file's tables from its text; `path` names it in errors.
+    fn parse(path: &Path, text: &str) -> Result<ProbeFile, ConfigError> {
+        let mut parsed: ProbeFile =
+            toml::from_str(text).map_err(|e| parse_error(path, &e.to_string()))?;
         parsed.path = path.to_path_buf();
         Ok(parsed)
     }
+}
+
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 fn load_probe_file(
@@ -163,9 +169,7 @@ fn load_probe_file(
     home: Option<&Path>,
     lookup: Lookup,
 ) -> Result<ConfigFile, ConfigError> {
-    let mut parsed: ProbeFile =
-        toml::from_str(text).map_err(|e| parse_error(path, &e.to_string()))?;
-    parsed.path = path.to_path_buf();
+    let parsed = ProbeFile::parse(path, text)?;
     let file = path.display().to_string();
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut set = ServerSet::default();
