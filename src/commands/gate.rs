@@ -50,7 +50,9 @@ fn print(verdict: &Verdict, format: GateFormat, width: Option<u16>) -> anyhow::R
     let text = match format {
         GateFormat::Table => render_table(verdict, crate::printer::table_width(width)),
         GateFormat::Markdown => render_markdown(verdict),
-        GateFormat::Json => serde_json::to_string_pretty(verdict)? + "\n",
+        GateFormat::Json => {
+            return crate::printer::print_with(|out| mcp_budget::gate::write_json(verdict, out))
+        }
         GateFormat::Github => {
             // the job summary gets the Markdown, appended as GitHub asks
             if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {

@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use mcp_budget::config::{Origin, ServerSpec, TransportSpec};
 use mcp_budget::proxy::{listen, CallLog, ListenOptions, Proxy, ProxyOptions};
-use mcp_budget::report::thousands;
 use mcp_budget::tokens::Tokenizer;
+use mcp_budget::units::thousands;
 use mcp_budget::upstream::SessionOptions;
 use rmcp::ServiceExt;
 

@@ -248,10 +248,13 @@ pub fn write_files(verdict: &Verdict, dir: &Path) -> std::io::Result<()> {
     crate::atomic::write_atomic(&dir.join("gate.md"), |o| {
         o.write_all(render_markdown(verdict).as_bytes())
     })?;
-    crate::atomic::write_atomic(&dir.join("gate.json"), |o| {
-        serde_json::to_writer_pretty(&mut *o, verdict)?;
-        o.write_all(b"\n")
-    })
+    crate::atomic::write_atomic(&dir.join("gate.json"), |o| write_json(verdict, o))
+}
+
+/// The verdict as pretty JSON with a final line break: gate.json and `gate --format json`.
+pub fn write_json(verdict: &Verdict, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, verdict)?;
+    out.write_all(b"\n")
 }
 
 #[cfg(test)]

@@ -5,12 +5,11 @@
 use std::path::Path;
 
 use super::charts::{self, ChartError};
-use super::csv::{write_csv, CsvKind};
+use super::csv::CsvKind;
 use super::html::write_html;
-use super::json::write_json;
 use super::markdown::write_markdown;
 use super::page::Page;
-use super::Report;
+use super::{render, Format, Report};
 use crate::atomic::write_atomic;
 
 /// Why the report folder could not be written; the message is the failed file's.
@@ -22,13 +21,16 @@ pub enum BundleError {
     Chart(#[from] ChartError),
 }
 
-/// Write the report files into `dir`, with the charts when `with_charts`. Only a run that
-/// measured something calls this: a run that measured nothing leaves the last report as it was.
+/// Write the report files into `dir`, with the charts when `with_charts`. A run stopped by a
+/// config error (nothing to audit) never gets here, so the last report stays as it was; a run
+/// whose servers all failed does write its report (the gate refuses it).
 pub fn write(report: &Report, dir: &Path, with_charts: bool) -> Result<(), BundleError> {
-    write_atomic(&dir.join("audit.json"), |out| write_json(report, out))?;
+    write_atomic(&dir.join("audit.json"), |out| {
+        render(report, Format::Json, out)
+    })?;
     for kind in CsvKind::ALL {
         write_atomic(&dir.join(kind.file_name()), |out| {
-            write_csv(report, kind, out).map_err(std::io::Error::other)
+            render(report, Format::Csv(kind), out)
         })?;
     }
     let drawn = if with_charts {

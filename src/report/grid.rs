@@ -9,9 +9,6 @@ pub(crate) enum Fit {
     Content,
     /// Cells wrap so the table fits the width (None: the terminal's, when stdout is one).
     Wrap(Option<u16>),
-    /// The width is recorded but not used to wrap: comfy-table only honours a width with a
-    /// dynamic arrangement, so this lays out like `Content`.
-    Fixed(Option<u16>),
 }
 
 /// An empty table in the house style; the caller sets its header.
@@ -24,7 +21,6 @@ pub(crate) fn grid(fit: Fit) -> Table {
             t.set_content_arrangement(ContentArrangement::Dynamic);
             width
         }
-        Fit::Fixed(width) => width,
     };
     if let Some(w) = width {
         t.set_width(w);

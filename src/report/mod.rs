@@ -21,7 +21,6 @@ mod table;
 
 pub use self::csv::CsvKind;
 /// Re-exported for callers that format report numbers; the formatters live in `units`.
-pub use crate::units::thousands;
 pub use count::render_count_table;
 pub use model::*;
 pub use render::{render, Format};

@@ -32,7 +32,7 @@ pub struct ReplayRow {
 
 /// The table form.
 pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
-    let mut t = grid(Fit::Fixed(width));
+    let mut t = grid(Fit::Wrap(width));
     t.set_header([
         "file", "tool", "before", "after", "budget", "strategy", "engine", "spill",
     ]);

@@ -87,7 +87,7 @@ fn the_report_sections_are_filled_from_the_numbers() {
     let first = md.lines().nth(2).unwrap();
     assert!(
         first.contains(&format!("{} tools", demo.tools_list.tool_count))
-            && first.contains(&mcp_budget::report::thousands(demo.tools_list.model_tokens)),
+            && first.contains(&mcp_budget::units::thousands(demo.tools_list.model_tokens)),
         "{first}"
     );
     for heading in [

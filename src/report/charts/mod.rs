@@ -32,7 +32,7 @@ pub fn render_svg(report: &Report, kind: ChartKind) -> Option<String> {
 }
 
 /// PNG bytes of one chart; None when the report has no data for it.
-pub fn render_png(report: &Report, kind: ChartKind) -> Result<Option<Vec<u8>>, ChartError> {
+fn render_png(report: &Report, kind: ChartKind) -> Result<Option<Vec<u8>>, ChartError> {
     let Some(plan) = plan::plan(report, kind) else {
         return Ok(None);
     };
@@ -48,12 +48,6 @@ pub fn draw_svgs(report: &Report) -> Result<Vec<DrawnChart>, ChartError> {
         }
     }
     Ok(drawn)
-}
-
-/// Write charts/<stem>.svg and charts/<stem>.png under `dir` for every chart with data, each
-/// file whole or not at all; returns the paths written.
-pub fn write_charts(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
-    write_drawn(report, dir, &draw_svgs(report)?)
 }
 
 /// Write each drawn chart's SVG text as charts/<stem>.svg under `dir` and its PNG beside it,
@@ -164,7 +158,8 @@ mod tests {
     #[test]
     fn write_charts_writes_exactly_what_it_returns() {
         let dir = tempfile::tempdir().unwrap();
-        let written = write_charts(&fixture(), dir.path()).unwrap();
+        let r = fixture();
+        let written = write_drawn(&r, dir.path(), &draw_svgs(&r).unwrap()).unwrap();
         assert_eq!(written.len(), 8);
         let mut on_disk: Vec<PathBuf> = std::fs::read_dir(dir.path().join("charts"))
             .unwrap()
@@ -177,7 +172,8 @@ mod tests {
         assert!(written.contains(&dir.path().join("charts/probe-tokens.svg")));
 
         let dir = tempfile::tempdir().unwrap();
-        let written = write_charts(&no_probes(), dir.path()).unwrap();
+        let r = no_probes();
+        let written = write_drawn(&r, dir.path(), &draw_svgs(&r).unwrap()).unwrap();
         let names: Vec<_> = written.iter().map(|p| p.file_name().unwrap()).collect();
         assert_eq!(
             names,

@@ -183,7 +183,7 @@ fn a_huge_result_fits_and_reads_back_whole() {
         if name.ends_with(".svg") {
             let svg = String::from_utf8(bytes).unwrap();
             assert!(svg.contains("demo/scrape_as_markdown (1 call)"));
-            assert!(svg.contains(&mcp_budget::report::thousands(r.raw_tokens)));
+            assert!(svg.contains(&mcp_budget::units::thousands(r.raw_tokens)));
         } else {
             assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         }
