@@ -35,7 +35,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     let out = match args.format {
-        ListFormat::Table => render_replay_table(&rows, crate::printer::table_width(args.width)),
+        ListFormat::Table => render_replay_table(&rows, args.width),
         ListFormat::Json => format!(
             "{}\n",
             serde_json::to_string_pretty(&serde_json::json!({"results": rows}))?
