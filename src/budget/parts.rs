@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::{PrefixCounter, Scan};
-use crate::measure::{structured_duplicate, TextView};
+use crate::measure::{json_text, structured_duplicate, TextView};
 use crate::tokens::image_data_cost;
 
 /// One content block (or structuredContent), as the engine sees it.
@@ -155,14 +155,11 @@ fn part(b: &Value, counter: &PrefixCounter) -> Part {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            let t = text.trim_start();
-            if t.starts_with('{') || t.starts_with('[') {
-                if let Ok(value) = serde_json::from_str::<Value>(&text) {
-                    return Part::Json {
-                        text,
-                        value: Arc::new(value),
-                    };
-                }
+            if let Some(value) = json_text(&text) {
+                return Part::Json {
+                    text,
+                    value: Arc::new(value),
+                };
             }
             Part::Prose {
                 text,

@@ -102,14 +102,9 @@ pub fn scan_log(path: &Path) -> Result<LogScan, String> {
 /// Read a log back strictly; the first line that does not parse is an error with its number.
 /// The tests read the proxy's logs with it (`stats` reads leniently, with [`scan_log`]).
 pub fn read_log(path: &Path) -> Result<Vec<CallRecord>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .map_err(|e| format!("{}:{}: not a call record: {e}", path.display(), i + 1))
-        })
-        .collect()
+    let scan = scan_log(path)?;
+    match scan.bad_lines.first() {
+        Some(n) => Err(format!("{}:{n}: not a call record", path.display())),
+        None => Ok(scan.records),
+    }
 }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use mcp_budget::calllog::CallLog;
 use mcp_budget::config::{Origin, ServerSpec, TransportSpec};
-use mcp_budget::proxy::{listen, CallLog, ListenOptions, Proxy, ProxyOptions};
+use mcp_budget::proxy::{listen, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::tokens::Tokenizer;
 use mcp_budget::units::thousands;
 use mcp_budget::upstream::SessionOptions;

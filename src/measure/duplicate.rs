@@ -10,6 +10,17 @@ pub struct TextView<'a> {
     pub json: Option<&'a Value>,
 }
 
+/// A text block's JSON, when it is a JSON object or array: the one rule by which the report and
+/// the engine tell a JSON text block from prose.
+pub fn json_text(text: &str) -> Option<Value> {
+    let t = text.trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        serde_json::from_str(text).ok()
+    } else {
+        None
+    }
+}
+
 /// structuredContent repeats the text blocks when:
 /// - a text block parses to JSON equal to it;
 /// - it wraps such a JSON under one key (`{"entities": [..]}` beside the array as text, as

@@ -3,6 +3,7 @@
 //! bytes only. `model_tokens` is what a client that shows both the content and structuredContent
 //! pays; `content_tokens` the content alone. The budget engine counts the same way.
 
+use super::duplicate::json_text;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -75,7 +76,7 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         }
         cost.blocks.push(b);
     }
-    let jsons: Vec<Option<Value>> = texts.iter().map(|t| parse_json_text(t)).collect();
+    let jsons: Vec<Option<Value>> = texts.iter().map(|t| json_text(t)).collect();
     let views: Vec<TextView> = texts
         .iter()
         .zip(&jsons)
@@ -136,16 +137,6 @@ pub fn tool_error_text(raw: &str) -> String {
         "(no error text)".into()
     } else {
         text
-    }
-}
-
-/// A text block's JSON, when it is a JSON object or array.
-fn parse_json_text(text: &str) -> Option<Value> {
-    let t = text.trim_start();
-    if t.starts_with('{') || t.starts_with('[') {
-        serde_json::from_str(text).ok()
-    } else {
-        None
     }
 }
 

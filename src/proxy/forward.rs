@@ -8,7 +8,7 @@ use rmcp::model::{CallToolResult, RequestMetaObject};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde::de::DeserializeOwned;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::server::Proxy;
 use super::state::{lock, route_key, session_key, InFlight, Route};
@@ -118,7 +118,7 @@ impl Proxy {
                 spill_error: budgeted.spill_error.clone(),
                 upstream_ms,
                 engine_ms,
-                is_error: budgeted.result["isError"] == json!(true),
+                is_error: budgeted.result["isError"].as_bool() == Some(true),
                 ..self.log_line(name, client)
             };
             self.log_answered(record, &budgeted, raw);

@@ -16,7 +16,6 @@ mod state;
 mod tools;
 mod warnings;
 
-pub use crate::calllog::{read_log, scan_log, CallLog, CallRecord, LogScan};
 pub use filter::{GlobError, ToolFilter};
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
 pub use options::ProxyOptions;

@@ -139,12 +139,15 @@ pub(super) fn listing(
     opts: &ProxyOptions,
 ) -> (Vec<Value>, Startup) {
     let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
-    let mut tools = shown(all, filter, opts.engine.policy());
-    let shown_tools = tools.len();
-    let kept: usize = tools.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
-    let read_tool = read_tool_definition();
-    let read_tool_tokens = tool_tokens(&read_tool, opts.tokenizer);
-    tools.push(read_tool);
+    let tools = client_tools(all, filter, opts.engine.policy());
+    // the read tool is last
+    let (read_tool, upstream_shown) = tools.split_last().expect("the read tool is listed");
+    let shown_tools = upstream_shown.len();
+    let kept: usize = upstream_shown
+        .iter()
+        .map(|t| tool_tokens(t, opts.tokenizer))
+        .sum();
+    let read_tool_tokens = tool_tokens(read_tool, opts.tokenizer);
     let startup = Startup {
         upstream_tools: all.len(),
         shown_tools,
@@ -154,6 +157,14 @@ pub(super) fn listing(
         read_tool_tokens,
     };
     (tools, startup)
+}
+
+/// What a client is shown of the upstream's tools `all`: the allowed ones, shaped by the policy,
+/// then `mcp_budget_read` last. At start-up and after the upstream's tools change.
+fn client_tools(all: &[Value], filter: &ToolFilter, policy: &crate::budget::Policy) -> Vec<Value> {
+    let mut tools = shown(all, filter, policy);
+    tools.push(read_tool_definition());
+    tools
 }
 
 /// A tool's schema tax: its model view, as `audit` counts it.
@@ -180,8 +191,7 @@ impl Shared {
                 return;
             }
         };
-        let mut tools = shown(&all, &self.filter, self.opts.engine.policy());
-        tools.push(read_tool_definition());
+        let tools = client_tools(&all, &self.filter, self.opts.engine.policy());
         *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
     }
 }

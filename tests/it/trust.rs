@@ -151,7 +151,7 @@ fn the_proxy_reports_a_failed_spill_to_the_client_the_log_and_stderr() {
             && err.contains("could not be saved"),
         "{err}"
     );
-    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    let records = mcp_budget::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].spill_id, None);
     assert!(records[0].spill_error.as_deref().unwrap().contains("demo"));

@@ -144,7 +144,7 @@ fn a_huge_result_fits_and_reads_back_whole() {
 
     // one log line per upstream call (reads are not upstream calls), secrets-free by design
     drop(c);
-    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    let records = mcp_budget::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 1, "{records:?}");
     let r = &records[0];
     assert_eq!(
@@ -271,7 +271,7 @@ fn denied_tools_are_refused_and_100_concurrent_calls_each_get_their_result() {
     }
     drop(stdin);
     let _ = child.wait();
-    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    let records = mcp_budget::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 100, "each call logged once, whole");
     assert!(records
         .iter()

@@ -180,7 +180,7 @@ fn the_upstream_can_be_a_url_with_or_without_sse_or_a_named_server() {
         ],
     );
     assert_eq!(got["shown"], "Echo: through a named server");
-    let records = mcp_budget::proxy::read_log(&log).unwrap();
+    let records = mcp_budget::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(
         (records[0].server.as_str(), records[0].tool.as_str()),
