@@ -2,9 +2,10 @@
 //! is spilled anyway only shows its first few thousand tokens, so only that much is stripped
 //! and counted; the original goes to the spill store untouched.
 
-use super::prefix::{segments, Scan};
+use super::prefix::Scan;
 use super::strip::{strip, StripCounts};
 use super::{PrefixCounter, ToolPolicy};
+use crate::tokens::cuts::segments;
 
 /// Bytes of original text stripped at a time.
 const CHUNK_BYTES: usize = 16 * 1024;

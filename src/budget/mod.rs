@@ -20,7 +20,7 @@ mod strip;
 pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
 pub use input::{load_payload, parse_result, Payload, PayloadError};
 pub use policy::{Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET};
-pub use prefix::{segments, PrefixCounter, Scan};
+pub use prefix::{PrefixCounter, Scan};
 pub use project::Projection;
 pub use shrink::{shrink, Caps, ShrinkReport};
 pub use spill::{

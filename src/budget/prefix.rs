@@ -1,28 +1,17 @@
-//! Counting only as much text as a decision needs. BPE tokenizers split text into pieces by a
-//! regex before merging, and at some places both cl100k_base's and o200k_base's split is
-//! certain whatever the text around (right after the last line break of a run of white space,
-//! indented or not; before a space between two letters: see [`is_safe_cut`]). The tokens of the
-//! two halves of such a cut add up to the tokens of the whole (checked by the proptests here
-//! and against Python tiktoken by `scripts/check-cuts.py`). So text is counted segment by
-//! segment at such cuts, stopping once a limit is passed, and a preview needs only its own
+//! Counting only as much text as a decision needs. Text is counted segment by segment at safe
+//! cuts (places where both encodings' pre-tokenisation splits whatever the text around:
+//! [`crate::tokens::cuts`]), stopping once a limit is passed, and a preview needs only its own
 //! prefix encoded.
 
-use std::sync::OnceLock;
-
-use crate::tokens::Tokenizer;
-
-/// Segments are cut near this many bytes.
-const SEGMENT_BYTES: usize = 4096;
-/// Past this many bytes without a safe cut, the rest is counted in one piece.
-const MAX_SEGMENT_BYTES: usize = 64 * 1024;
+use crate::tokens::cuts::{is_safe_cut, safe_cut, SEGMENT_BYTES};
+use crate::tokens::{Encoding, Tokenizer};
 
 /// An exact counter that can stop early.
 #[derive(Clone, Copy)]
 pub struct PrefixCounter {
-    bpe: &'static bpe_openai::Tokenizer,
+    bpe: &'static Encoding,
     /// Tokens of the tokenizer the budget is written in per BPE token (the Claude estimate's factor).
     factor: f64,
-    o200k: bool,
 }
 
 impl std::fmt::Debug for PrefixCounter {
@@ -35,35 +24,23 @@ impl PrefixCounter {
     pub fn new(tokenizer: Tokenizer) -> Self {
         match tokenizer {
             Tokenizer::Cl100k => PrefixCounter {
-                bpe: bpe_openai::cl100k_base(),
+                bpe: Encoding::cl100k(),
                 factor: 1.0,
-                o200k: false,
             },
             Tokenizer::O200k => PrefixCounter {
-                bpe: bpe_openai::o200k_base(),
+                bpe: Encoding::o200k(),
                 factor: 1.0,
-                o200k: true,
             },
             Tokenizer::ClaudeEstimate { factor } => PrefixCounter {
-                bpe: bpe_openai::cl100k_base(),
+                bpe: Encoding::cl100k(),
                 factor,
-                o200k: false,
             },
         }
     }
 
     /// Bytes of the vocabulary's longest token.
     fn longest_token(&self) -> usize {
-        static CL100K: OnceLock<usize> = OnceLock::new();
-        static O200K: OnceLock<usize> = OnceLock::new();
-        let cell = if self.o200k { &O200K } else { &CL100K };
-        *cell.get_or_init(|| {
-            let bpe = &self.bpe.bpe;
-            (0..bpe.num_tokens() as u32)
-                .map(|t| bpe.token_len(t))
-                .max()
-                .unwrap_or(1)
-        })
+        self.bpe.longest_token_bytes()
     }
 
     /// A budget in the tokenizer's units, in BPE tokens.
@@ -92,7 +69,7 @@ impl PrefixCounter {
             // without reading the text (a 60 MB result costs nothing here)
             return None;
         }
-        self.bpe.count_till_limit(&self.bpe.normalize(text), limit)
+        self.bpe.count_up_to(text, limit)
     }
 
     /// The longest prefix of one segment within `limit` tokens, cut at a token boundary and a
@@ -101,7 +78,7 @@ impl PrefixCounter {
         let tokens = self.bpe.encode(seg);
         let mut take = limit.min(tokens.len());
         loop {
-            let bytes = self.bpe.bpe.decode_tokens(&tokens[..take]);
+            let bytes = self.bpe.decode(&tokens[..take]);
             let mut len = bytes.len().min(seg.len());
             while len > 0 && !seg.is_char_boundary(len) {
                 len -= 1;
@@ -243,79 +220,10 @@ impl PrefixCounter {
     }
 }
 
-/// Split `text` at safe cuts into pieces of about [`SEGMENT_BYTES`].
-pub fn segments(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let cut = safe_cut(rest, SEGMENT_BYTES).unwrap_or(rest.len());
-        let (seg, tail) = rest.split_at(cut);
-        rest = tail;
-        Some(seg)
-    })
-}
-
-/// The first safe cut at or after `from` bytes (and before [`MAX_SEGMENT_BYTES`]).
-fn safe_cut(text: &str, from: usize) -> Option<usize> {
-    if text.len() <= from {
-        return None;
-    }
-    let stop = text.len().min(MAX_SEGMENT_BYTES);
-    (from..stop).find(|&i| is_safe_cut(text, i))
-}
-
-/// How far past a line break [`is_safe_cut`] looks for the end of the white space that follows.
-const MAX_LOOKAHEAD: usize = 256;
-
-/// Whether byte `p` of `text` is a place where both cl100k_base's and o200k_base's
-/// pre-tokenisation split, so the tokens of `text[..p]` and `text[p..]` add up to the whole's.
-/// Two kinds of place qualify:
-/// - right after the last line break of a run of white space: `\s*[\r\n]+` ends a piece at
-///   the last line break of the run it starts in, and what follows (spaces that indent a
-///   line, then the line) starts a piece of its own. Not when a `\r` or `\n` follows within
-///   the same run of white space (the piece would reach it), nor before `/` (o200k joins
-///   `[\r\n/]*` to a punctuation run);
-/// - before one space between two ASCII letters: a run of letters ends at the space, and the
-///   space starts the next word's piece (` ?\p{L}+`), in one text or in two.
-///
-/// Checked against the whole-text count by the proptests below, and against Python tiktoken by
-/// `scripts/check-cuts.py` (random joins of line breaks, CRLF, runs of spaces, tabs, NBSP,
-/// U+2028, U+0085, contractions, digits, `/`, combining marks and CJK, both encodings).
-pub(crate) fn is_safe_cut(text: &str, p: usize) -> bool {
-    let bytes = text.as_bytes();
-    if p == 0 || p >= bytes.len() {
-        return false;
-    }
-    match bytes[p - 1] {
-        b'\n' => {
-            if matches!(bytes[p], b'\r' | b'\n' | b'/') {
-                return false;
-            }
-            let end = bytes.len().min(p + MAX_LOOKAHEAD);
-            // the white space ahead, up to the first character that is not white space
-            let mut ahead = text[p..].char_indices();
-            loop {
-                match ahead.next() {
-                    None => return true,
-                    Some((i, _)) if p + i >= end => return false,
-                    Some((_, '\r' | '\n')) => return false,
-                    Some((_, c)) if c.is_whitespace() => {}
-                    Some(_) => return true,
-                }
-            }
-        }
-        b if b.is_ascii_alphabetic() => {
-            bytes[p] == b' ' && bytes.get(p + 1).is_some_and(u8::is_ascii_alphabetic)
-        }
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokens::cuts::segments;
     use proptest::prelude::*;
 
     fn text_strategy() -> impl Strategy<Value = String> {

@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use super::bpe::Encoding;
+
 /// Published calibration of cl100k counts against Anthropic's `count_tokens` (7 servers).
 pub const DEFAULT_CLAUDE_FACTOR: f64 = 1.23;
 
@@ -46,7 +48,7 @@ impl Tokenizer {
     pub fn count(&self, text: &str) -> usize {
         match self {
             Tokenizer::Cl100k => cl100k(text),
-            Tokenizer::O200k => bpe_openai::o200k_base().count(text),
+            Tokenizer::O200k => Encoding::o200k().count(text),
             Tokenizer::ClaudeEstimate { factor } => scale(cl100k(text), *factor),
         }
     }
@@ -80,7 +82,7 @@ impl Tokenizer {
 }
 
 fn cl100k(text: &str) -> usize {
-    bpe_openai::cl100k_base().count(text)
+    Encoding::cl100k().count(text)
 }
 
 fn scale(tokens: usize, factor: f64) -> usize {

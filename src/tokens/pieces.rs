@@ -1,0 +1,124 @@
+//! Pre-tokenisation: the pieces a text is split into before byte-pair merging, exactly as
+//! tiktoken's regexes split them. Both regexes end with a look-ahead, `\s+(?!\S)`, that
+//! regex-automata does not have; it is built in here instead. Every alternative before it is
+//! one pattern; a second pattern, `\s+`, takes a run of white space (one without a line break:
+//! a run with one is taken by `\s*[\r\n]`), and such a run followed by more text gives back
+//! its last character, which then starts the next piece (` word`, ` 123`, or a one-character
+//! run). That is what `\s+(?!\S)|\s` (cl100k) and `\s+(?!\S)|\s+` (o200k) match.
+
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
+
+/// cl100k_base's pattern before `\s+(?!\S)|\s` (tiktoken 0.14; its possessive quantifiers
+/// match what these greedy ones match, since nothing after them could take a character back).
+const CL100K: &str = concat!(
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]",
+);
+
+/// o200k_base's pattern before `\s+(?!\S)|\s+`.
+const O200K: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+",
+);
+
+/// The second pattern: a run of white space.
+const SPACES: &str = r"\s+";
+
+/// A compiled pre-tokeniser.
+pub(crate) struct Pretokenizer {
+    regex: Regex,
+}
+
+impl Pretokenizer {
+    pub(crate) fn cl100k() -> Pretokenizer {
+        Pretokenizer::new(CL100K)
+    }
+
+    pub(crate) fn o200k() -> Pretokenizer {
+        Pretokenizer::new(O200K)
+    }
+
+    fn new(pattern: &str) -> Pretokenizer {
+        let regex = Regex::new_many(&[pattern, SPACES]).expect("the patterns are valid");
+        Pretokenizer { regex }
+    }
+
+    /// The pieces of `text`, in order; they cover it.
+    pub(crate) fn pieces<'t>(&'t self, text: &'t str) -> Pieces<'t> {
+        Pieces {
+            regex: &self.regex,
+            text,
+            at: 0,
+        }
+    }
+}
+
+/// Iterator over the pieces of a text.
+pub(crate) struct Pieces<'t> {
+    regex: &'t Regex,
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Iterator for Pieces<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let start = self.at;
+        if start >= self.text.len() {
+            return None;
+        }
+        let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
+        let found = self.regex.find(input);
+        let mut end = found.map_or_else(|| next_char_end(self.text, start), |m| m.end());
+        if found.is_some_and(|m| m.pattern().as_usize() == 1) && end < self.text.len() {
+            // `\s+(?!\S)`: a run followed by text gives back its last character
+            let last = self.text[start..end]
+                .chars()
+                .next_back()
+                .map_or(0, char::len_utf8);
+            if end - last > start {
+                end -= last;
+            }
+        }
+        self.at = end;
+        Some(&self.text[start..end])
+    }
+}
+
+/// Every character matches one of the alternatives; this keeps the iterator total regardless.
+fn next_char_end(text: &str, start: usize) -> usize {
+    start + text[start..].chars().next().map_or(1, char::len_utf8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(p: &Pretokenizer, text: &str) -> Vec<String> {
+        p.pieces(text).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn splits_like_tiktoken() {
+        let cl = Pretokenizer::cl100k();
+        assert_eq!(split(&cl, "hello world"), ["hello", " world"]);
+        assert_eq!(split(&cl, "a   b"), ["a", "  ", " b"]);
+        assert_eq!(split(&cl, "a \n  b"), ["a", " \n", " ", " b"]);
+        assert_eq!(
+            split(&cl, "x\n  "),
+            ["x", "\n  "],
+            "`\\s+$` before `\\s*[\\r\\n]`"
+        );
+        assert_eq!(split(&cl, "don't 12345"), ["don", "'t", " ", "123", "45"]);
+        assert_eq!(split(&cl, " \t"), [" \t"]);
+        let o2 = Pretokenizer::o200k();
+        assert_eq!(split(&o2, "x\n  "), ["x", "\n", "  "]);
+        assert_eq!(split(&o2, "HelloWorld don't"), ["Hello", "World", " don't"]);
+        assert_eq!(split(&o2, "a/\n/b"), ["a", "/\n/", "b"]);
+    }
+}
