@@ -1,10 +1,12 @@
-//! Counting hot paths: a ~1 MB tool result, and a 235-tool tools/list (built from the shared
-//! corpus's real tool lists; skipped with a message when ../shared/corpus is absent).
+//! Counting hot paths: a ~1 MB tool result, a 235-tool tools/list (built from the shared
+//! corpus's real tool lists; skipped with a message when ../shared/corpus is absent), a 4 MB
+//! text on one thread and on all cores, and what the first use of each encoding costs (its
+//! lookup built from the embedded table).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use mcp_budget::demo::payloads;
 use mcp_budget::measure::{measure_result, measure_tools_pages};
-use mcp_budget::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::tokens::{Encoding, Tokenizer, TokenizerSet};
 
 fn one_mb_result() -> String {
     let mut text = payloads::scrape_markdown("demo://shop/search?q=wireless+earbuds");
@@ -68,7 +70,24 @@ fn bench(c: &mut Criterion) {
         }
         None => eprintln!("SKIP tools_list_235: ../shared/corpus/toolslists not found"),
     }
+    let text: String = serde_json::from_str::<serde_json::Value>(&result).unwrap()["content"][0]
+        ["text"]
+        .as_str()
+        .unwrap()
+        .repeat(4);
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    let cl = Encoding::cl100k();
+    g.bench_function("text_4mb_cl100k_one_thread", |b| {
+        b.iter(|| cl.count_on_this_thread(&text))
+    });
+    g.bench_function("text_4mb_cl100k_all_cores", |b| b.iter(|| cl.count(&text)));
     g.finish();
+
+    let mut first = c.benchmark_group("first_use");
+    first.sample_size(10);
+    first.bench_function("build_cl100k", |b| b.iter(Encoding::build_cl100k));
+    first.bench_function("build_o200k", |b| b.iter(Encoding::build_o200k));
+    first.finish();
 }
 
 criterion_group!(benches, bench);

@@ -20,5 +20,6 @@ mod real_servers;
 mod renderers;
 mod secrets;
 mod support;
+mod tokens_exact;
 mod transports;
 mod trust;
