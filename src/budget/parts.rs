@@ -1,12 +1,12 @@
 //! A tool result taken apart for the engine: prose, JSON, embedded resource text, images and
 //! fixed-cost blocks, with the model-view cost of each (what a client sends the model).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Map, Value};
 
 use super::{PrefixCounter, Scan};
-use crate::measure::{json_text, structured_duplicate, TextView};
+use crate::measure::{is_json_text, structured_duplicate, TextView};
 use crate::tokens::image_data_cost;
 
 /// One content block (or structuredContent), as the engine sees it.
@@ -14,8 +14,8 @@ use crate::tokens::image_data_cost;
 pub enum Part {
     /// A text block that is not JSON; `scan` caches its counted segments.
     Prose { text: String, scan: Scan },
-    /// A text block holding a JSON object or array: `text` as sent, `value` parsed.
-    Json { text: String, value: Arc<Value> },
+    /// A text block holding a JSON object or array: `text` as sent, `value` parsed when needed.
+    Json { text: String, value: JsonValue },
     /// An embedded resource with text; `block` keeps uri and mimeType.
     Resource {
         block: Value,
@@ -26,6 +26,24 @@ pub enum Part {
     Image { block: Value, tokens: usize },
     /// Anything else (resource links, blobs, audio): kept or dropped whole.
     Fixed { block: Value, tokens: usize },
+}
+
+/// A JSON text's value, parsed on first use and shared by the copies of a part: a result within
+/// its budget is only validated and counted, never built into a tree.
+#[derive(Debug, Clone, Default)]
+pub struct JsonValue(Arc<OnceLock<Value>>);
+
+impl JsonValue {
+    /// A value already parsed (or made by a stage).
+    pub fn parsed(value: Value) -> Self {
+        JsonValue(Arc::new(OnceLock::from(value)))
+    }
+
+    /// The value of `text`, the part's JSON text (validated when the part was made).
+    pub fn get(&self, text: &str) -> &Value {
+        self.0
+            .get_or_init(|| serde_json::from_str(text).unwrap_or(Value::Null))
+    }
 }
 
 /// The result, taken apart.
@@ -155,10 +173,10 @@ fn part(b: &Value, counter: &PrefixCounter) -> Part {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            if let Some(value) = json_text(&text) {
+            if is_json_text(&text) {
                 return Part::Json {
                     text,
-                    value: Arc::new(value),
+                    value: JsonValue::default(),
                 };
             }
             Part::Prose {
@@ -238,7 +256,7 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
             Part::Prose { text, .. } => Some(TextView { text, json: None }),
             Part::Json { text, value } => Some(TextView {
                 text,
-                json: Some(value),
+                json: Some(value.get(text)),
             }),
             _ => None,
         })

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::super::note::render;
-use super::super::parts::{compact, Part, Work};
+use super::super::parts::{compact, JsonValue, Part, Work};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
 use super::{Budgeted, Engine, Run, Strategy};
 
@@ -97,9 +97,9 @@ impl Engine {
 fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
     for part in &mut work.parts {
         if let Part::Json { text, value } = part {
-            if let Some(new) = f(value) {
+            if let Some(new) = f(value.get(text)) {
                 *text = compact(&new);
-                *value = Arc::new(new);
+                *value = JsonValue::parsed(new);
             }
         }
     }
@@ -127,11 +127,11 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
         .parts
         .iter()
         .map(|p| match p {
-            Part::Json { value, .. } => {
-                let value = one(value);
+            Part::Json { text, value } => {
+                let value = one(value.get(text));
                 Part::Json {
                     text: compact(&value),
-                    value: Arc::new(value),
+                    value: JsonValue::parsed(value),
                 }
             }
             other => other.clone(),
