@@ -39,6 +39,11 @@ impl JsonValue {
         JsonValue(Arc::new(OnceLock::from(value)))
     }
 
+    /// Whether the value has been built.
+    pub fn is_parsed(&self) -> bool {
+        self.0.get().is_some()
+    }
+
     /// The value of `text`, the part's JSON text (validated when the part was made).
     pub fn get(&self, text: &str) -> &Value {
         self.0

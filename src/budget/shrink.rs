@@ -137,7 +137,7 @@ fn walk(v: &Value, caps: Caps, depth: usize, path: &mut String, r: &mut ShrinkRe
     }
 }
 
-fn cut_string(s: &str, max_chars: usize, r: &mut ShrinkReport) -> Value {
+pub(super) fn cut_string(s: &str, max_chars: usize, r: &mut ShrinkReport) -> Value {
     match s.char_indices().nth(max_chars) {
         Some((at, _)) => {
             r.strings_cut += 1;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::super::capped::shrink_text;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Work};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
@@ -110,6 +111,9 @@ fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
     }
 }
 
+/// JSON texts from this size on are shrunk while they are read, not parsed whole first.
+const READ_SHRUNK_BYTES: usize = 64 * 1024;
+
 /// `work` with every JSON part shrunk by `caps`, and what was cut.
 pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
     let mut report = ShrinkReport {
@@ -117,18 +121,14 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
         depth: caps.depth,
         ..ShrinkReport::default()
     };
-    let mut one = |v: &Value| {
-        let (s, r) = shrink(v, caps);
-        report.merge(r);
-        s
-    };
     // build the shrunk copy directly: cloning a large JSON value first would double the work
     let parts = work
         .parts
         .iter()
         .map(|p| match p {
             Part::Json { text, value } => {
-                let value = one(value.get(text));
+                let (value, r) = shrink_json(text, value, caps);
+                report.merge(r);
                 Part::Json {
                     text: compact(&value),
                     value: JsonValue::parsed(value),
@@ -137,7 +137,11 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
             other => other.clone(),
         })
         .collect();
-    let structured = work.structured.as_ref().map(|s| Arc::new(one(s)));
+    let structured = work.structured.as_ref().map(|s| {
+        let (s, r) = shrink(s, caps);
+        report.merge(r);
+        Arc::new(s)
+    });
     let out = Work {
         parts,
         structured,
@@ -145,6 +149,17 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
         rest: work.rest.clone(),
     };
     (out, report)
+}
+
+/// A JSON part shrunk by `caps`: a large text not yet parsed is shrunk as it is read, so only
+/// what is kept is built.
+fn shrink_json(text: &str, value: &JsonValue, caps: Caps) -> (Value, ShrinkReport) {
+    if !value.is_parsed() && text.len() >= READ_SHRUNK_BYTES {
+        if let Some(done) = shrink_text(text, caps) {
+            return done;
+        }
+    }
+    shrink(value.get(text), caps)
 }
 
 pub(super) fn json_texts(work: &Work) -> Vec<String> {
