@@ -4,33 +4,114 @@
 //! scan), so a 4 MB array costs a scan and the few items kept, not a tree of 4 MB that is
 //! dropped again.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use super::shrink::{cut_string, Caps, ShrinkReport};
+use super::shrink::{cut_string, shrink_with, Caps, ShrinkReport};
 
 /// `shrink(&serde_json::from_str(text)?, caps)`, reading `text` once; `None` when it is not
-/// JSON or repeats a key in an object (then the caller parses it whole).
+/// JSON or repeats a key in an object (then the caller parses it whole). The tests' reference for
+/// [`Capped`], which reads once for a whole ladder.
+#[cfg(test)]
 pub fn shrink_text(text: &str, caps: Caps) -> Option<(Value, ShrinkReport)> {
     let mut report = ShrinkReport {
         string_chars: caps.string_chars,
         depth: caps.depth,
         ..ShrinkReport::default()
     };
+    let value = read(text, caps, &mut report, &mut Vec::new())?;
+    Some((value, report))
+}
+
+fn read(
+    text: &str,
+    caps: Caps,
+    report: &mut ShrinkReport,
+    lengths: &mut Vec<usize>,
+) -> Option<Value> {
     let mut path = String::new();
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Node {
         caps,
         depth: 0,
         path: &mut path,
-        report: &mut report,
+        report,
+        lengths,
     }
     .deserialize(&mut de)
     .ok()?;
     de.end().ok()?;
-    Some((value, report))
+    Some(value)
+}
+
+/// A JSON text read once with the loosest caps of a shrink ladder, from which every tighter
+/// step is made exactly as from the whole value: it keeps one more level than the caps'
+/// depth (so a container at the last level still says whether it was empty) and the length
+/// each array had in the text.
+#[derive(Debug)]
+pub struct Capped {
+    value: Value,
+    caps: Caps,
+    /// Arrays' lengths in the text, by the address of their (non-empty) items.
+    lengths: HashMap<usize, usize>,
+}
+
+impl Capped {
+    /// Read `text` for the ladder that starts at `caps`; `None` as [`shrink_text`] gives it.
+    pub fn read(text: &str, caps: Caps) -> Option<Capped> {
+        if caps.array_items == 0 {
+            // nothing of an array would be kept to tell whether it was empty
+            return None;
+        }
+        let deeper = Caps {
+            depth: caps.depth + 1,
+            ..caps
+        };
+        let mut lengths = Vec::new();
+        let value = read(text, deeper, &mut ShrinkReport::default(), &mut lengths)?;
+        let mut by_address = HashMap::new();
+        let mut order = lengths.into_iter();
+        index(&value, &mut order, &mut by_address);
+        Some(Capped {
+            value,
+            caps,
+            lengths: by_address,
+        })
+    }
+
+    /// What `shrink` makes of the whole value with `caps`, when they are no looser than the
+    /// caps this was read with.
+    pub fn shrink(&self, caps: Caps) -> Option<(Value, ShrinkReport)> {
+        let within = caps.array_items <= self.caps.array_items
+            && caps.string_chars <= self.caps.string_chars
+            && caps.depth <= self.caps.depth;
+        within.then(|| {
+            shrink_with(&self.value, caps, &|items: &Vec<Value>| {
+                self.lengths
+                    .get(&(items.as_ptr() as usize))
+                    .copied()
+                    .unwrap_or(items.len())
+            })
+        })
+    }
+}
+
+/// Map each non-empty array of `v`, in the order they were read, to its length in the text.
+fn index(v: &Value, order: &mut impl Iterator<Item = usize>, out: &mut HashMap<usize, usize>) {
+    match v {
+        Value::Array(items) => {
+            let total = order.next().unwrap_or(items.len());
+            if !items.is_empty() {
+                out.insert(items.as_ptr() as usize, total);
+            }
+            items.iter().for_each(|i| index(i, order, out));
+        }
+        Value::Object(map) => map.values().for_each(|c| index(c, order, out)),
+        _ => {}
+    }
 }
 
 /// One value at `depth`, at the normalised `path` (`items[].labels`).
@@ -39,6 +120,8 @@ struct Node<'a> {
     depth: usize,
     path: &'a mut String,
     report: &'a mut ShrinkReport,
+    /// Each array's length in the text, in the order the arrays start.
+    lengths: &'a mut Vec<usize>,
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_> {
@@ -55,6 +138,7 @@ impl Node<'_> {
             depth: self.depth + 1,
             path: self.path,
             report: self.report,
+            lengths: self.lengths,
         }
     }
 
@@ -93,6 +177,8 @@ impl<'de> Visitor<'de> for Node<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        let at = self.lengths.len();
+        self.lengths.push(0);
         if self.past_depth() {
             if seq.next_element::<IgnoredAny>()?.is_some() {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
@@ -114,6 +200,7 @@ impl<'de> Visitor<'de> for Node<'_> {
         while seq.next_element::<IgnoredAny>()?.is_some() {
             total += 1;
         }
+        self.lengths[at] = total;
         if total > kept.len() {
             let e = self.report.arrays.entry(self.path.clone()).or_default();
             *e = (e.0 + 1, e.1 + kept.len(), e.2 + total);
@@ -187,7 +274,16 @@ mod tests {
                 let (want, want_report) = shrink(&parsed, caps);
                 let (got, got_report) = shrink_text(&text, caps).expect("valid JSON");
                 prop_assert_eq!(&got, &want);
-                prop_assert_eq!(got_report, want_report);
+                prop_assert_eq!(&got_report, &want_report);
+            }
+            // read once with the loosest caps, every step of the ladder from that
+            let steps = ladder(Caps { array_items: 3, string_chars: 12, depth: 4 });
+            let once = Capped::read(&text, steps[0]).expect("valid JSON");
+            for caps in steps {
+                let (want, want_report) = shrink(&parsed, caps);
+                let (got, got_report) = once.shrink(caps).expect("within the caps read");
+                prop_assert_eq!(&got, &want, "{:?}", caps);
+                prop_assert_eq!(&got_report, &want_report, "{:?}", caps);
             }
         }
     }

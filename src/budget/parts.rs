@@ -5,6 +5,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Map, Value};
 
+use super::capped::Capped;
+use super::shrink::Caps;
 use super::{PrefixCounter, Scan};
 use crate::measure::{is_json_text, structured_duplicate, TextView};
 use crate::tokens::image_data_cost;
@@ -29,25 +31,39 @@ pub enum Part {
 }
 
 /// A JSON text's value, parsed on first use and shared by the copies of a part: a result within
-/// its budget is only validated and counted, never built into a tree.
+/// its budget is only validated and counted, never built into a tree. A large one that must be
+/// shrunk is read once with the shrink's loosest caps instead ([`Capped`]).
 #[derive(Debug, Clone, Default)]
-pub struct JsonValue(Arc<OnceLock<Value>>);
+pub struct JsonValue {
+    value: Arc<OnceLock<Value>>,
+    capped: Arc<OnceLock<Option<Capped>>>,
+}
 
 impl JsonValue {
     /// A value already parsed (or made by a stage).
     pub fn parsed(value: Value) -> Self {
-        JsonValue(Arc::new(OnceLock::from(value)))
+        JsonValue {
+            value: Arc::new(OnceLock::from(value)),
+            capped: Arc::default(),
+        }
     }
 
     /// Whether the value has been built.
     pub fn is_parsed(&self) -> bool {
-        self.0.get().is_some()
+        self.value.get().is_some()
     }
 
     /// The value of `text`, the part's JSON text (validated when the part was made).
     pub fn get(&self, text: &str) -> &Value {
-        self.0
+        self.value
             .get_or_init(|| serde_json::from_str(text).unwrap_or(Value::Null))
+    }
+
+    /// `text` read for a shrink ladder that starts at `caps` (the first call's caps are kept).
+    pub fn capped(&self, text: &str, caps: Caps) -> Option<&Capped> {
+        self.capped
+            .get_or_init(|| Capped::read(text, caps))
+            .as_ref()
     }
 }
 

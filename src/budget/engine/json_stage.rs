@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::super::capped::shrink_text;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Work};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
@@ -57,7 +56,7 @@ impl Engine {
         let mut best: Option<(Work, ShrinkReport, usize)> = None;
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let (mut w, report) = shrunk(&projected, steps[mid]);
+            let (mut w, report) = shrunk(&projected, steps[mid], start);
             let mut facts = run.facts.clone();
             facts.cuts = cuts.clone();
             facts.cuts.extend(report.describe());
@@ -115,7 +114,7 @@ fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
 const READ_SHRUNK_BYTES: usize = 64 * 1024;
 
 /// `work` with every JSON part shrunk by `caps`, and what was cut.
-pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
+pub(super) fn shrunk(work: &Work, caps: Caps, start: Caps) -> (Work, ShrinkReport) {
     let mut report = ShrinkReport {
         string_chars: caps.string_chars,
         depth: caps.depth,
@@ -127,7 +126,7 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
         .iter()
         .map(|p| match p {
             Part::Json { text, value } => {
-                let (value, r) = shrink_json(text, value, caps);
+                let (value, r) = shrink_json(text, value, caps, start);
                 report.merge(r);
                 Part::Json {
                     text: compact(&value),
@@ -151,11 +150,11 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
     (out, report)
 }
 
-/// A JSON part shrunk by `caps`: a large text not yet parsed is shrunk as it is read, so only
-/// what is kept is built.
-fn shrink_json(text: &str, value: &JsonValue, caps: Caps) -> (Value, ShrinkReport) {
+/// A JSON part shrunk by `caps`, the ladder starting at `start`: a large text not yet parsed is
+/// read once with the loosest caps, and every step is made from what that kept.
+fn shrink_json(text: &str, value: &JsonValue, caps: Caps, start: Caps) -> (Value, ShrinkReport) {
     if !value.is_parsed() && text.len() >= READ_SHRUNK_BYTES {
-        if let Some(done) = shrink_text(text, caps) {
+        if let Some(done) = value.capped(text, start).and_then(|c| c.shrink(caps)) {
             return done;
         }
     }

@@ -25,7 +25,7 @@ impl Engine {
         let projected = run.work.clone();
         let mut json_cuts = ShrinkReport::default();
         for caps in ladder(start) {
-            let (w, r) = shrunk(&projected, caps);
+            let (w, r) = shrunk(&projected, caps, start);
             run.work = w;
             json_cuts = r;
             let json: usize = json_texts(&run.work)
