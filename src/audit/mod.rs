@@ -2,6 +2,7 @@
 //! ending as a report row whatever happens to it. Async, no printing: progress goes to an
 //! [`AuditObserver`] the binary implements.
 
+mod engine_time;
 mod observer;
 mod server;
 
@@ -11,6 +12,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+pub use engine_time::warm_up;
 pub use observer::{AuditObserver, NoProgress, Phase};
 pub use server::audit_server;
 
@@ -52,8 +54,36 @@ impl Default for AuditOptions {
     }
 }
 
-/// Audit every server; rows come back in the order the specs were given.
+/// What an audit run measured: a row per server, and the engine's start-up.
+#[derive(Debug, Clone)]
+pub struct AuditRun {
+    /// In the order the specs were given.
+    pub servers: Vec<ServerReport>,
+    /// Microseconds of the engine's one-time start-up, paid before the first probe and in no
+    /// probe's `engine_us`; `None` without an engine.
+    pub engine_startup_us: Option<u64>,
+}
+
+/// Audit every server, after the engine's start-up ([`warm_up`]) so that no probe pays it.
 pub async fn run_audit(
+    specs: Vec<ServerSpec>,
+    opts: &AuditOptions,
+    observer: Arc<dyn AuditObserver>,
+) -> AuditRun {
+    let engine_startup_us = match opts.engine.clone() {
+        Some(engine) => tokio::task::spawn_blocking(move || warm_up(&engine))
+            .await
+            .ok(),
+        None => None,
+    };
+    AuditRun {
+        servers: audit_servers(specs, opts, observer).await,
+        engine_startup_us,
+    }
+}
+
+/// Audit every server (bounded concurrency); rows come back in the order the specs were given.
+async fn audit_servers(
     specs: Vec<ServerSpec>,
     opts: &AuditOptions,
     observer: Arc<dyn AuditObserver>,
@@ -77,14 +107,15 @@ pub async fn run_audit(
     rows.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Wrap server rows into a report.
+/// Wrap an audit run into a report.
 pub fn build_report(
-    servers: Vec<ServerReport>,
+    run: AuditRun,
     tokenizers: &TokenizerSet,
     config_errors: &[EntryError],
 ) -> Report {
     Report {
         generated_at: crate::units::now_rfc3339(),
+        engine_startup_us: run.engine_startup_us,
         config_errors: config_errors
             .iter()
             .map(|e| ConfigIssue {
@@ -93,6 +124,6 @@ pub fn build_report(
                 message: e.message.clone(),
             })
             .collect(),
-        ..Report::new(tokenizers.names(), servers)
+        ..Report::new(tokenizers.names(), run.servers)
     }
 }

@@ -1,6 +1,7 @@
 //! The audit of one server: connect, measure the lists, run the probes, all under one timeout.
 //! Whatever was measured before a failure stays in the row.
 
+use super::engine_time::{runs_for, timed_pass};
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{redactor_for, Probe, ServerSpec};
@@ -261,7 +262,8 @@ async fn run_probe(
     row
 }
 
-/// Run a raw result through the engine, timing the engine pass alone.
+/// Run a raw result through the engine, timing the engine pass alone as `replay` does (the
+/// median of a few passes for a small result; the start-up was paid before the first probe).
 fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCost {
     let value: serde_json::Value = serde_json::from_str(raw).unwrap_or_default();
     let call = CallInfo {
@@ -269,9 +271,7 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
         tool: &probe.tool,
         raw: Some(raw),
     };
-    let started = std::time::Instant::now();
-    let out = engine.run(&call, &value);
-    let engine_us = started.elapsed().as_micros() as u64;
+    let (out, engine_us) = timed_pass(runs_for(raw.len()), || engine.run(&call, &value));
     let (mut text_bytes, mut text_chars, mut text_lines) = (0, 0, 0);
     for block in out.result["content"].as_array().into_iter().flatten() {
         let text = block["text"]

@@ -2,6 +2,7 @@
 //! is spilled anyway only shows its first few thousand tokens, so only that much is stripped
 //! and counted; the original goes to the spill store untouched.
 
+use super::chunks::chunk_end;
 use super::prefix::Scan;
 use super::strip::{strip, StripCounts};
 use super::{PrefixCounter, ToolPolicy};
@@ -9,6 +10,8 @@ use crate::tokens::cuts::segments;
 
 /// Bytes of original text stripped at a time.
 const CHUNK_BYTES: usize = 16 * 1024;
+/// How far past [`CHUNK_BYTES`] a chunk may run when no place to cut comes sooner.
+const MAX_CHUNK_SCAN: usize = 16 * CHUNK_BYTES;
 
 /// The stripped beginning of a text.
 #[derive(Debug, Clone)]
@@ -23,9 +26,8 @@ pub struct StrippedPrefix {
 }
 
 /// Strip `text` chunk by chunk, counting as it goes, until the stripped text passes `limit`
-/// tokens or the text ends. Chunks end right after a line break followed by a character that is
-/// neither white space nor `/`: no strip rule matches across one (URLs, data URIs and base64
-/// runs hold no line break, and a blank-line run ends before it), and it is a safe token cut.
+/// tokens or the text ends. Chunks end where [`chunk_end`] finds a place that is a safe token cut
+/// and that no strip rule matches across.
 pub fn strip_prefix(
     text: &str,
     policy: &ToolPolicy,
@@ -37,7 +39,7 @@ pub fn strip_prefix(
     let mut counts = StripCounts::default();
     let (mut pos, mut tokens) = (0, 0);
     while pos < text.len() {
-        let end = chunk_end(text, pos + CHUNK_BYTES);
+        let end = chunk_end(text, pos, pos + CHUNK_BYTES, MAX_CHUNK_SCAN);
         let (stripped, c) = strip(&text[pos..end], policy);
         counts.add(&c);
         let base = out.len();
@@ -80,7 +82,7 @@ pub fn original_offset(text: &str, policy: &ToolPolicy, at: usize) -> usize {
     let (mut pos, mut out) = (0, 0);
     // whole chunks first, then the chunk that holds `at` line by line
     while pos < text.len() {
-        let end = chunk_end(text, pos + CHUNK_BYTES);
+        let end = chunk_end(text, pos, pos + CHUNK_BYTES, MAX_CHUNK_SCAN);
         let n = strip(&text[pos..end], policy).0.len();
         if out + n > at {
             break;
@@ -88,7 +90,7 @@ pub fn original_offset(text: &str, policy: &ToolPolicy, at: usize) -> usize {
         (pos, out) = (end, out + n);
     }
     while pos < text.len() && out < at {
-        let end = chunk_end(text, pos + 1);
+        let end = chunk_end(text, pos, pos + 1, MAX_CHUNK_SCAN);
         let piece = &text[pos..end];
         let stripped = strip(piece, policy).0;
         if out + stripped.len() > at {
@@ -135,20 +137,6 @@ fn offset_in_piece(piece: &str, stripped: &str, policy: &ToolPolicy, at: usize) 
         out += s.len();
     }
     piece.len()
-}
-
-/// The first chunk boundary at or after `from`, or the end of the text.
-fn chunk_end(text: &str, from: usize) -> usize {
-    let bytes = text.as_bytes();
-    let stop = text.len().min(from + 16 * CHUNK_BYTES);
-    let mut i = from.max(1);
-    while i < stop {
-        if bytes[i - 1] == b'\n' && !bytes[i].is_ascii_whitespace() && bytes[i] != b'/' {
-            return i;
-        }
-        i += 1;
-    }
-    text.len()
 }
 
 impl StripCounts {

@@ -4,6 +4,8 @@
 //! result carries a note saying what was cut and where the full original is. Synchronous and
 //! pure except the spill store.
 
+mod capped;
+mod chunks;
 mod engine;
 mod github;
 mod input;

@@ -1,12 +1,14 @@
 //! A tool result taken apart for the engine: prose, JSON, embedded resource text, images and
 //! fixed-cost blocks, with the model-view cost of each (what a client sends the model).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Map, Value};
 
+use super::capped::Capped;
+use super::shrink::Caps;
 use super::{PrefixCounter, Scan};
-use crate::measure::{json_text, structured_duplicate, TextView};
+use crate::measure::{is_json_text, structured_duplicate, TextView};
 use crate::tokens::image_data_cost;
 
 /// One content block (or structuredContent), as the engine sees it.
@@ -14,8 +16,8 @@ use crate::tokens::image_data_cost;
 pub enum Part {
     /// A text block that is not JSON; `scan` caches its counted segments.
     Prose { text: String, scan: Scan },
-    /// A text block holding a JSON object or array: `text` as sent, `value` parsed.
-    Json { text: String, value: Arc<Value> },
+    /// A text block holding a JSON object or array: `text` as sent, `value` parsed when needed.
+    Json { text: String, value: JsonValue },
     /// An embedded resource with text; `block` keeps uri and mimeType.
     Resource {
         block: Value,
@@ -26,6 +28,43 @@ pub enum Part {
     Image { block: Value, tokens: usize },
     /// Anything else (resource links, blobs, audio): kept or dropped whole.
     Fixed { block: Value, tokens: usize },
+}
+
+/// A JSON text's value, parsed on first use and shared by the copies of a part: a result within
+/// its budget is only validated and counted, never built into a tree. A large one that must be
+/// shrunk is read once with the shrink's loosest caps instead ([`Capped`]).
+#[derive(Debug, Clone, Default)]
+pub struct JsonValue {
+    value: Arc<OnceLock<Value>>,
+    capped: Arc<OnceLock<Option<Capped>>>,
+}
+
+impl JsonValue {
+    /// A value already parsed (or made by a stage).
+    pub fn parsed(value: Value) -> Self {
+        JsonValue {
+            value: Arc::new(OnceLock::from(value)),
+            capped: Arc::default(),
+        }
+    }
+
+    /// Whether the value has been built.
+    pub fn is_parsed(&self) -> bool {
+        self.value.get().is_some()
+    }
+
+    /// The value of `text`, the part's JSON text (validated when the part was made).
+    pub fn get(&self, text: &str) -> &Value {
+        self.value
+            .get_or_init(|| serde_json::from_str(text).unwrap_or(Value::Null))
+    }
+
+    /// `text` read for a shrink ladder that starts at `caps` (the first call's caps are kept).
+    pub fn capped(&self, text: &str, caps: Caps) -> Option<&Capped> {
+        self.capped
+            .get_or_init(|| Capped::read(text, caps))
+            .as_ref()
+    }
 }
 
 /// The result, taken apart.
@@ -155,10 +194,10 @@ fn part(b: &Value, counter: &PrefixCounter) -> Part {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            if let Some(value) = json_text(&text) {
+            if is_json_text(&text) {
                 return Part::Json {
                     text,
-                    value: Arc::new(value),
+                    value: JsonValue::default(),
                 };
             }
             Part::Prose {
@@ -238,7 +277,7 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
             Part::Prose { text, .. } => Some(TextView { text, json: None }),
             Part::Json { text, value } => Some(TextView {
                 text,
-                json: Some(value),
+                json: Some(value.get(text)),
             }),
             _ => None,
         })

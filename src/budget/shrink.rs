@@ -85,59 +85,84 @@ impl ShrinkReport {
 
 /// Shrink `value` with `caps`.
 pub fn shrink(value: &Value, caps: Caps) -> (Value, ShrinkReport) {
+    shrink_with(value, caps, &|items: &Vec<Value>| items.len())
+}
+
+/// [`shrink`], where `total` gives each array's length in the JSON it was read from (a value
+/// already capped on reading keeps fewer items than the text had).
+pub fn shrink_with(
+    value: &Value,
+    caps: Caps,
+    total: &dyn Fn(&Vec<Value>) -> usize,
+) -> (Value, ShrinkReport) {
     let mut report = ShrinkReport {
         string_chars: caps.string_chars,
         depth: caps.depth,
         ..ShrinkReport::default()
     };
-    let out = walk(value, caps, 0, &mut String::new(), &mut report);
+    let mut walker = Walk {
+        caps,
+        total,
+        report: &mut report,
+    };
+    let out = walker.walk(value, 0, &mut String::new());
     (out, report)
 }
 
-fn walk(v: &Value, caps: Caps, depth: usize, path: &mut String, r: &mut ShrinkReport) -> Value {
-    match v {
-        Value::String(s) => cut_string(s, caps.string_chars, r),
-        Value::Array(items) => {
-            if depth >= caps.depth && !items.is_empty() {
-                r.containers_emptied += 1;
-                return Value::Array(Vec::new());
-            }
-            let keep = items.len().min(caps.array_items);
-            if keep < items.len() {
-                let e = r.arrays.entry(path.clone()).or_default();
-                *e = (e.0 + 1, e.1 + keep, e.2 + items.len());
-            }
-            let len = path.len();
-            path.push_str("[]");
-            let out = items[..keep]
-                .iter()
-                .map(|i| walk(i, caps, depth + 1, path, r))
-                .collect();
-            path.truncate(len);
-            Value::Array(out)
-        }
-        Value::Object(map) => {
-            if depth >= caps.depth && !map.is_empty() {
-                r.containers_emptied += 1;
-                return Value::Object(Map::new());
-            }
-            let mut out = Map::new();
-            for (k, child) in map {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
+struct Walk<'a> {
+    caps: Caps,
+    total: &'a dyn Fn(&Vec<Value>) -> usize,
+    report: &'a mut ShrinkReport,
+}
+
+impl Walk<'_> {
+    fn walk(&mut self, v: &Value, depth: usize, path: &mut String) -> Value {
+        let (caps, r) = (self.caps, &mut *self.report);
+        match v {
+            Value::String(s) => cut_string(s, caps.string_chars, r),
+            Value::Array(items) => {
+                if depth >= caps.depth && !items.is_empty() {
+                    r.containers_emptied += 1;
+                    return Value::Array(Vec::new());
                 }
-                path.push_str(k);
-                out.insert(k.clone(), walk(child, caps, depth + 1, path, r));
+                let total = (self.total)(items);
+                let keep = items.len().min(caps.array_items);
+                if keep < total {
+                    let e = r.arrays.entry(path.clone()).or_default();
+                    *e = (e.0 + 1, e.1 + keep, e.2 + total);
+                }
+                let len = path.len();
+                path.push_str("[]");
+                let out = items[..keep]
+                    .iter()
+                    .map(|i| self.walk(i, depth + 1, path))
+                    .collect();
                 path.truncate(len);
+                Value::Array(out)
             }
-            Value::Object(out)
+            Value::Object(map) => {
+                if depth >= caps.depth && !map.is_empty() {
+                    r.containers_emptied += 1;
+                    return Value::Object(Map::new());
+                }
+                let mut out = Map::new();
+                for (k, child) in map {
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    out.insert(k.clone(), self.walk(child, depth + 1, path));
+                    path.truncate(len);
+                }
+                Value::Object(out)
+            }
+            other => other.clone(),
         }
-        other => other.clone(),
     }
 }
 
-fn cut_string(s: &str, max_chars: usize, r: &mut ShrinkReport) -> Value {
+pub(super) fn cut_string(s: &str, max_chars: usize, r: &mut ShrinkReport) -> Value {
     match s.char_indices().nth(max_chars) {
         Some((at, _)) => {
             r.strings_cut += 1;

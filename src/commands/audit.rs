@@ -66,18 +66,18 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     } = settings::Audit::resolve(&args, &sources)?;
     let specs = sources.servers.servers.clone();
     let bars = Arc::new(Bars::new(specs.len()));
-    let rows = super::runtime()?.block_on(async {
+    let run = super::runtime()?.block_on(async {
         tokio::select! {
-            rows = run_audit(specs, &opts, bars.clone()) => Some(rows),
+            run = run_audit(specs, &opts, bars.clone()) => Some(run),
             _ = tokio::signal::ctrl_c() => None,
         }
     });
     bars.finish();
-    let Some(rows) = rows else {
+    let Some(run) = run else {
         warn("interrupted: servers stopped, no report written");
         return Ok(ExitStatus::Interrupted);
     };
-    let mut report = build_report(rows, &opts.tokenizers, &sources.servers.errors);
+    let mut report = build_report(run, &opts.tokenizers, &sources.servers.errors);
     annotate(&mut report, price);
     if !args.no_write {
         write_reports(&report, &args.out, !args.no_charts)?;

@@ -21,6 +21,13 @@ pub fn json_text(text: &str) -> Option<Value> {
     }
 }
 
+/// Whether [`json_text`] would give a value, checked without building it.
+pub fn is_json_text(text: &str) -> bool {
+    let t = text.trim_start();
+    (t.starts_with('{') || t.starts_with('['))
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
 /// structuredContent repeats the text blocks when:
 /// - a text block parses to JSON equal to it;
 /// - it wraps such a JSON under one key (`{"entities": [..]}` beside the array as text, as

@@ -9,7 +9,7 @@ mod result;
 mod tools;
 
 pub use compact::compact_json;
-pub use duplicate::{json_text, structured_duplicate, TextView};
+pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
 pub use init::{measure_initialize, InitInfo};
 pub use pagination::is_paginated;
 pub use result::{measure_result, text_stats, tool_error_text};

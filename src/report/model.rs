@@ -25,6 +25,11 @@ pub struct Report {
     /// All audited servers together against each client's tool limits.
     #[serde(default)]
     pub limits: Vec<LimitVerdict>,
+    /// The budget engine's one-time start-up in this process: what only a first pass pays
+    /// (patterns compiled, tables built at first use), paid before the first probe and in no
+    /// probe's `engine_us`.
+    #[serde(default)]
+    pub engine_startup_us: Option<u64>,
 }
 
 /// The price of input tokens for one model, with where it came from.
@@ -346,6 +351,7 @@ impl Report {
             config_errors: Vec::new(),
             pricing: None,
             limits: Vec::new(),
+            engine_startup_us: None,
         }
     }
 

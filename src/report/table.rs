@@ -40,6 +40,10 @@ fn summary(report: &Report, width: Option<u16>) -> String {
         out.push_str("\nProbe results (tokens of one call)\n");
         out.push_str(&probes.to_string());
         out.push('\n');
+        if let Some(note) = super::page::engine_time_note(report) {
+            out.push_str(&note);
+            out.push('\n');
+        }
     }
     if let Some(p) = &report.pricing {
         let ok = report.servers.iter().filter_map(|s| s.cost.as_ref());

@@ -14,6 +14,7 @@ const VARYING: &[&str] = &[
     "latency_ms",
     "initialize_ms",
     "engine_us",
+    "engine_startup_us",
     "target",
     "source",
     "transport",

@@ -189,3 +189,54 @@ fn fifty_servers_in_one_audit() {
         .iter()
         .all(|s| s["status"] == "ok" && s["probes"][0]["status"] == "ok"));
 }
+
+/// Issue 14: the engine's start-up (the tokenizer's tables, compiled patterns) is paid once,
+/// before the first probe, and reported once at the top of the report, in no server or probe
+/// row; a small result is passed a few times for its median, and its spill, named by its
+/// content, is still one file.
+#[test]
+fn issue_14_engine_startup_is_reported_once_outside_every_probe() {
+    let home = tempfile::tempdir().unwrap();
+    let toml: String = ["a", "b"]
+        .iter()
+        .map(|s| {
+            format!(
+                "[servers.{s}]\nbuiltin = \"demo\"\n\
+                 [[servers.{s}.probes]]\ntool = \"list_tickets\"\n\
+                 [[servers.{s}.probes]]\ntool = \"get_time\"\n"
+            )
+        })
+        .collect();
+    let (report, _) = crate::support::audit_probe(home.path(), &toml, &["--budget", "200"], &[], 0);
+    let startup = report["engine_startup_us"].as_u64();
+    assert!(startup.is_some_and(|us| us > 0), "{report:#}");
+    let servers = report["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 2);
+    let mut spilled = std::collections::BTreeSet::new();
+    for s in servers {
+        assert!(s.get("engine_startup_us").is_none());
+        for p in s["probes"].as_array().unwrap() {
+            let b = &p["budgeted"];
+            assert!(b["engine_us"].is_u64() && b.get("engine_startup_us").is_none());
+            spilled.extend(b["spill_path"].as_str().map(str::to_string));
+        }
+    }
+    assert!(!spilled.is_empty(), "a budget of 200 cuts some result");
+    let files = walkdir(&home.path().join("spill"));
+    assert_eq!(files, spilled.into_iter().collect::<Vec<_>>());
+}
+
+/// Every file under `dir`, sorted.
+fn walkdir(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walkdir(&path));
+        } else {
+            out.push(path.display().to_string());
+        }
+    }
+    out.sort();
+    out
+}

@@ -25,6 +25,8 @@ fn fixture() -> Report {
     let spill = spill.display().to_string();
     report.generated_at = "2026-01-01T00:00:00Z".into();
     report.tool_version = "0.0.0".into();
+    assert!(report.engine_startup_us.is_some_and(|us| us > 0));
+    report.engine_startup_us = Some(42_000);
     for s in &mut report.servers {
         s.initialize_ms = Some(1.0);
         s.tools_list.latency_ms = 2.0;

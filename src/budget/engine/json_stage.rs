@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::super::note::render;
-use super::super::parts::{compact, Part, Work};
+use super::super::parts::{compact, JsonValue, Part, Work};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
 use super::{Budgeted, Engine, Run, Strategy};
 
@@ -56,7 +56,7 @@ impl Engine {
         let mut best: Option<(Work, ShrinkReport, usize)> = None;
         while lo < hi {
             let mid = (lo + hi) / 2;
-            let (mut w, report) = shrunk(&projected, steps[mid]);
+            let (mut w, report) = shrunk(&projected, steps[mid], start);
             let mut facts = run.facts.clone();
             facts.cuts = cuts.clone();
             facts.cuts.extend(report.describe());
@@ -97,9 +97,9 @@ impl Engine {
 fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
     for part in &mut work.parts {
         if let Part::Json { text, value } = part {
-            if let Some(new) = f(value) {
+            if let Some(new) = f(value.get(text)) {
                 *text = compact(&new);
-                *value = Arc::new(new);
+                *value = JsonValue::parsed(new);
             }
         }
     }
@@ -110,34 +110,37 @@ fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
     }
 }
 
+/// JSON texts from this size on are shrunk while they are read, not parsed whole first.
+const READ_SHRUNK_BYTES: usize = 64 * 1024;
+
 /// `work` with every JSON part shrunk by `caps`, and what was cut.
-pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
+pub(super) fn shrunk(work: &Work, caps: Caps, start: Caps) -> (Work, ShrinkReport) {
     let mut report = ShrinkReport {
         string_chars: caps.string_chars,
         depth: caps.depth,
         ..ShrinkReport::default()
-    };
-    let mut one = |v: &Value| {
-        let (s, r) = shrink(v, caps);
-        report.merge(r);
-        s
     };
     // build the shrunk copy directly: cloning a large JSON value first would double the work
     let parts = work
         .parts
         .iter()
         .map(|p| match p {
-            Part::Json { value, .. } => {
-                let value = one(value);
+            Part::Json { text, value } => {
+                let (value, r) = shrink_json(text, value, caps, start);
+                report.merge(r);
                 Part::Json {
                     text: compact(&value),
-                    value: Arc::new(value),
+                    value: JsonValue::parsed(value),
                 }
             }
             other => other.clone(),
         })
         .collect();
-    let structured = work.structured.as_ref().map(|s| Arc::new(one(s)));
+    let structured = work.structured.as_ref().map(|s| {
+        let (s, r) = shrink(s, caps);
+        report.merge(r);
+        Arc::new(s)
+    });
     let out = Work {
         parts,
         structured,
@@ -145,6 +148,17 @@ pub(super) fn shrunk(work: &Work, caps: Caps) -> (Work, ShrinkReport) {
         rest: work.rest.clone(),
     };
     (out, report)
+}
+
+/// A JSON part shrunk by `caps`, the ladder starting at `start`: a large text not yet parsed is
+/// read once with the loosest caps, and every step is made from what that kept.
+fn shrink_json(text: &str, value: &JsonValue, caps: Caps, start: Caps) -> (Value, ShrinkReport) {
+    if !value.is_parsed() && text.len() >= READ_SHRUNK_BYTES {
+        if let Some(done) = value.capped(text, start).and_then(|c| c.shrink(caps)) {
+            return done;
+        }
+    }
+    shrink(value.get(text), caps)
 }
 
 pub(super) fn json_texts(work: &Work) -> Vec<String> {

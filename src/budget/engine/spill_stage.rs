@@ -25,7 +25,7 @@ impl Engine {
         let projected = run.work.clone();
         let mut json_cuts = ShrinkReport::default();
         for caps in ladder(start) {
-            let (w, r) = shrunk(&projected, caps);
+            let (w, r) = shrunk(&projected, caps, start);
             run.work = w;
             json_cuts = r;
             let json: usize = json_texts(&run.work)
@@ -208,8 +208,10 @@ fn lone_text(original: &[Part], at: usize) -> Option<&str> {
     }
 }
 
+/// `text.lines().count()`, by a byte scan.
 fn lines(text: &str) -> usize {
-    text.lines().count()
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 /// The whole lines of `text` before byte `end`, and the bytes of the next line before it when

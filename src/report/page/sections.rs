@@ -206,6 +206,7 @@ pub(super) fn probes(report: &Report, out: &mut Vec<Block>) {
             t.rows.push(cells);
         }
         out.push(Block::Table(t));
+        out.extend(super::engine_time_note(report).map(Block::Para));
         out.push(Block::Chart(ChartKind::ProbeTokens));
         out.push(Block::Chart(ChartKind::ProbeLatency));
     }
