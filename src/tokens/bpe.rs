@@ -2,19 +2,18 @@
 //! piece on its own. A piece that is a token is one token; any other piece starts as single
 //! bytes and the adjacent pair whose concatenation has the lowest rank is merged (the leftmost
 //! of equals), again and again, until no adjacent pair is a token. Short pieces do this over a
-//! vector; long ones (a run of 200 KB of `a` is one piece) over a heap and a linked list, so
-//! no piece costs more than O(n log n).
+//! vector; long ones (a run of 200 KB of `a` is one piece) are encoded left to right by
+//! backtracking (`backtrack.rs`), which gives the same tokens in time linear in practice.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::{LazyLock, OnceLock};
 
+use super::backtrack::{Backtracker, Long};
 use super::cuts::chunks;
 use super::pieces::Pretokenizer;
 use super::tables::{Table, Vocab};
 
-/// Pieces longer than this many bytes are merged with the heap.
-const HEAP_FROM_BYTES: usize = 128;
+/// Pieces longer than this many bytes are encoded by backtracking.
+const LONG_FROM_BYTES: usize = 128;
 
 /// A text is counted on several threads when each gets at least this many bytes.
 const PARALLEL_CHUNK_BYTES: usize = 512 * 1024;
@@ -23,6 +22,8 @@ const PARALLEL_CHUNK_BYTES: usize = 512 * 1024;
 pub struct Encoding {
     vocab: Vocab,
     pre: Pretokenizer,
+    /// The tables for long pieces, built the first time one is met.
+    long: OnceLock<Long>,
 }
 
 static CL100K: LazyLock<Encoding> = LazyLock::new(|| Encoding::build(Table::Cl100k));
@@ -57,12 +58,24 @@ impl Encoding {
         Encoding {
             vocab: Vocab::build(table),
             pre,
+            long: OnceLock::new(),
         }
     }
 
     /// Bytes of the vocabulary's longest token.
     pub fn longest_token_bytes(&self) -> usize {
         self.vocab.longest_bytes()
+    }
+
+    /// The tables for long pieces (built on first need: 40-80 ms, see the README).
+    fn long(&self) -> &Long {
+        self.long.get_or_init(|| {
+            let mut merger = Merger::default();
+            Long::build(&self.vocab, |bytes, below, starts| {
+                merger.merge_short(&self.vocab, bytes, below);
+                starts.clone_from(&merger.starts);
+            })
+        })
     }
 
     /// Number of ordinary tokens in the vocabulary.
@@ -102,7 +115,7 @@ impl Encoding {
         let mut merger = Merger::default();
         self.pre
             .pieces(text)
-            .map(|piece| merger.count(&self.vocab, piece.as_bytes()))
+            .map(|piece| merger.count(self, piece.as_bytes()))
             .sum()
     }
 
@@ -112,7 +125,7 @@ impl Encoding {
         let mut merger = Merger::default();
         let mut total = 0usize;
         for piece in self.pre.pieces(text) {
-            total += merger.count(&self.vocab, piece.as_bytes());
+            total += merger.count(self, piece.as_bytes());
             if total > limit {
                 return None;
             }
@@ -125,7 +138,7 @@ impl Encoding {
         let mut merger = Merger::default();
         let mut tokens = Vec::with_capacity(text.len() / 3);
         for piece in self.pre.pieces(text) {
-            merger.encode(&self.vocab, piece.as_bytes(), &mut tokens);
+            merger.encode(self, piece.as_bytes(), &mut tokens);
         }
         tokens
     }
@@ -152,23 +165,32 @@ struct Merger {
     /// Start of each part, then the piece's end; and the rank of each part with the next.
     starts: Vec<usize>,
     pair_ranks: Vec<u32>,
+    long: Backtracker,
 }
 
 impl Merger {
-    fn count(&mut self, vocab: &Vocab, piece: &[u8]) -> usize {
-        if piece.len() <= 1 || vocab.rank(piece).is_some() {
+    fn count(&mut self, enc: &Encoding, piece: &[u8]) -> usize {
+        if piece.len() <= 1 || enc.vocab.rank(piece).is_some() {
             return usize::from(!piece.is_empty());
         }
-        self.merge(vocab, piece);
+        if piece.len() > LONG_FROM_BYTES {
+            return enc.long().encode(&enc.vocab, piece, &mut self.long).len();
+        }
+        self.merge_short(&enc.vocab, piece, u32::MAX);
         self.starts.len() - 1
     }
 
-    fn encode(&mut self, vocab: &Vocab, piece: &[u8], out: &mut Vec<u32>) {
+    fn encode(&mut self, enc: &Encoding, piece: &[u8], out: &mut Vec<u32>) {
+        let vocab = &enc.vocab;
         if let Some(rank) = vocab.rank(piece) {
             out.push(rank);
             return;
         }
-        self.merge(vocab, piece);
+        if piece.len() > LONG_FROM_BYTES {
+            out.extend_from_slice(enc.long().encode(vocab, piece, &mut self.long));
+            return;
+        }
+        self.merge_short(vocab, piece, u32::MAX);
         for w in self.starts.windows(2) {
             out.push(
                 vocab
@@ -178,17 +200,10 @@ impl Merger {
         }
     }
 
-    /// Leave in `starts` the boundaries of the piece's tokens.
-    fn merge(&mut self, vocab: &Vocab, piece: &[u8]) {
-        if piece.len() > HEAP_FROM_BYTES {
-            merge_heap(vocab, piece, &mut self.starts);
-        } else {
-            self.merge_short(vocab, piece);
-        }
-    }
-
-    /// The quadratic merge, fastest for short pieces.
-    fn merge_short(&mut self, vocab: &Vocab, piece: &[u8]) {
+    /// The merge loop: leave in `starts` the boundaries of the piece's parts after every merge
+    /// of rank below `below` (`u32::MAX`: all of them, the piece's tokens). Quadratic, fastest
+    /// for short pieces.
+    fn merge_short(&mut self, vocab: &Vocab, piece: &[u8], below: u32) {
         let starts = &mut self.starts;
         let ranks = &mut self.pair_ranks;
         starts.clear();
@@ -199,7 +214,7 @@ impl Merger {
             let Some((i, _)) = ranks
                 .iter()
                 .enumerate()
-                .filter(|(_, r)| **r != u32::MAX)
+                .filter(|(_, r)| **r < below)
                 .min_by_key(|(i, r)| (**r, *i))
             else {
                 return;
@@ -223,56 +238,6 @@ fn pair_rank(vocab: &Vocab, piece: &[u8], from: usize, to: usize) -> u32 {
     vocab.rank(&piece[from..to]).unwrap_or(u32::MAX)
 }
 
-/// The same merge for long pieces: parts in a linked list, candidate pairs in a min-heap by
-/// (rank, start). A popped pair is still current only if the pair starting there now has the
-/// same rank (parts only grow, and a rank names one byte string, so a changed pair never
-/// returns to an old rank).
-fn merge_heap(vocab: &Vocab, piece: &[u8], starts: &mut Vec<usize>) {
-    let n = piece.len();
-    // part at byte i (when alive) ends where the next alive part starts: next[i]; n ends
-    let mut next: Vec<usize> = (1..=n).collect();
-    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-    let mut alive = vec![true; n];
-    let mut heap = BinaryHeap::with_capacity(n);
-    for i in 0..n - 1 {
-        let r = pair_rank(vocab, piece, i, i + 2);
-        if r != u32::MAX {
-            heap.push(Reverse((r, i)));
-        }
-    }
-    let rank_at = |next: &[usize], i: usize| -> u32 {
-        let j = next[i];
-        if j >= n {
-            return u32::MAX;
-        }
-        pair_rank(vocab, piece, i, next[j])
-    };
-    while let Some(Reverse((r, i))) = heap.pop() {
-        if !alive[i] || rank_at(&next, i) != r {
-            continue;
-        }
-        let j = next[i];
-        alive[j] = false;
-        next[i] = next[j];
-        if next[i] < n {
-            prev[next[i]] = i;
-        }
-        let after = rank_at(&next, i);
-        if after != u32::MAX {
-            heap.push(Reverse((after, i)));
-        }
-        if i > 0 {
-            let before = rank_at(&next, prev[i]);
-            if before != u32::MAX {
-                heap.push(Reverse((before, prev[i])));
-            }
-        }
-    }
-    starts.clear();
-    starts.extend((0..n).filter(|i| alive[*i]));
-    starts.push(n);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,27 +252,74 @@ mod tests {
         assert_eq!(Encoding::o200k().encode("hello world"), [24912, 2375]);
     }
 
+    /// The merge loop's tokens for `piece`, the definition backtracking must meet.
+    fn merged(enc: &Encoding, piece: &[u8]) -> Vec<u32> {
+        let mut m = Merger::default();
+        m.merge_short(&enc.vocab, piece, u32::MAX);
+        let ranks = m
+            .starts
+            .windows(2)
+            .map(|w| enc.vocab.rank(&piece[w[0]..w[1]]));
+        ranks.map(|r| r.expect("merged parts are tokens")).collect()
+    }
+
+    fn backtracked(enc: &Encoding, piece: &[u8]) -> Vec<u32> {
+        let mut scratch = Backtracker::default();
+        enc.long().encode(&enc.vocab, piece, &mut scratch).to_vec()
+    }
+
     #[test]
-    fn heap_and_short_merges_agree() {
-        let cl = Encoding::cl100k();
-        for piece in [
-            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-            "abcabcabcabcabcabcxyzzy",
-            "ゆゆゆゆ",
-        ] {
-            let long = piece.repeat(20);
-            let (mut short, mut heap) = (Merger::default(), Vec::new());
-            short.merge_short(&cl.vocab, long.as_bytes());
-            merge_heap(&cl.vocab, long.as_bytes(), &mut heap);
-            assert_eq!(short.starts, heap, "{piece}");
+    fn backtracking_and_the_merge_loop_agree() {
+        for enc in [Encoding::cl100k(), Encoding::o200k()] {
+            for piece in [
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                "abcabcabcabcabcabcxyzzy",
+                "ゆゆゆゆ",
+                "================================",
+                "                                ",
+                "\n\n\n\t\t",
+                "xXxXxxxXXXxxXXXXxxxxx",
+                "supercalifragilisticexpialidocious",
+            ] {
+                let long = piece.repeat(20);
+                assert_eq!(
+                    backtracked(enc, long.as_bytes()),
+                    merged(enc, long.as_bytes()),
+                    "{piece}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Any byte string, however repetitive, backtracks to the merge loop's tokens.
+        #[test]
+        fn backtracking_equals_the_merge_loop(
+            text in "(a|b|ab|ba|aa|x|=|-| |e|é|ゆ|😀|th|the|ing| the|[a-z]{1,3}){1,160}",
+        ) {
+            for enc in [Encoding::cl100k(), Encoding::o200k()] {
+                proptest::prop_assert_eq!(
+                    backtracked(enc, text.as_bytes()),
+                    merged(enc, text.as_bytes())
+                );
+            }
         }
     }
 
     #[test]
     fn long_single_pieces_are_counted() {
-        // one piece of 200 KB: a quadratic merge would take minutes here
-        let text = "a".repeat(200_000);
-        let n = Encoding::cl100k().count(&text);
-        assert_eq!(n, bpe_openai::cl100k_base().count(text.as_str()));
+        // one piece of 2 MB: a quadratic merge would take hours here
+        for text in [
+            "a".repeat(2_000_000),
+            "ab".repeat(1_000_000),
+            "=".repeat(2_000_000),
+        ] {
+            let n = Encoding::cl100k().count(&text);
+            assert_eq!(n, bpe_openai::cl100k_base().count(text.as_str()));
+            let n = Encoding::o200k().count(&text);
+            assert_eq!(n, bpe_openai::o200k_base().count(text.as_str()));
+        }
     }
 }
