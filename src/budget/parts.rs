@@ -1,6 +1,7 @@
 //! A tool result taken apart for the engine: prose, JSON, embedded resource text, images and
 //! fixed-cost blocks, with the model-view cost of each (what a client sends the model).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Map, Value};
@@ -37,6 +38,39 @@ pub enum Part {
 pub struct JsonValue {
     value: Arc<OnceLock<Value>>,
     capped: Arc<OnceLock<Option<Capped>>>,
+    counted: Arc<Counted>,
+}
+
+/// What counting one text has shown, shared by the copies of its part: its exact count, or the
+/// largest limit it is known to pass. A pass asks the same of a JSON text up to three times
+/// (after stripping, before it, and beside the note), each a count up to the budget.
+#[derive(Debug, Default)]
+pub struct Counted {
+    /// The exact count plus one; 0: not known.
+    exact: AtomicUsize,
+    /// One more than the largest limit the text is known to pass; 0: none.
+    over: AtomicUsize,
+}
+
+impl Counted {
+    /// `count(limit)` (a count up to `limit`), answered from what is known when it can be.
+    fn up_to(&self, limit: usize, count: impl FnOnce(usize) -> Option<usize>) -> Option<usize> {
+        if let Some(n) = self.exact.load(Ordering::Relaxed).checked_sub(1) {
+            return (n <= limit).then_some(n);
+        }
+        if limit < self.over.load(Ordering::Relaxed) {
+            return None;
+        }
+        let found = count(limit);
+        match found {
+            Some(n) => self.exact.store(n.saturating_add(1), Ordering::Relaxed),
+            None => {
+                self.over
+                    .fetch_max(limit.saturating_add(1), Ordering::Relaxed);
+            }
+        }
+        found
+    }
 }
 
 impl JsonValue {
@@ -45,6 +79,7 @@ impl JsonValue {
         JsonValue {
             value: Arc::new(OnceLock::from(value)),
             capped: Arc::default(),
+            counted: Arc::default(),
         }
     }
 
@@ -76,6 +111,9 @@ pub struct Work {
     pub structured_duplicate: bool,
     /// Other top-level fields (`isError`, `_meta`), kept as they are.
     pub rest: Map<String, Value>,
+    /// What counting `structured` has shown, with the value it was shown for (a stage that
+    /// replaces structuredContent leaves this behind, and it no longer applies).
+    pub structured_counted: Option<(Arc<Value>, Arc<Counted>)>,
 }
 
 impl Work {
@@ -144,11 +182,13 @@ impl Work {
             .map(|s| Arc::new(s.clone()));
         let parts: Vec<Part> = content.iter().map(|b| part(b, counter)).collect();
         let structured_duplicate = structured.as_ref().is_some_and(|s| duplicates(s, &parts));
+        let structured_counted = structured.clone().map(|s| (s, Arc::default()));
         Work {
             parts,
             structured,
             structured_duplicate,
             rest,
+            structured_counted,
         }
     }
 
@@ -159,7 +199,16 @@ impl Work {
             total += part_cost(p, counter, limit.checked_sub(total)?)?;
         }
         if let Some(s) = &self.structured {
-            total += counter.count_up_to(&compact(s), limit.checked_sub(total)?)?;
+            let counted = match &self.structured_counted {
+                Some((of, counted)) if Arc::ptr_eq(of, s) => Arc::clone(counted),
+                _ => {
+                    let counted = Arc::<Counted>::default();
+                    self.structured_counted = Some((Arc::clone(s), Arc::clone(&counted)));
+                    counted
+                }
+            };
+            let room = limit.checked_sub(total)?;
+            total += counted.up_to(room, |l| counter.count_up_to(&compact(s), l))?;
         }
         (total <= limit).then_some(total)
     }
@@ -244,7 +293,7 @@ fn part_cost(p: &mut Part, counter: &PrefixCounter, limit: usize) -> Option<usiz
         Part::Prose { text, scan } | Part::Resource { text, scan, .. } => {
             counter.count_scanned(text, limit, scan)
         }
-        Part::Json { text, .. } => counter.count_up_to(text, limit),
+        Part::Json { text, value } => value.counted.up_to(limit, |l| counter.count_up_to(text, l)),
         Part::Image { tokens, .. } | Part::Fixed { tokens, .. } => {
             (*tokens <= limit).then_some(*tokens)
         }
@@ -283,4 +332,34 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
         })
         .collect();
     structured_duplicate(structured, &texts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Tokenizer;
+
+    #[test]
+    fn a_text_is_counted_once_for_every_limit_it_answers() {
+        let counter = PrefixCounter::new(Tokenizer::Cl100k);
+        let text = "{\"k\": \"the quick brown fox\"}".repeat(50);
+        let exact = counter.count(&text);
+        let counted = Counted::default();
+        let mut calls = 0;
+        let mut ask = |limit: usize| {
+            counted.up_to(limit, |l| {
+                calls += 1;
+                counter.count_up_to(&text, l)
+            })
+        };
+        // over a limit: known for that limit and every smaller one
+        assert_eq!(ask(exact - 1), None);
+        assert_eq!(ask(10), None);
+        assert_eq!(ask(exact - 1), None);
+        // a larger limit must be counted again, and then the exact count answers everything
+        assert_eq!(ask(exact), Some(exact));
+        assert_eq!(ask(exact + 100), Some(exact));
+        assert_eq!(ask(3), None);
+        assert_eq!(calls, 2);
+    }
 }

@@ -146,6 +146,7 @@ pub(super) fn shrunk(work: &Work, caps: Caps, start: Caps) -> (Work, ShrinkRepor
         structured,
         structured_duplicate: work.structured_duplicate,
         rest: work.rest.clone(),
+        structured_counted: None,
     };
     (out, report)
 }
