@@ -157,10 +157,15 @@ impl Engine {
         // A large text is stripped first and counted once: where the stripped text still
         // shares the beginning of the original, its count proves the original over budget too.
         let large = original.text_bytes() > limit * 8;
-        let mut work = original.clone();
+        // a large prose text is not copied: its stripped prefix replaces it in `work`
+        let mut work = if large {
+            original.clone_without_prose()
+        } else {
+            original.clone()
+        };
         let mut cuts = Vec::new();
         if large {
-            cuts = self.strip_work(&mut work, &policy, limit, call, true);
+            cuts = self.strip_work(&mut work, Some(&original), &policy, limit, call);
             let _ = work.cost_up_to(&self.counter, limit);
             original.adopt_scans(&work);
         }
@@ -181,7 +186,7 @@ impl Engine {
             };
         }
         if !large {
-            cuts = self.strip_work(&mut work, &policy, limit, call, false);
+            cuts = self.strip_work(&mut work, None, &policy, limit, call);
         }
         let spill_bytes = spill_content(&original, result, call.raw);
         let facts = NoteFacts {
@@ -218,14 +223,15 @@ impl Engine {
     }
 
     /// Strip prose, drop a duplicate structuredContent, save oversized images; returns the cuts.
-    /// With `lazy`, prose is stripped and counted only until it passes the budget.
+    /// With the `original` (lazy: `work` is its copy without prose texts), prose is read from it
+    /// and stripped and counted only until it passes the budget.
     fn strip_work(
         &self,
         work: &mut Work,
+        original: Option<&Work>,
         policy: &ToolPolicy,
         limit: usize,
         call: &CallInfo,
-        lazy: bool,
     ) -> Vec<String> {
         let mut cuts = Vec::new();
         if work.structured_duplicate && policy.drop_duplicate_structured {
@@ -234,10 +240,13 @@ impl Engine {
         }
         let mut counts = StripCounts::default();
         let mut partial: Option<usize> = None;
-        for part in &mut work.parts {
+        for (i, part) in work.parts.iter_mut().enumerate() {
             if let Part::Prose { text, scan } = part {
-                if lazy {
-                    let p = strip_prefix(text, policy, &self.counter, limit);
+                if let Some(original) = original {
+                    let Some(Part::Prose { text: whole, .. }) = original.parts.get(i) else {
+                        unreachable!("the lazy copy keeps the original's parts in order");
+                    };
+                    let p = strip_prefix(whole, policy, &self.counter, limit);
                     if !p.complete {
                         partial = Some(partial.unwrap_or(0) + p.read_bytes);
                     }

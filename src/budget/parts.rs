@@ -139,6 +139,29 @@ impl Work {
         parts + structured
     }
 
+    /// A copy with every prose text left empty (its scan too), for a pass that replaces them
+    /// with what it reads from this work: a large text is not copied only to be dropped.
+    pub fn clone_without_prose(&self) -> Work {
+        let parts = self
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Prose { .. } => Part::Prose {
+                    text: String::new(),
+                    scan: Scan::default(),
+                },
+                other => other.clone(),
+            })
+            .collect();
+        Work {
+            parts,
+            structured: self.structured.clone(),
+            structured_duplicate: self.structured_duplicate,
+            rest: self.rest.clone(),
+            structured_counted: self.structured_counted.clone(),
+        }
+    }
+
     /// Bytes of prose, JSON and resource text.
     pub fn text_bytes(&self) -> usize {
         self.parts

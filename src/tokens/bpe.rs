@@ -9,6 +9,7 @@ use std::sync::{LazyLock, OnceLock};
 
 use super::backtrack::{Backtracker, Long};
 use super::cuts::chunks;
+use super::merge::merge_below;
 use super::pieces::Pretokenizer;
 use super::tables::{Table, Vocab};
 
@@ -67,15 +68,10 @@ impl Encoding {
         self.vocab.longest_bytes()
     }
 
-    /// The tables for long pieces (built on first need: 40-80 ms, see the README).
+    /// The tables for long pieces, made on first need (a few milliseconds; what they hold of
+    /// each token is found when a piece first needs it).
     fn long(&self) -> &Long {
-        self.long.get_or_init(|| {
-            let mut merger = Merger::default();
-            Long::build(&self.vocab, |bytes, below, starts| {
-                merger.merge_short(&self.vocab, bytes, below);
-                starts.clone_from(&merger.starts);
-            })
-        })
+        self.long.get_or_init(|| Long::new(&self.vocab))
     }
 
     /// Number of ordinary tokens in the vocabulary.
@@ -200,42 +196,10 @@ impl Merger {
         }
     }
 
-    /// The merge loop: leave in `starts` the boundaries of the piece's parts after every merge
-    /// of rank below `below` (`u32::MAX`: all of them, the piece's tokens). Quadratic, fastest
-    /// for short pieces.
+    /// The merge loop over this merger's scratch space ([`merge_below`]).
     fn merge_short(&mut self, vocab: &Vocab, piece: &[u8], below: u32) {
-        let starts = &mut self.starts;
-        let ranks = &mut self.pair_ranks;
-        starts.clear();
-        starts.extend(0..=piece.len());
-        ranks.clear();
-        ranks.extend((0..piece.len() - 1).map(|i| pair_rank(vocab, piece, i, i + 2)));
-        loop {
-            let Some((i, _)) = ranks
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| **r < below)
-                .min_by_key(|(i, r)| (**r, *i))
-            else {
-                return;
-            };
-            // part i absorbs part i + 1
-            starts.remove(i + 1);
-            ranks.remove(i);
-            if i + 2 < starts.len() {
-                ranks[i] = pair_rank(vocab, piece, starts[i], starts[i + 2]);
-            }
-            if i > 0 {
-                ranks[i - 1] = pair_rank(vocab, piece, starts[i - 1], starts[i + 1]);
-            }
-        }
+        merge_below(vocab, piece, below, &mut self.starts, &mut self.pair_ranks);
     }
-}
-
-/// The rank of `piece[from..to]` as one token, or `u32::MAX`.
-#[inline]
-fn pair_rank(vocab: &Vocab, piece: &[u8], from: usize, to: usize) -> u32 {
-    vocab.rank(&piece[from..to]).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]

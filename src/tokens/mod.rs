@@ -1,5 +1,6 @@
 //! Token counting: exact BPE counters (cl100k_base, o200k_base: `bpe` over the embedded
-//! `tables`, pre-tokenised by `pieces`, long pieces by `backtrack`), the places a text can be cut without changing its
+//! `tables`, pre-tokenised by `pieces`, long pieces by `backtrack`,
+//! both on the merge loop of `merge`), the places a text can be cut without changing its
 //! count (`cuts`), the labelled Claude estimate, and the image cost model. Everything that
 //! turns text or pixels into a token number lives here.
 
@@ -8,6 +9,7 @@ mod bpe;
 mod counter;
 pub mod cuts;
 mod image;
+mod merge;
 #[cfg(test)]
 mod oracle_tests;
 mod pieces;
