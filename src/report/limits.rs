@@ -22,15 +22,22 @@ pub struct ClientLimit {
     /// warning, cap, spill, truncate, refuse or drop
     pub effect: String,
     pub note: String,
+    /// The date of the source (a release, a page, a commit): YYYY-MM-DD, or YYYY-MM.
     pub as_of: String,
+    /// The day the source was read for this table.
+    pub checked: String,
+    /// A primary source (docs, changelog, source code, a maintainer) states the rule; `false`:
+    /// only user reports or third-party error strings do, and reports say so.
+    pub confirmed: bool,
     pub source: String,
 }
 
 impl ClientLimit {
-    /// "25,000 tokens (cap)"
+    /// "25,000 tokens (cap)", or "1,048,576 bytes (refuse, unconfirmed)"
     pub fn describe(&self) -> String {
+        let unconfirmed = if self.confirmed { "" } else { ", unconfirmed" };
         format!(
-            "{} {} ({})",
+            "{} {} ({}{unconfirmed})",
             thousands(self.threshold as usize),
             self.unit,
             self.effect
@@ -133,6 +140,7 @@ mod tests {
         for client in [
             "Claude Code",
             "Codex",
+            "Gemini CLI",
             "Copilot CLI",
             "Claude Desktop",
             "Cursor",
@@ -143,8 +151,18 @@ mod tests {
                 "{client}"
             );
         }
+        let date = |d: &str| {
+            let parts: Vec<&str> = d.split('-').collect();
+            (2..=3).contains(&parts.len())
+                && parts[0].len() == 4
+                && parts.iter().all(|p| p.parse::<u32>().is_ok())
+        };
         for l in client_limits() {
-            assert!(!l.source.is_empty() && l.as_of.starts_with("20"), "{l:?}");
+            assert!(date(&l.as_of) && date(&l.checked), "{l:?}");
+            // a source is a public address, never our own design notes
+            assert!(l.source.contains("https://"), "{l:?}");
+            assert!(!l.source.contains("DESIGN.md"), "{l:?}");
+            assert_eq!(l.describe().contains("unconfirmed"), !l.confirmed, "{l:?}");
             assert!(["result", "tools"].contains(&l.applies.as_str()), "{l:?}");
             assert!(
                 ["tokens", "chars", "bytes", "lines", "tools"].contains(&l.unit.as_str()),
@@ -208,6 +226,22 @@ mod tests {
             (bytes.exceeded, bytes.budgeted_exceeded),
             (true, Some(true))
         );
+        // Gemini CLI cuts at 40,000 characters: the raw 120,000 breaks it, the budgeted 30,000 not
+        let gemini = get("Gemini CLI", "40,000 chars");
+        assert_eq!(
+            (gemini.value, gemini.exceeded, gemini.budgeted_exceeded),
+            (120_000, true, Some(false))
+        );
+        // VS Code writes a result over 8 KiB to disk: both do
+        let vscode = get("VS Code", "8,192 bytes");
+        assert_eq!(
+            (vscode.exceeded, vscode.budgeted_exceeded),
+            (true, Some(true))
+        );
+        // a rule with no primary source says so wherever it is shown
+        assert!(get("Claude Desktop", "bytes")
+            .limit
+            .ends_with("(refuse, unconfirmed)"));
         let cursor = |v: &[LimitVerdict]| v.iter().find(|v| v.client == "Cursor").unwrap().clone();
         assert!(cursor(&r.servers[0].limits).exceeded);
         assert_eq!(cursor(&r.limits).value, 135);
