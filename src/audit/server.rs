@@ -206,6 +206,7 @@ fn plan_probes(spec: &ServerSpec, report: &ServerReport, auto: bool) -> Vec<Prob
                     tool: tool.name.clone(),
                     arguments: Default::default(),
                     shown_arguments: Default::default(),
+                    label: None,
                 });
             }
         }
@@ -221,6 +222,7 @@ async fn run_probe(
 ) -> ProbeResult {
     let mut row = ProbeResult {
         arguments: serde_json::Value::Object(probe.shown_arguments.clone()),
+        label: probe.label.clone(),
         ..ProbeResult::new(&probe.tool)
     };
     let outcome = match session.call_tool(probe).await {

@@ -268,6 +268,7 @@ mod tests {
                 tool: "find".into(),
                 arguments: actual.as_object().unwrap().clone(),
                 shown_arguments: shown.as_object().unwrap().clone(),
+                label: None,
             }],
             timeout_secs: None,
         }

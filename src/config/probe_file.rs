@@ -70,6 +70,8 @@ struct ProbeEntry {
     tool: String,
     #[serde(default)]
     arguments: toml::Table,
+    /// Tells calls of one tool apart in tables and charts ("page 2", "a long article").
+    label: Option<String>,
 }
 
 /// What loading one file gave: its servers and skipped entries, and a probe file's other tables.
@@ -201,6 +203,17 @@ fn load_probe_file(
     })
 }
 
+/// A probe's label, checked: one short line a terminal prints as it is.
+fn probe_label(label: &str) -> Result<String, String> {
+    let label = label.trim();
+    if label.is_empty() || label.chars().count() > 80 || label.chars().any(char::is_control) {
+        return Err(format!(
+            "probe label {label:?}: give one line of 1 to 80 characters, no control characters"
+        ));
+    }
+    Ok(label.to_string())
+}
+
 fn resolve_entry(
     name: &str,
     entry: ServerEntry,
@@ -224,6 +237,7 @@ fn resolve_entry(
                 tool: p.tool.clone(),
                 arguments,
                 shown_arguments,
+                label: p.label.as_deref().map(probe_label).transpose()?,
             })
         })
         .collect::<Result<_, String>>()

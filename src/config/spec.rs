@@ -147,6 +147,8 @@ pub struct Probe {
     pub arguments: serde_json::Map<String, serde_json::Value>,
     /// The arguments as written (`${VAR}` kept), which is what reports show.
     pub shown_arguments: serde_json::Map<String, serde_json::Value>,
+    /// The probe file's `label`, which tells calls of one tool apart in reports.
+    pub label: Option<String>,
 }
 
 /// A server to audit.

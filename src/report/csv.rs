@@ -68,6 +68,8 @@ struct ToolRow<'a> {
 struct ProbeRow<'a> {
     server: &'a str,
     tool: &'a str,
+    /// The probe file's label ("" when none).
+    label: &'a str,
     status: &'a str,
     latency_ms: String,
     wire_bytes: usize,
@@ -228,6 +230,7 @@ fn probe_row<'a>(server: &'a str, p: &'a super::ProbeResult) -> ProbeRow<'a> {
     ProbeRow {
         server,
         tool: &p.tool,
+        label: p.label.as_deref().unwrap_or(""),
         status: match p.status {
             ProbeStatus::Ok => "ok",
             ProbeStatus::ToolError => "tool_error",

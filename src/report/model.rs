@@ -227,6 +227,9 @@ pub enum ProbeStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeResult {
     pub tool: String,
+    /// The probe file's label for this call, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     pub arguments: serde_json::Value,
     pub status: ProbeStatus,
     /// Why the call failed (`error`), or what the tool said in its `isError` result
@@ -368,10 +371,19 @@ impl Report {
 }
 
 impl ProbeResult {
+    /// How tables and charts name the call: `tool (label)`, or the tool alone.
+    pub fn name(&self) -> String {
+        match &self.label {
+            Some(label) => format!("{} ({label})", self.tool),
+            None => self.tool.clone(),
+        }
+    }
+
     /// A probe of `tool` with no arguments and nothing measured yet.
     pub fn new(tool: &str) -> Self {
         ProbeResult {
             tool: tool.to_string(),
+            label: None,
             arguments: serde_json::Value::Object(serde_json::Map::new()),
             status: ProbeStatus::Ok,
             error: None,

@@ -225,7 +225,7 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
             let b = p.budgeted.as_ref();
             t.add_row(vec![
                 text(&s.name),
-                text(&p.tool),
+                text(&p.name()),
                 text(&status),
                 num(raw.wire_tokens),
                 num(raw.model_tokens),

@@ -227,6 +227,70 @@ fn issue_14_engine_startup_is_reported_once_outside_every_probe() {
 }
 
 /// Every file under `dir`, sorted.
+
+#[test]
+fn issue_15_probe_labels_tell_calls_of_one_tool_apart() {
+    let home = tempfile::tempdir().unwrap();
+    let probe = home.path().join("probe.toml");
+    std::fs::write(
+        &probe,
+        "[servers.demo]\nbuiltin = \"demo\"\n\
+         [[servers.demo.probes]]\ntool = \"get_forecast\"\narguments = { city = \"Lisbon\" }\nlabel = \"lisbon\"\n\
+         [[servers.demo.probes]]\ntool = \"get_forecast\"\narguments = { city = \"Oslo\" }\nlabel = \"oslo\"\n",
+    )
+    .unwrap();
+    let out = home.path().join("out");
+    let assert = mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(["--width", "160"])
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("get_forecast (lisbon)") && stdout.contains("get_forecast (oslo)"),
+        "{stdout}"
+    );
+    let report = read_report(&out);
+    let labels: Vec<&str> = report["servers"][0]["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["lisbon", "oslo"]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("`get_forecast (oslo)`") || md.contains("get_forecast (oslo)"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(out.join("probes.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().contains(",label,"), "{csv}");
+    assert!(csv.contains(",get_forecast,oslo,"), "{csv}");
+
+    // a label that could drive the terminal is refused, naming the server
+    std::fs::write(
+        &probe,
+        "[servers.demo]\nbuiltin = \"demo\"\n[[servers.demo.probes]]\ntool = \"get_forecast\"\nlabel = \"a\\u001b[2Jb\"\n",
+    )
+    .unwrap();
+    let assert = mcp_budget(home.path(), home.path())
+        .args(["audit", probe.to_str().unwrap(), "--no-write"])
+        .assert();
+    let out = assert.get_output();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(all.contains("probe label") && all.contains("demo"), "{all}");
+    assert!(!all.contains('\u{1b}'), "{all}");
+}
+
 fn walkdir(dir: &std::path::Path) -> Vec<String> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {

@@ -237,7 +237,7 @@ fn probe_tokens(report: &Report) -> Plan {
                 Some(raw_tokens),
                 p.budgeted.as_ref().map(|b| b.tokens as f64),
             ];
-            let label = probe_label(&s.name, &p.tool);
+            let label = probe_label(&s.name, &p.name());
             rows.push((raw_tokens, Row { label, values }));
         }
     }
@@ -292,7 +292,7 @@ fn probe_latency(report: &Report) -> Plan {
         .flat_map(|s| s.probes.iter().map(move |p| (s, p)))
         .map(|(s, p)| {
             let engine_ms = p.budgeted.as_ref().map(|b| b.engine_us as f64 / 1000.0);
-            let label = probe_label(&s.name, &p.tool);
+            let label = probe_label(&s.name, &p.name());
             let values = vec![Some(p.latency_ms), engine_ms];
             (p.latency_ms, Row { label, values })
         })

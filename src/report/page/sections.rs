@@ -181,7 +181,7 @@ pub(super) fn probes(report: &Report, out: &mut Vec<Block>) {
             let b = p.budgeted.as_ref();
             let mut cells = vec![
                 server.to_string(),
-                p.tool.clone(),
+                p.name(),
                 status,
                 p.raw
                     .as_ref()
@@ -256,9 +256,9 @@ pub(super) fn client_limits(report: &Report, summary: &Summary, out: &mut Vec<Bl
         ]);
     }
     out.push(Block::Table(t));
-    let mut per_probe: Vec<(&str, &str, &LimitVerdict)> = probes
+    let mut per_probe: Vec<(&str, String, &LimitVerdict)> = probes
         .iter()
-        .flat_map(|(s, p)| p.limits.iter().map(move |l| (*s, p.tool.as_str(), l)))
+        .flat_map(|(s, p)| p.limits.iter().map(move |l| (*s, p.name(), l)))
         .filter(|(_, _, l)| l.exceeded)
         .collect();
     per_probe.sort_by_key(|(_, _, l)| std::cmp::Reverse(l.value));

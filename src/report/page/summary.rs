@@ -110,7 +110,7 @@ pub(super) fn summarize(report: &Report) -> Summary {
             s.probes,
             if s.probes == 1 { "" } else { "s" },
             s.over_cap_raw,
-            cell(&biggest.tool),
+            cell(&biggest.name()),
             thousands(raw)
         );
         match &biggest.budgeted {
