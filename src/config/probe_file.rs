@@ -204,7 +204,7 @@ fn load_probe_file(
 }
 
 /// A probe's label, checked: one short line a terminal prints as it is.
-fn probe_label(label: &str) -> Result<String, String> {
+fn checked_label(label: &str) -> Result<String, String> {
     let label = label.trim();
     if label.is_empty() || label.chars().count() > 80 || label.chars().any(char::is_control) {
         return Err(format!(
@@ -237,7 +237,7 @@ fn resolve_entry(
                 tool: p.tool.clone(),
                 arguments,
                 shown_arguments,
-                label: p.label.as_deref().map(probe_label).transpose()?,
+                label: p.label.as_deref().map(checked_label).transpose()?,
             })
         })
         .collect::<Result<_, String>>()
