@@ -15,7 +15,8 @@ use std::path::Path;
 
 use base64::Engine as _;
 use mcp_budget::budget::{
-    Budgeted, CallInfo, Engine, Policy, SpillStore, Strategy, DEFAULT_MAX_BYTES, MIN_BUDGET,
+    Budgeted, CallInfo, Engine, Policy, Size, SizeLimits, SpillStore, Strategy, DEFAULT_MAX_BYTES,
+    MIN_BUDGET,
 };
 use mcp_budget::tokens::Tokenizer;
 use serde_json::{json, Map, Value};
@@ -43,6 +44,39 @@ pub fn engine(dir: &Path, budget: usize) -> Engine {
         Tokenizer::Cl100k,
         SpillStore::new(dir, DEFAULT_MAX_BYTES),
     )
+}
+
+/// The same, with bounds in bytes, characters and lines beside the budget.
+pub fn engine_sized(dir: &Path, budget: usize, size: SizeLimits) -> Engine {
+    let mut policy = Policy::builtin();
+    policy
+        .set_budget(budget)
+        .expect("the budget is at least MIN_BUDGET");
+    policy.tighten_to(None, size);
+    Engine::new(
+        policy,
+        Tokenizer::Cl100k,
+        SpillStore::new(dir, DEFAULT_MAX_BYTES),
+    )
+}
+
+/// The text a result shows a model, measured here on its own: text blocks, embedded resource
+/// text, links and unknown blocks as compact JSON, structuredContent as compact JSON.
+pub fn model_text_size(result: &Value) -> Size {
+    let mut size = Size::default();
+    for b in result["content"].as_array().into_iter().flatten() {
+        size = size
+            + match b["type"].as_str().unwrap_or("") {
+                "text" => Size::of(b["text"].as_str().unwrap_or("")),
+                "resource" => Size::of(b["resource"]["text"].as_str().unwrap_or("")),
+                "image" | "audio" => Size::default(),
+                _ => Size::of(&compact(b)),
+            };
+    }
+    match result.get("structuredContent") {
+        Some(s) if !s.is_null() => size + Size::of(&compact(s)),
+        _ => size,
+    }
 }
 
 macro_rules! ensure {
@@ -83,7 +117,14 @@ pub fn check(engine: &Engine, server: &str, tool: &str, input: &Value) -> Result
         out.tokens_after
     );
     ensure!(!out.stages.is_empty(), "no stages recorded");
-    let fits = before <= budget;
+    let size = engine.policy().for_tool(tool).size;
+    let sized = |v: &Value| size.is_unbounded() || size.fits(model_text_size(v));
+    ensure!(
+        sized(&out.result),
+        "the output's text {:?} is over the bounds {size:?} ({strategy})",
+        model_text_size(&out.result)
+    );
+    let fits = before <= budget && sized(input);
     ensure!(
         (out.strategy == Strategy::PassThrough) == fits,
         "strategy {strategy} but input cost {before} vs budget {budget}"

@@ -15,7 +15,7 @@ use super::lazy::strip_prefix;
 use super::note::{render, NoteFacts};
 use super::parts::{Part, Work};
 use super::strip::{strip, StripCounts};
-use super::{Policy, PrefixCounter, Scan, SpillHandle, SpillStore, ToolPolicy};
+use super::{Policy, PrefixCounter, Scan, Size, SpillHandle, SpillStore, ToolPolicy};
 use crate::tokens::Tokenizer;
 
 /// How a result was made to fit.
@@ -169,7 +169,10 @@ impl Engine {
             let _ = work.cost_up_to(&self.counter, limit);
             original.adopt_scans(&work);
         }
-        if let Some(n) = original.cost_up_to(&self.counter, limit) {
+        let fits = original
+            .cost_up_to(&self.counter, limit)
+            .filter(|_| policy.size.is_unbounded() || policy.size.fits(original.size()));
+        if let Some(n) = fits {
             let stages = vec![Stage {
                 name: "measure".into(),
                 micros: clock.elapsed().as_micros() as u64,
@@ -192,6 +195,7 @@ impl Engine {
         let facts = NoteFacts {
             reader_tool: self.reader_tool,
             budget: policy.budget,
+            size: policy.size.describe(),
             original_bytes: original.payload_bytes(),
             spill: Some(self.store.plan(
                 call.server,
@@ -312,7 +316,11 @@ impl Engine {
     /// Finish with `strategy` if the work and its note fit.
     fn try_finish(&self, run: &mut Run, strategy: Strategy) -> Option<Budgeted> {
         run.facts.strategy = strategy.name();
-        let note = self.counter.count(&render(&run.facts));
+        let text = render(&run.facts);
+        if !run.fits_size(&text) {
+            return None;
+        }
+        let note = self.counter.count(&text);
         let rest = run
             .work
             .cost_up_to(&self.counter, run.limit.checked_sub(note)?)?;
@@ -354,6 +362,12 @@ impl Engine {
 }
 
 impl Run<'_> {
+    /// The work and a note `note` long are within the policy's bytes, characters and lines.
+    fn fits_size(&self, note: &str) -> bool {
+        let size = &self.policy.size;
+        size.is_unbounded() || size.fits(self.work.size() + Size::of(note))
+    }
+
     fn stage(&mut self, name: &str) {
         let micros = self.clock.elapsed().as_micros() as u64;
         let spent: u64 = self.stages.iter().map(|s| s.micros).sum();

@@ -16,12 +16,17 @@ mod policy;
 mod prefix;
 mod project;
 mod shrink;
+mod size;
 mod spill;
 mod strip;
 
 pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
 pub use input::{load_payload, parse_result, Payload, PayloadError};
-pub use policy::{Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET};
+pub use policy::{
+    Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET, MIN_SIZE_CHARS,
+    MIN_SIZE_LINES,
+};
+pub use size::{Size, SizeLimits};
 pub use prefix::{PrefixCounter, Scan};
 pub use project::Projection;
 pub use shrink::{shrink, Caps, ShrinkReport};

@@ -10,6 +10,8 @@ const MAX_CUT_LINES: usize = 6;
 #[derive(Debug, Clone, Default)]
 pub struct NoteFacts {
     pub budget: usize,
+    /// Bounds in bytes, characters or lines met beside the budget: "10,000 bytes and 256 lines".
+    pub size: Option<String>,
     pub strategy: &'static str,
     pub original_bytes: usize,
     pub cuts: Vec<String>,
@@ -29,8 +31,9 @@ pub struct NoteFacts {
 /// The note text.
 pub fn render(f: &NoteFacts) -> String {
     let mut s = format!(
-        "[mcp-budget] This result was reduced to fit a budget of {} tokens ({}; the original was {} bytes).",
+        "[mcp-budget] This result was reduced to fit a budget of {} tokens{} ({}; the original was {} bytes).",
         thousands(f.budget),
+        f.size.as_ref().map_or(String::new(), |s| format!(" within {s}")),
         f.strategy,
         thousands(f.original_bytes)
     );

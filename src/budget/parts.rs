@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::capped::Capped;
 use super::shrink::Caps;
-use super::{PrefixCounter, Scan};
+use super::{PrefixCounter, Scan, Size};
 use crate::measure::{is_json_text, structured_duplicate, TextView};
 use crate::tokens::image_data_cost;
 
@@ -173,6 +173,26 @@ impl Work {
                 _ => 0,
             })
             .sum()
+    }
+
+    /// The size of the text this work shows a model: texts, links as their JSON and
+    /// structuredContent as compact JSON (images and blobs are not text).
+    pub fn size(&self) -> Size {
+        let mut size = Size::default();
+        for p in &self.parts {
+            size = size
+                + match p {
+                    Part::Prose { text, .. }
+                    | Part::Json { text, .. }
+                    | Part::Resource { text, .. } => Size::of(text),
+                    Part::Fixed { block, tokens } if *tokens > 0 => Size::of(&compact(block)),
+                    Part::Fixed { .. } | Part::Image { .. } => Size::default(),
+                };
+        }
+        if let Some(s) = &self.structured {
+            size = size + Size::of(&compact(s));
+        }
+        size
     }
 
     /// Take over what `edited` (this work after stripping) has counted, for the bytes the two

@@ -5,10 +5,14 @@
 use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 
-use super::Projection;
+use super::{Projection, SizeLimits};
 
 /// The smallest budget a result can be cut to and still carry its note.
 pub const MIN_BUDGET: usize = 200;
+/// The smallest byte or character limit (the note alone takes a few hundred).
+pub const MIN_SIZE_CHARS: usize = 1000;
+/// The smallest line limit (the note alone takes up to ten lines).
+pub const MIN_SIZE_LINES: usize = 20;
 
 /// Which noise the strip stage removes from prose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +40,8 @@ impl Default for StripRules {
 #[derive(Debug, Clone)]
 pub struct ToolPolicy {
     pub budget: usize,
+    /// Bounds in bytes, characters and lines, met beside `budget` (a client's own units).
+    pub size: SizeLimits,
     pub project: Option<Projection>,
     /// Arrays are first capped to this many items; the cap is lowered until the result fits.
     pub max_array_items: usize,
@@ -63,6 +69,7 @@ impl Default for ToolPolicy {
     fn default() -> Self {
         ToolPolicy {
             budget: 8000,
+            size: SizeLimits::default(),
             project: None,
             max_array_items: 20,
             max_string_chars: 500,
@@ -91,6 +98,9 @@ pub struct PolicyError {
 #[serde(deny_unknown_fields)]
 struct RuleToml {
     budget: Option<usize>,
+    budget_bytes: Option<usize>,
+    budget_chars: Option<usize>,
+    budget_lines: Option<usize>,
     project: Option<String>,
     max_array_items: Option<usize>,
     max_string_chars: Option<usize>,
@@ -166,6 +176,8 @@ struct Rule {
 pub struct Policy {
     default: ToolPolicy,
     rules: Vec<Rule>,
+    /// A client's token cap and size bounds, applied after every rule.
+    client: Option<(Option<usize>, SizeLimits)>,
 }
 
 impl Policy {
@@ -231,7 +243,8 @@ impl Policy {
         Ok(())
     }
 
-    /// The settings for `tool`: the default, then every matching rule in order.
+    /// The settings for `tool`: the default, then every matching rule in order, then a
+    /// client's limits (which only tighten).
     pub fn for_tool(&self, tool: &str) -> ToolPolicy {
         let mut p = self.default.clone();
         for r in self.rules.iter().filter(|r| r.matcher.is_match(tool)) {
@@ -240,7 +253,24 @@ impl Policy {
                 p.project = r.project.clone();
             }
         }
+        if let Some((tokens, size)) = self.client {
+            p.budget = p.budget.min(tokens.unwrap_or(usize::MAX)).max(MIN_BUDGET);
+            p.size = p.size.tightened(size);
+        }
         p
+    }
+
+    /// Tighten every tool's limits to a client's (`proxy --client`): a token cap and bounds in
+    /// bytes, characters and lines; the tighter of the policy's and the client's wins. Bounds
+    /// below the minimums are raised to them (a note must still fit).
+    pub fn tighten_to(&mut self, tokens: Option<usize>, size: SizeLimits) {
+        let floor = |v: Option<usize>, min: usize| v.map(|v| v.max(min));
+        let size = SizeLimits {
+            bytes: floor(size.bytes, MIN_SIZE_CHARS),
+            chars: floor(size.chars, MIN_SIZE_CHARS),
+            lines: floor(size.lines, MIN_SIZE_LINES),
+        };
+        self.client = Some((tokens, size));
     }
 
     /// The default budget.
@@ -280,6 +310,23 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
         check_budget(b, tool)?;
         p.budget = b;
     }
+    let at_least = |v: Option<usize>, name: &str, min: usize| match v {
+        Some(v) if v < min => Err(PolicyError {
+            tool: tool.into(),
+            message: format!("`{name}` {v} is below the minimum of {min}"),
+        }),
+        other => Ok(other),
+    };
+    let size = SizeLimits {
+        bytes: at_least(r.budget_bytes, "budget_bytes", MIN_SIZE_CHARS)?,
+        chars: at_least(r.budget_chars, "budget_chars", MIN_SIZE_CHARS)?,
+        lines: at_least(r.budget_lines, "budget_lines", MIN_SIZE_LINES)?,
+    };
+    p.size = SizeLimits {
+        bytes: size.bytes.or(p.size.bytes),
+        chars: size.chars.or(p.size.chars),
+        lines: size.lines.or(p.size.lines),
+    };
     p.max_array_items =
         positive(r.max_array_items, "max_array_items")?.unwrap_or(p.max_array_items);
     p.max_string_chars =

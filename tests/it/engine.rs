@@ -14,7 +14,8 @@ use crate::support::corpus;
 #[allow(dead_code)]
 mod invariants;
 
-use invariants::{check, compact, engine, png_base64, TOOLS};
+use invariants::{check, compact, engine, engine_sized, model_text_size, png_base64, TOOLS};
+use mcp_budget::budget::SizeLimits;
 
 /// Run `input` at `budget` as `tool` in a fresh spill store; panics with the broken invariant.
 fn run(budget: usize, tool: &str, input: &Value) -> Budgeted {
@@ -324,6 +325,34 @@ fn config(cases: u32) -> ProptestConfig {
     }
 }
 
+/// `prop_run` with bounds in bytes, characters and lines beside the budget.
+fn prop_run_sized(
+    budget: usize,
+    size: SizeLimits,
+    tool: &str,
+    input: &Value,
+) -> Result<Budgeted, TestCaseError> {
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_sized(dir.path(), budget, size);
+    check(&e, "prop", tool, input).map_err(|msg| {
+        TestCaseError::fail(format!("budget {budget}, size {size:?}, tool {tool}: {msg}"))
+    })
+}
+
+/// Bounds as clients set them: often none in a unit, some at the minimums.
+fn size_limits() -> impl Strategy<Value = SizeLimits> {
+    (
+        prop::option::of(1000usize..12_000),
+        prop::option::of(1000usize..12_000),
+        prop::option::of(20usize..300),
+    )
+        .prop_map(|(bytes, chars, lines)| SizeLimits {
+            bytes,
+            chars,
+            lines,
+        })
+}
+
 // ---- properties -------------------------------------------------------------------------------
 
 proptest! {
@@ -374,6 +403,17 @@ proptest! {
     }
 
     #[test]
+    fn size_bounds_hold_on_prose_markdown_and_multibyte(text in prop_oneof![prose(), markdown(), multibyte()], size in size_limits(), budget in budget(), tool in tool()) {
+        prop_run_sized(budget, size, tool, &text_result(&text))?;
+    }
+
+    #[test]
+    fn size_bounds_hold_on_json_and_mixed_blocks(v in json_value(), pretty in any::<bool>(), mixed_input in mixed(), size in size_limits(), budget in budget(), tool in tool()) {
+        prop_run_sized(budget, size, tool, &text_result(&json_text(&v, pretty)))?;
+        prop_run_sized(budget, size, tool, &mixed_input)?;
+    }
+
+    #[test]
     fn fuzz_logic_on_random_bytes(data in prop::collection::vec(any::<u8>(), 0..3000)) {
         let dir = tempfile::tempdir().unwrap();
         invariants::fuzz_one(&data, dir.path());
@@ -381,6 +421,52 @@ proptest! {
 }
 
 // ---- edge cases -------------------------------------------------------------------------------
+
+#[test]
+fn codex_bounds_hold_on_every_shape() {
+    // 10,000 bytes and 256 lines, which a budget of 8,000 tokens alone does not keep
+    let size = SizeLimits {
+        bytes: Some(10_000),
+        chars: None,
+        lines: Some(256),
+    };
+    let short_lines: String = (0..20_000).map(|i| format!("{i}\n")).collect();
+    let one_line = "word ".repeat(400_000);
+    let rows: Vec<Value> = (0..3000)
+        .map(|i| json!({"id": i, "name": format!("row {i}"), "tags": ["a", "b"]}))
+        .collect();
+    let pretty = serde_json::to_string_pretty(&rows).unwrap();
+    let wide = "\u{4e2d}\u{6587}".repeat(20_000);
+    for (what, input) in [
+        ("short lines", text_result(&short_lines)),
+        ("one 2 MB line", text_result(&one_line)),
+        ("pretty JSON", text_result(&pretty)),
+        ("CJK", text_result(&wide)),
+        (
+            "structuredContent",
+            json!({"content": [{"type": "text", "text": "rows"}], "structuredContent": {"rows": rows}}),
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let e = engine_sized(dir.path(), 8000, size);
+        let out = check(&e, "edge", "fetch", &input).unwrap_or_else(|m| panic!("{what}: {m}"));
+        let s = model_text_size(&out.result);
+        assert!(s.bytes <= 10_000 && s.lines <= 256, "{what}: {s:?}");
+        assert_ne!(out.strategy, Strat::PassThrough, "{what}");
+        let note = out.note.unwrap();
+        assert!(
+            note.contains("within 10,000 bytes and 256 lines"),
+            "{what}: the note names the bounds: {note}"
+        );
+        // the preview fills what the bounds leave: not a few lines when 256 are allowed
+        if what == "short lines" {
+            assert!(s.lines > 200, "{what}: only {} lines kept", s.lines);
+        }
+        if what == "one 2 MB line" {
+            assert!(s.bytes > 8_000, "{what}: only {} bytes kept", s.bytes);
+        }
+    }
+}
 
 #[test]
 fn empty_and_odd_results_pass_through() {

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Work};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
+use super::super::Size;
 use super::{Budgeted, Engine, Run, Strategy};
 
 impl Engine {
@@ -61,10 +62,14 @@ impl Engine {
             facts.cuts = cuts.clone();
             facts.cuts.extend(report.describe());
             facts.strategy = Strategy::Shrunk.name();
-            let note = self.counter.count(&render(&facts));
+            let text = render(&facts);
+            let note = self.counter.count(&text);
+            let size = &run.policy.size;
+            let sized = size.is_unbounded() || size.fits(w.size() + Size::of(&text));
             match run
                 .limit
                 .checked_sub(note)
+                .filter(|_| sized)
                 .and_then(|room| w.cost_up_to(&self.counter, room))
             {
                 Some(_) => {

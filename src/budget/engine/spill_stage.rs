@@ -9,7 +9,7 @@ use super::super::lazy::original_offset;
 use super::super::note::render;
 use super::super::parts::{compact, Part, Work};
 use super::super::shrink::{ladder, Caps, ShrinkReport};
-use super::super::Scan;
+use super::super::{Scan, Size, SizeLimits};
 use super::json_stage::{json_texts, shrunk};
 use super::{Budgeted, Engine, Run, Strategy};
 
@@ -35,8 +35,12 @@ impl Engine {
             let mut facts = run.facts.clone();
             facts.cuts = cuts.clone();
             facts.cuts.extend(json_cuts.describe());
-            let note = self.counter.count(&render(&facts));
-            if json + note <= run.limit / 2 {
+            let text = render(&facts);
+            let note = self.counter.count(&text);
+            let json_size = json_texts(&run.work)
+                .iter()
+                .fold(Size::of(&text), |s, t| s + Size::of(t));
+            if json + note <= run.limit / 2 && run.policy.size.share(0.5).fits(json_size) {
                 break;
             }
         }
@@ -71,16 +75,29 @@ impl Engine {
         let mut shave = 0;
         for _ in 0..4 {
             if let Some(i) = preview_at {
-                let allowance = self
-                    .preview_allowance(run, i, &full, exact_lines.then_some(total_lines))
-                    .saturating_sub(shave);
+                let (allowance, room) =
+                    self.preview_allowance(run, i, &full, exact_lines.then_some(total_lines));
+                let allowance = allowance.saturating_sub(shave);
+                // a try that did not fit shaves the size bounds as it shaves the tokens
+                let size_room = room.map(|r| SizeLimits {
+                    bytes: r.bytes.map(|b| b.saturating_sub(shave)),
+                    chars: r.chars.map(|c| c.saturating_sub(shave)),
+                    lines: r.lines.map(|l| l.saturating_sub(shave / 32)),
+                });
                 let allowance = run
                     .policy
                     .preview_tokens
                     .map_or(allowance, |p| allowance.min(self.counter.bpe_budget(p)));
-                let (len, n) = self
+                let (mut len, mut n) = self
                     .counter
                     .prefix_scanned(&full, allowance, 0.1, &mut full_scan);
+                // bytes, characters and lines: the longest prefix within what is left of them
+                if let Some(room) = size_room {
+                    let cut = room.prefix_len(&full, len);
+                    if cut < len {
+                        (len, n) = (cut, self.counter.count(&full[..cut]));
+                    }
+                }
                 set_prose(
                     &mut run.work.parts[i],
                     full[..len].to_string(),
@@ -161,14 +178,15 @@ impl Engine {
         }
     }
 
-    /// Tokens left for the preview once everything else and a worst-case note are counted.
+    /// Tokens left for the preview once everything else and a worst-case note are counted, and
+    /// what is left of the size bounds (`None` when there are none).
     fn preview_allowance(
         &self,
         run: &mut Run,
         at: usize,
         full: &str,
         total_lines: Option<usize>,
-    ) -> usize {
+    ) -> (usize, Option<SizeLimits>) {
         let saved = std::mem::replace(
             &mut run.work.parts[at],
             Part::Prose {
@@ -188,8 +206,25 @@ impl Engine {
                 full.len()
             ));
         }
-        let note = self.counter.count(&render(&facts));
-        run.limit.saturating_sub(others + note + 1)
+        let text = render(&facts);
+        let note = self.counter.count(&text);
+        let size = &run.policy.size;
+        let room = (!size.is_unbounded()).then(|| {
+            let mut used = run.work.size() + Size::of(&text);
+            if let Part::Prose { text, .. } | Part::Resource { text, .. } = &run.work.parts[at] {
+                let own = Size::of(text);
+                used.bytes -= own.bytes;
+                used.chars -= own.chars;
+                used.lines -= own.lines;
+            }
+            // nothing left: an empty preview
+            size.room(used).unwrap_or(SizeLimits {
+                bytes: Some(0),
+                chars: Some(0),
+                lines: Some(0),
+            })
+        });
+        (run.limit.saturating_sub(others + note + 1), room)
     }
 }
 
