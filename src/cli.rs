@@ -72,6 +72,10 @@ pub struct ProxyArgs {
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base")]
     pub tokenizer: String,
+    /// The client in front of the proxy: its limits in tokens, bytes, characters and lines
+    /// tighten the budget, so the client never cuts a result again (claude-code, codex, …)
+    #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "ID")]
+    pub client: Option<String>,
     /// Seconds the upstream has to start and answer `initialize`
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub timeout: u64,
@@ -215,6 +219,15 @@ pub struct AuditArgs {
     /// Also call every tool annotated readOnlyHint: true that has no required arguments
     #[arg(long)]
     pub auto_probe: bool,
+    /// Clients whose view of every tool list and result is reported: ids, comma-separated, or
+    /// `all` (naive, claude-code, claude-desktop, codex, gemini-cli, copilot-cli, vscode, cursor)
+    #[arg(
+        long = "client",
+        env = "MCP_BUDGET_CLIENT",
+        value_name = "LIST",
+        default_value = "all"
+    )]
+    pub clients: String,
     /// Record every JSON-RPC exchange (secrets redacted) into DIR, with a manifest and a
     /// probes.toml that audits the recording (`serve-capture`)
     #[arg(long, value_name = "DIR")]
@@ -303,6 +316,10 @@ pub struct ReplayArgs {
     /// Engine passes per file; the median time is reported
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub runs: usize,
+    /// Budget for this client: its limits in tokens, bytes, characters and lines tighten the
+    /// budget (claude-code, codex, …)
+    #[arg(long, value_name = "ID")]
+    pub client: Option<String>,
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base", value_name = "NAME")]
     pub tokenizer: String,

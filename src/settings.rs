@@ -14,6 +14,7 @@ use mcp_budget::capture::{Recorder, ReplayDefaults};
 use mcp_budget::config::{load_sources, Defaults, ProbeFile, ServerSpec, Sources};
 use mcp_budget::gate::{Thresholds, ToolLimits};
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::units::thousands;
 use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
 use crate::cli::{AuditArgs, EngineArgs, ThresholdArgs};
@@ -80,6 +81,8 @@ fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOpt
         &sources.servers.servers,
     )?;
     Ok(AuditOptions {
+        clients: mcp_budget::report::clients::select(&args.clients)
+            .map_err(|e| anyhow::anyhow!("--client: {e}"))?,
         tokenizers,
         timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
         concurrency: args.concurrency.or(concurrency).unwrap_or(8),
@@ -130,6 +133,36 @@ pub fn engine(
         .check_writable()
         .with_context(|| format!("the spill folder {} cannot be written", dir.display()))?;
     Ok(Engine::new(policy, tokenizer, store))
+}
+
+/// `engine` with every tool's limits tightened to a client's profile (`--client ID`), and the
+/// limits in words for the start-up line ("8,000 tokens, 10,000 bytes and 256 lines").
+pub fn for_client(engine: Engine, client: Option<&str>) -> anyhow::Result<(Engine, String)> {
+    let Some(id) = client else {
+        let words = format!("{} tokens", thousands(engine.policy().budget()));
+        return Ok((engine, words));
+    };
+    let profile = mcp_budget::report::clients::select(id)
+        .ok()
+        .filter(|p| p.len() == 1)
+        .with_context(|| {
+            let known: Vec<&str> = mcp_budget::report::clients::profiles()
+                .iter()
+                .map(|p| p.id.as_str())
+                .collect();
+            format!(
+                "--client: unknown client `{id}` (known: {})",
+                known.join(", ")
+            )
+        })?[0];
+    let limits = mcp_budget::report::clients::engine_limits(profile);
+    let engine = mcp_budget::audit::engine_for(&engine, limits);
+    let p = engine.policy().for_tool("");
+    let words = match p.size.describe() {
+        Some(size) => format!("{} tokens within {size}", thousands(p.budget)),
+        None => format!("{} tokens", thousands(p.budget)),
+    };
+    Ok((engine, format!("{words} ({})", profile.name)))
 }
 
 /// The engine of a command that reads no probe file (`replay`, `proxy`): its flags alone, spills

@@ -2,6 +2,7 @@
 //! ending as a report row whatever happens to it. Async, no printing: progress goes to an
 //! [`AuditObserver`] the binary implements.
 
+mod clients;
 mod engine_time;
 mod observer;
 mod server;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+pub use clients::{client_rows, engine_for};
 pub use engine_time::warm_up;
 pub use observer::{AuditObserver, NoProgress, Phase};
 pub use server::audit_server;
@@ -19,6 +21,7 @@ pub use server::audit_server;
 use crate::budget::Engine;
 use crate::capture::Recorder;
 use crate::config::{EntryError, ServerSpec};
+use crate::report::clients::{report_profiles, ClientProfile};
 use crate::report::{ConfigIssue, Report, ServerReport};
 use crate::tokens::TokenizerSet;
 use crate::upstream::SessionOptions;
@@ -38,6 +41,8 @@ pub struct AuditOptions {
     pub engine: Option<Arc<Engine>>,
     /// Where each server's transcript goes (`--record`); needs `session.record`.
     pub recorder: Option<Arc<Recorder>>,
+    /// The clients whose view of every result and tool list is reported.
+    pub clients: Vec<&'static ClientProfile>,
 }
 
 impl Default for AuditOptions {
@@ -50,6 +55,7 @@ impl Default for AuditOptions {
             session: SessionOptions::default(),
             engine: None,
             recorder: None,
+            clients: crate::report::clients::profiles().iter().collect(),
         }
     }
 }
@@ -62,6 +68,8 @@ pub struct AuditRun {
     /// Microseconds of the engine's one-time start-up, paid before the first probe and in no
     /// probe's `engine_us`; `None` without an engine.
     pub engine_startup_us: Option<u64>,
+    /// The clients the rows were measured for.
+    pub clients: Vec<ClientProfile>,
 }
 
 /// Audit every server, after the engine's start-up ([`warm_up`]) so that no probe pays it.
@@ -79,6 +87,7 @@ pub async fn run_audit(
     AuditRun {
         servers: audit_servers(specs, opts, observer).await,
         engine_startup_us,
+        clients: report_profiles(&opts.clients),
     }
 }
 
@@ -116,6 +125,7 @@ pub fn build_report(
     Report {
         generated_at: crate::units::now_rfc3339(),
         engine_startup_us: run.engine_startup_us,
+        clients: run.clients,
         config_errors: config_errors
             .iter()
             .map(|e| ConfigIssue {

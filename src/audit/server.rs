@@ -1,6 +1,7 @@
 //! The audit of one server: connect, measure the lists, run the probes, all under one timeout.
 //! Whatever was measured before a failure stays in the row.
 
+use super::clients::client_rows;
 use super::engine_time::{runs_for, timed_pass};
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
@@ -236,25 +237,35 @@ async fn run_probe(
     let set = opts.tokenizers.clone();
     let response = outcome.response;
     let engine = opts.engine.clone();
+    let clients = opts.clients.clone();
     let (server, probe_owned) = (server.to_string(), probe.clone());
     // counting and budgeting a large result is CPU work: keep it off the async workers
     let measured = tokio::task::spawn_blocking(move || {
-        let raw = measure_result(response.result_text(), &set)?;
-        let error = raw
-            .is_error
-            .then(|| tool_error_text(response.result_text()));
-        let budgeted = engine.map(|e| replay(&e, &server, &probe_owned, response.result_text()));
-        Ok::<_, crate::measure::MeasureError>((raw, error, budgeted))
+        let text = response.result_text();
+        let raw = measure_result(text, &set)?;
+        let error = raw.is_error.then(|| tool_error_text(text));
+        let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        let budgeted = engine
+            .as_deref()
+            .map(|e| replay(e, &server, &probe_owned, text, &value));
+        let call = CallInfo {
+            server: &server,
+            tool: &probe_owned.tool,
+            raw: Some(text),
+        };
+        let seen = client_rows(&clients, engine.as_deref(), &call, &value, set.primary());
+        Ok::<_, crate::measure::MeasureError>((raw, error, budgeted, seen))
     })
     .await;
     match measured {
-        Ok(Ok((raw, error, budgeted))) => {
+        Ok(Ok((raw, error, budgeted, seen))) => {
             if raw.is_error {
                 row.status = ProbeStatus::ToolError;
                 row.error = error;
             }
             row.raw = Some(raw);
             row.budgeted = budgeted;
+            row.clients = seen;
         }
         Ok(Err(e)) => (row.status, row.error) = (ProbeStatus::Error, Some(e.to_string())),
         Err(e) => {
@@ -266,14 +277,19 @@ async fn run_probe(
 
 /// Run a raw result through the engine, timing the engine pass alone as `replay` does (the
 /// median of a few passes for a small result; the start-up was paid before the first probe).
-fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCost {
-    let value: serde_json::Value = serde_json::from_str(raw).unwrap_or_default();
+fn replay(
+    engine: &Engine,
+    server: &str,
+    probe: &Probe,
+    raw: &str,
+    value: &serde_json::Value,
+) -> BudgetedCost {
     let call = CallInfo {
         server,
         tool: &probe.tool,
         raw: Some(raw),
     };
-    let (out, engine_us) = timed_pass(runs_for(raw.len()), || engine.run(&call, &value));
+    let (out, engine_us) = timed_pass(runs_for(raw.len()), || engine.run(&call, value));
     let (mut text_bytes, mut text_chars, mut text_lines) = (0, 0, 0);
     for block in out.result["content"].as_array().into_iter().flatten() {
         let text = block["text"]
@@ -290,7 +306,7 @@ fn replay(engine: &Engine, server: &str, probe: &Probe, raw: &str) -> BudgetedCo
         text_lines,
         budget: out.budget,
         tokens: out.tokens_after,
-        tokens_before: engine.tokens_before(&out, &value),
+        tokens_before: engine.tokens_before(&out, value),
         strategy: out.strategy.name().to_string(),
         engine_us,
         spill_path: out.spill.map(|s| s.path.display().to_string()),

@@ -115,6 +115,14 @@ impl Engine {
         self
     }
 
+    /// A copy whose every tool's limits are tightened to a client's: a token cap and bounds in
+    /// bytes, characters and lines (see [`Policy::tighten_to`]).
+    pub fn tightened(&self, tokens: Option<usize>, size: super::SizeLimits) -> Engine {
+        let mut e = self.clone();
+        e.policy.tighten_to(tokens, size);
+        e
+    }
+
     pub fn policy(&self) -> &Policy {
         &self.policy
     }
@@ -150,7 +158,21 @@ impl Engine {
 
     /// Make `result` fit its tool's budget.
     pub fn run(&self, call: &CallInfo, result: &Value) -> Budgeted {
-        let policy = self.policy.for_tool(call.tool);
+        self.run_for(call, result, false)
+    }
+
+    /// [`Self::run`] for a tool that declares an `outputSchema`: its structuredContent is
+    /// kept (shrunk if need be) even where it repeats the text, since a client validates that
+    /// it is there (the MCP specification: a server with an output schema MUST return it).
+    pub fn run_with_output_schema(&self, call: &CallInfo, result: &Value) -> Budgeted {
+        self.run_for(call, result, true)
+    }
+
+    fn run_for(&self, call: &CallInfo, result: &Value, output_schema: bool) -> Budgeted {
+        let mut policy = self.policy.for_tool(call.tool);
+        if output_schema {
+            policy.drop_duplicate_structured = false;
+        }
         let limit = self.counter.bpe_budget(policy.budget);
         let clock = Instant::now();
         let mut original = Work::parse(result, &self.counter);

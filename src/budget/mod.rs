@@ -26,10 +26,10 @@ pub use policy::{
     Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET, MIN_SIZE_CHARS,
     MIN_SIZE_LINES,
 };
-pub use size::{Size, SizeLimits};
 pub use prefix::{PrefixCounter, Scan};
 pub use project::Projection;
 pub use shrink::{shrink, Caps, ShrinkReport};
+pub use size::{Size, SizeLimits};
 pub use spill::{
     content_hash, sanitize, SpillEntry, SpillHandle, SpillLines, SpillReadError, SpillStore,
     DEFAULT_MAX_BYTES, SPILL_URI_PREFIX,

@@ -176,21 +176,31 @@ impl Work {
     }
 
     /// The size of the text this work shows a model: texts, links as their JSON and
-    /// structuredContent as compact JSON (images and blobs are not text).
+    /// structuredContent as compact JSON (images and blobs are not text), each counted with the
+    /// line break a client that joins the texts puts after it (a line more after a text that
+    /// ends in one).
     pub fn size(&self) -> Size {
+        let sep = |text: &str| {
+            let s = Size::of(text);
+            Size {
+                bytes: s.bytes + 1,
+                chars: s.chars + 1,
+                lines: s.lines + usize::from(text.ends_with('\n')),
+            }
+        };
         let mut size = Size::default();
         for p in &self.parts {
             size = size
                 + match p {
                     Part::Prose { text, .. }
                     | Part::Json { text, .. }
-                    | Part::Resource { text, .. } => Size::of(text),
-                    Part::Fixed { block, tokens } if *tokens > 0 => Size::of(&compact(block)),
+                    | Part::Resource { text, .. } => sep(text),
+                    Part::Fixed { block, tokens } if *tokens > 0 => sep(&compact(block)),
                     Part::Fixed { .. } | Part::Image { .. } => Size::default(),
                 };
         }
         if let Some(s) = &self.structured {
-            size = size + Size::of(&compact(s));
+            size = size + sep(&compact(s));
         }
         size
     }

@@ -21,7 +21,11 @@ use crate::settings;
 pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
     let spec = upstream(&args)?;
     let tokenizer: Tokenizer = args.tokenizer.parse()?;
-    let engine = settings::flags_engine(&args.engine, tokenizer)?.with_reader_tool();
+    let (engine, limits) = settings::for_client(
+        settings::flags_engine(&args.engine, tokenizer)?,
+        args.client.as_deref(),
+    )?;
+    let engine = engine.with_reader_tool();
     let log = match &args.log {
         Some(p) => {
             Some(Arc::new(CallLog::open(p).with_context(|| {
@@ -76,7 +80,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         };
         let s = &proxy.startup;
         crate::printer::warn(&format!(
-            "mcp-budget proxy: `{}`: {} of {} tools shown; schema {} -> {} tokens per turn (hidden tools save {}, mcp_budget_read adds {})",
+            "mcp-budget proxy: `{}`: {} of {} tools shown; schema {} -> {} tokens per turn (hidden tools save {}, mcp_budget_read adds {}); results within {limits}",
             name,
             s.shown_tools,
             s.upstream_tools,

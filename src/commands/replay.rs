@@ -13,7 +13,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
     let tokenizer = *Tokenizer::parse_list(&args.tokenizer)?
         .first()
         .context("no tokenizer given")?;
-    let engine = settings::flags_engine(&args.engine, tokenizer)?;
+    let (engine, _) = settings::for_client(
+        settings::flags_engine(&args.engine, tokenizer)?,
+        args.client.as_deref(),
+    )?;
     let mut rows = Vec::new();
     let mut failed = false;
     for file in &args.files {

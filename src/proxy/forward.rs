@@ -191,6 +191,14 @@ impl Proxy {
         let engine = self.shared.opts.engine.clone();
         let server = self.shared.opts.server.clone();
         let tool = name.to_string();
+        // a client validates structuredContent against a declared output schema: keep it
+        let output_schema = self
+            .shared
+            .tools
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .any(|t| t["name"] == name && t.get("outputSchema").is_some_and(|s| !s.is_null()));
         tokio::task::spawn_blocking(move || {
             let started = Instant::now();
             let call = CallInfo {
@@ -198,7 +206,11 @@ impl Proxy {
                 tool: &tool,
                 raw: Some(response.result_text()),
             };
-            let out = engine.run(&call, &raw);
+            let out = if output_schema {
+                engine.run_with_output_schema(&call, &raw)
+            } else {
+                engine.run(&call, &raw)
+            };
             (out, started.elapsed().as_secs_f64() * 1000.0, raw)
         })
         .await

@@ -11,7 +11,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::forward::from_json;
-use super::read::{read, ReadArgs, ReadError, READ_TOOL};
+use super::read::{read_within, ReadArgs, ReadError, READ_TOOL};
 use super::server::Proxy;
 use super::state::{lock, log_rank, Client, LOG_LEVELS};
 use crate::budget::{SpillReadError, SpillStore, SPILL_URI_PREFIX};
@@ -125,10 +125,12 @@ impl ServerHandler for Proxy {
         let args = request.arguments.unwrap_or_default();
         if request.name == READ_TOOL {
             let parsed: Result<ReadArgs, _> = serde_json::from_value(Value::Object(args));
-            let budget = self.shared.opts.engine.policy().for_tool(READ_TOOL).budget;
+            let policy = self.shared.opts.engine.policy().for_tool(READ_TOOL);
+            let (budget, size) = (policy.budget, policy.size);
+            let tokenizer = self.shared.opts.tokenizer;
             let result = match parsed {
                 Err(e) => error_result(&ReadError::Arguments(e.to_string()).to_string()),
-                Ok(a) => match read(self.store(), &a, budget, self.shared.opts.tokenizer) {
+                Ok(a) => match read_within(self.store(), &a, budget, size, tokenizer) {
                     Ok(text) => from_json(json!({"content": [{"type": "text", "text": text}]}))?,
                     Err(e) => error_result(&e.to_string()),
                 },

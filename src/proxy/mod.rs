@@ -19,6 +19,6 @@ mod warnings;
 pub use filter::{GlobError, ToolFilter};
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
 pub use options::ProxyOptions;
-pub use read::{read, read_tool_definition, ReadArgs, ReadError, READ_TOOL};
+pub use read::{read, read_tool_definition, read_within, ReadArgs, ReadError, READ_TOOL};
 pub use server::{Proxy, ProxyStartError};
 pub use tools::{shorten, Startup};

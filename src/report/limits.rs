@@ -1,17 +1,14 @@
-//! What MCP clients do with large results and many tools, as data with a source and a date, and
+//! What MCP clients do with large results and many tools (the rules of `data/clients.toml`), and
 //! the verdict of each limit on every probe (as sent and after the engine), every server, and all
 //! audited servers together.
 
 use std::sync::LazyLock;
 
-use serde::Deserialize;
-
 use super::model::{LimitVerdict, ProbeResult, Report, Status};
 use crate::units::thousands;
 
 /// One client limit.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClientLimit {
     pub client: String,
     /// `result` (one tool result) or `tools` (the tools a client mounts).
@@ -45,15 +42,24 @@ impl ClientLimit {
     }
 }
 
-#[derive(Deserialize)]
-struct Table {
-    limit: Vec<ClientLimit>,
-}
-
 static TABLE: LazyLock<Vec<ClientLimit>> = LazyLock::new(|| {
-    toml::from_str::<Table>(include_str!("data/limits.toml"))
-        .expect("the embedded limits table parses (tested)")
-        .limit
+    super::clients::profiles()
+        .iter()
+        .flat_map(|p| {
+            p.rules.iter().map(|r| ClientLimit {
+                client: p.name.clone(),
+                applies: r.applies.clone(),
+                unit: r.unit.clone(),
+                threshold: r.threshold,
+                effect: r.effect.clone(),
+                note: r.note.clone(),
+                as_of: r.sourced.as_of.clone(),
+                checked: r.sourced.checked.clone(),
+                confirmed: r.sourced.confirmed,
+                source: r.sourced.source.clone(),
+            })
+        })
+        .collect()
 });
 
 /// Every known client limit.

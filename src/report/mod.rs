@@ -2,6 +2,7 @@
 
 pub mod bundle;
 pub mod charts;
+pub mod clients;
 mod count;
 mod csv;
 pub mod findings;
@@ -33,5 +34,6 @@ pub use stats::{render_stats_table, stats_rows, write_stats_csv, StatsRow};
 pub fn annotate(report: &mut Report, price: PriceInfo) {
     pricing::apply(report, price);
     limits::apply(report);
+    clients::apply(report);
     findings::apply(report);
 }

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::clients::{ClientProfile, ClientResult, ClientSchema};
+
 /// Bumped when a field changes meaning or is removed.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -30,6 +32,9 @@ pub struct Report {
     /// probe's `engine_us`.
     #[serde(default)]
     pub engine_startup_us: Option<u64>,
+    /// The client profiles every `clients` row is for, with their sources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientProfile>,
 }
 
 /// The price of input tokens for one model, with where it came from.
@@ -145,6 +150,9 @@ pub struct ServerReport {
     pub limits: Vec<LimitVerdict>,
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// What each client sends per turn of these tool definitions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientSchema>,
 }
 
 /// A server's headline numbers for one tokenizer.
@@ -245,6 +253,9 @@ pub struct ProbeResult {
     /// Each client's result limits against this result.
     #[serde(default)]
     pub limits: Vec<LimitVerdict>,
+    /// What reaches the model of this result in each client, as sent and after the engine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientResult>,
 }
 
 /// The budget engine's replay of one probe result.
@@ -355,6 +366,7 @@ impl Report {
             pricing: None,
             limits: Vec::new(),
             engine_startup_us: None,
+            clients: Vec::new(),
         }
     }
 
@@ -392,6 +404,7 @@ impl ProbeResult {
             budgeted: None,
             cost: None,
             limits: Vec::new(),
+            clients: Vec::new(),
         }
     }
 }
@@ -420,6 +433,7 @@ impl ServerReport {
             cost: None,
             limits: Vec::new(),
             findings: Vec::new(),
+            clients: Vec::new(),
         }
     }
 

@@ -45,6 +45,13 @@ fn summary(report: &Report, width: Option<u16>) -> String {
             out.push('\n');
         }
     }
+    let clients = clients(report, width);
+    if clients.row_count() > 0 {
+        out.push_str("\nWhat each client sees (tool definitions per turn; probe results, as sent -> after the engine with the client's limits)\n");
+        out.push_str(&clients.to_string());
+        out.push('\n');
+        out.push_str("* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).\n");
+    }
     if let Some(p) = &report.pricing {
         let ok = report.servers.iter().filter_map(|s| s.cost.as_ref());
         let (per_1k, cached) = ok.fold((0.0, 0.0), |(a, b), c| {
@@ -238,6 +245,46 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
                     .set_alignment(CellAlignment::Right),
             ]);
         }
+    }
+    t
+}
+
+fn clients(report: &Report, width: Option<u16>) -> Table {
+    let mut t = table(
+        width,
+        &[
+            "client",
+            "definitions",
+            "tokens/turn",
+            "results cut",
+            "result tokens",
+        ],
+    );
+    for c in super::clients::client_totals(report) {
+        let mark = if c.confirmed { "" } else { " *" };
+        let arrow = |raw: String, budgeted: Option<String>| match budgeted {
+            Some(b) => format!("{raw} -> {b}"),
+            None => raw,
+        };
+        let mut definitions = super::clients::deferred_text(&c);
+        if c.over_tool_limit > 0 {
+            definitions.push_str(&format!(", {} over its tool limit", c.over_tool_limit));
+        }
+        t.add_row(vec![
+            text(&format!("{}{mark}", c.client)),
+            text(&definitions),
+            num(c.schema_tokens),
+            Cell::new(arrow(
+                super::clients::cut_text(c.raw_cut, c.results),
+                c.budgeted_cut
+                    .map(|b| super::clients::cut_text(b, c.results)),
+            )),
+            Cell::new(arrow(
+                thousands(c.raw_tokens),
+                c.budgeted_tokens.map(thousands),
+            ))
+            .set_alignment(CellAlignment::Right),
+        ]);
     }
     t
 }

@@ -335,7 +335,9 @@ fn prop_run_sized(
     let dir = tempfile::tempdir().unwrap();
     let e = engine_sized(dir.path(), budget, size);
     check(&e, "prop", tool, input).map_err(|msg| {
-        TestCaseError::fail(format!("budget {budget}, size {size:?}, tool {tool}: {msg}"))
+        TestCaseError::fail(format!(
+            "budget {budget}, size {size:?}, tool {tool}: {msg}"
+        ))
     })
 }
 

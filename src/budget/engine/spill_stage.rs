@@ -88,9 +88,9 @@ impl Engine {
                     .policy
                     .preview_tokens
                     .map_or(allowance, |p| allowance.min(self.counter.bpe_budget(p)));
-                let (mut len, mut n) = self
-                    .counter
-                    .prefix_scanned(&full, allowance, 0.1, &mut full_scan);
+                let (mut len, mut n) =
+                    self.counter
+                        .prefix_scanned(&full, allowance, 0.1, &mut full_scan);
                 // bytes, characters and lines: the longest prefix within what is left of them
                 if let Some(room) = size_room {
                     let cut = room.prefix_len(&full, len);

@@ -5,12 +5,15 @@ mod window;
 
 use serde::Deserialize;
 
-use crate::budget::SpillStore;
+use crate::budget::{SizeLimits, SpillStore};
 use crate::tokens::Tokenizer;
 use window::{fitting_prefix, windows, CONTEXT_BYTES};
 
 /// The tool's name.
 pub const READ_TOOL: &str = "mcp_budget_read";
+
+/// The most a page's footer takes, in bytes (with line numbers in the millions).
+const FOOTER_BYTES: usize = 300;
 
 /// The added tool's definition (JSON, as tools/list sends it).
 pub fn read_tool_definition() -> serde_json::Value {
@@ -69,6 +72,18 @@ pub fn read(
     budget: usize,
     tokenizer: Tokenizer,
 ) -> Result<String, ReadError> {
+    read_within(store, args, budget, SizeLimits::default(), tokenizer)
+}
+
+/// [`read`] with a client's bounds in bytes, characters and lines beside the token budget
+/// (`proxy --client`): a page with its footer stays within them too.
+pub fn read_within(
+    store: &SpillStore,
+    args: &ReadArgs,
+    budget: usize,
+    size: SizeLimits,
+    tokenizer: Tokenizer,
+) -> Result<String, ReadError> {
     let mut lines = store
         .lines(&args.handle)
         .ok_or_else(|| ReadError::Unknown(args.handle.clone()))?;
@@ -83,7 +98,19 @@ pub fn read(
             "start_line {start} is past the end ({skipped} lines)"
         )));
     }
-    let max_lines = args.max_lines.unwrap_or(usize::MAX).max(1);
+    // the footer is one line of at most a few hundred bytes
+    let max_lines = args
+        .max_lines
+        .unwrap_or(usize::MAX)
+        .min(size.lines.map_or(usize::MAX, |l| l.saturating_sub(1)))
+        .max(1);
+    let byte_room = match (size.bytes, size.chars) {
+        (None, None) => usize::MAX,
+        (b, c) => b
+            .unwrap_or(usize::MAX)
+            .min(c.unwrap_or(usize::MAX))
+            .saturating_sub(FOOTER_BYTES),
+    };
     let pattern = match &args.grep {
         Some(p) => Some(regex::Regex::new(p).map_err(|e| ReadError::Pattern(e.to_string()))?),
         None => None,
@@ -148,7 +175,7 @@ pub fn read(
             None => format!("{line}\n"),
         };
         let cost = tokenizer.count(&piece);
-        if used + cost <= room {
+        if used + cost <= room && out.len() + piece.len() <= byte_room {
             out.push_str(&piece);
             used += cost;
             shown += 1;
@@ -160,8 +187,14 @@ pub fn read(
             break;
         }
         // the first line of the page is longer than the budget: as much of it as fits
-        let cut = fitting_prefix(line, room, tokenizer)
-            .max(line.chars().next().map_or(0, char::len_utf8));
+        let mut cut = fitting_prefix(line, room, tokenizer);
+        if cut > byte_room.saturating_sub(1) {
+            cut = byte_room.saturating_sub(1);
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+        }
+        let cut = cut.max(line.chars().next().map_or(0, char::len_utf8));
         out.push_str(&line[..cut]);
         out.push('\n');
         shown += 1;

@@ -2,6 +2,7 @@
 //! Python SDK's) through `mcp-budget proxy` to the demo server, real servers and hostile ones.
 //! One file per topic; the helpers they share are here.
 
+mod clients;
 mod forwarding;
 mod http;
 mod lifecycle;

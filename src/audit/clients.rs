@@ -1,0 +1,68 @@
+//! What each client's model is sent of one probe result: as the server sent it, and after the
+//! engine run with that client's limits (what `proxy --client` would send it).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use serde_json::Value;
+
+use crate::budget::{CallInfo, Engine, SizeLimits};
+use crate::report::clients::{
+    client_view_counted, engine_limits, ClientProfile, ClientResult, ResultLimits,
+};
+use crate::tokens::Tokenizer;
+
+/// The engine for a client: the policy's limits tightened to the client's.
+pub fn engine_for(engine: &Engine, limits: ResultLimits) -> Engine {
+    engine.tightened(
+        limits.tokens,
+        SizeLimits {
+            bytes: limits.bytes,
+            chars: limits.chars,
+            lines: limits.lines,
+        },
+    )
+}
+
+/// One row per client; clients with the same limits share one engine run.
+pub fn client_rows(
+    clients: &[&ClientProfile],
+    engine: Option<&Engine>,
+    call: &CallInfo,
+    result: &Value,
+    tokenizer: Tokenizer,
+) -> Vec<ClientResult> {
+    let mut runs: HashMap<ResultLimits, Value> = HashMap::new();
+    // the clients show many of the same texts: each is counted once
+    let memo: RefCell<HashMap<(usize, u64), usize>> = RefCell::default();
+    let count = |text: &str| {
+        let mut h = DefaultHasher::new();
+        text.hash(&mut h);
+        let key = (text.len(), h.finish());
+        if let Some(n) = memo.borrow().get(&key) {
+            return *n;
+        }
+        let n = tokenizer.count(text);
+        memo.borrow_mut().insert(key, n);
+        n
+    };
+    clients
+        .iter()
+        .map(|profile| {
+            let budgeted = engine.map(|engine| {
+                let limits = engine_limits(profile);
+                let out = runs
+                    .entry(limits)
+                    .or_insert_with(|| engine_for(engine, limits).run(call, result).result);
+                client_view_counted(profile, out, &count)
+            });
+            ClientResult {
+                client: profile.id.clone(),
+                raw: client_view_counted(profile, result, &count),
+                budgeted,
+                confirmed: profile.confirmed(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,270 @@
+//! Client profiles: what each MCP client puts in front of the model, as data with a source and a
+//! date for every fact (`data/clients.toml`), and what each audited server and result costs each
+//! client: the schema tokens it sends per turn, and what reaches the model of every result, as
+//! sent and after the engine.
+
+mod result;
+mod schema;
+mod summary;
+
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+
+pub use result::{client_view, client_view_counted, engine_limits, Count, ResultLimits};
+pub use schema::{apply, deferred_names};
+pub use summary::{client_totals, cut_text, deferred_text, seen_text, ClientTotals};
+
+/// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
+/// source states it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sourced {
+    pub source: String,
+    pub as_of: String,
+    pub checked: String,
+    pub confirmed: bool,
+}
+
+/// Which parts of a tool result reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sends {
+    Both,
+    Content,
+    StructuredOnly,
+    StructuredReplacesText,
+    BothDedup,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SendsRule {
+    pub mode: Sends,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+/// What the model is sent of the tool definitions on every turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaMode {
+    Full,
+    Deferred,
+    DeferredOver,
+    Names,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaRule {
+    pub mode: SchemaMode,
+    /// `deferred_over`: definitions are deferred once all servers have more tools than this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_tools: Option<usize>,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+/// One limit of a client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// `result` (one tool result) or `tools` (the tools a client mounts).
+    pub applies: String,
+    /// tokens, chars, bytes, lines or tools
+    pub unit: String,
+    pub threshold: u64,
+    /// warning, cap, truncate, spill, refuse or drop
+    pub effect: String,
+    /// truncate: the share of the kept text taken from the start (the rest from the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_share: Option<f64>,
+    /// spill: the preview's size in the rule's unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<u64>,
+    /// The text the client adds in place of what it cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Applies only to a result whose content is one text block.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub only_single_text: bool,
+    /// `false`: the message or preview size has no primary source (the threshold has).
+    #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
+    pub shape_confirmed: bool,
+    pub note: String,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One client's profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientProfile {
+    /// `claude-code`, `codex`, … (what `--client` takes).
+    pub id: String,
+    /// "Claude Code": how reports name it.
+    pub name: String,
+    pub note: String,
+    pub sends: SendsRule,
+    pub schema: SchemaRule,
+    /// Server instructions are cut to this many bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions_cap_bytes: Option<usize>,
+    /// How a deferred tool's name is shown: `{server}` and `{tool}` filled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// Every text the model is shown is wrapped: `{text}` filled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<String>,
+    #[serde(default, rename = "rule", skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<Rule>,
+}
+
+impl ClientProfile {
+    /// Every fact of the profile is confirmed by a primary source.
+    pub fn confirmed(&self) -> bool {
+        self.sends.sourced.confirmed
+            && self.schema.sourced.confirmed
+            && self
+                .rules
+                .iter()
+                .all(|r| r.sourced.confirmed && r.shape_confirmed)
+    }
+}
+
+#[derive(Deserialize)]
+struct Table {
+    client: Vec<ClientProfile>,
+}
+
+static PROFILES: LazyLock<Vec<ClientProfile>> = LazyLock::new(|| {
+    toml::from_str::<Table>(include_str!("../data/clients.toml"))
+        .expect("the embedded client profiles parse (tested)")
+        .client
+});
+
+/// Every client profile, in the file's order (`naive` first).
+pub fn profiles() -> &'static [ClientProfile] {
+    &PROFILES
+}
+
+/// The profile with this id.
+pub fn profile(id: &str) -> Option<&'static ClientProfile> {
+    profiles().iter().find(|p| p.id == id)
+}
+
+/// A `--client` value naming no profile.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown client `{name}` (known: {known})")]
+pub struct UnknownClient {
+    pub name: String,
+    pub known: String,
+}
+
+/// Parse `--client LIST`: comma-separated ids, or `all`; duplicates once, in the file's order.
+pub fn select(list: &str) -> Result<Vec<&'static ClientProfile>, UnknownClient> {
+    let names: Vec<&str> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    if names.is_empty() || names.contains(&"all") {
+        return Ok(profiles().iter().collect());
+    }
+    for n in &names {
+        if profile(n).is_none() {
+            return Err(UnknownClient {
+                name: n.to_string(),
+                known: profiles()
+                    .iter()
+                    .map(|p| p.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    Ok(profiles()
+        .iter()
+        .filter(|p| names.contains(&p.id.as_str()))
+        .collect())
+}
+
+/// The profiles a report used, as audit.json's `clients` lists them.
+pub fn report_profiles(selected: &[&ClientProfile]) -> Vec<ClientProfile> {
+    selected.iter().map(|p| (*p).clone()).collect()
+}
+
+/// What one client sends per turn of one server's tool definitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientSchema {
+    pub client: String,
+    pub schema_tokens_per_turn: usize,
+    /// Definitions are deferred: only names (and instructions) are sent until the model searches.
+    pub deferred: bool,
+    /// The client's tool limit is broken by this server alone.
+    pub tool_limit_exceeded: bool,
+    /// Dollars per 1,000 turns for these tokens at the report's price (uncached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_1k_turns: Option<f64>,
+    /// Every fact this row rests on has a primary source.
+    pub confirmed: bool,
+}
+
+/// What a client does with a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Full,
+    Truncated,
+    SpilledToFile,
+    Refused,
+}
+
+impl Outcome {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Full => "full",
+            Outcome::Truncated => "truncated",
+            Outcome::SpilledToFile => "spilled_to_file",
+            Outcome::Refused => "refused",
+        }
+    }
+}
+
+/// What reaches the model of one result in one client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientSeen {
+    /// Tokens (primary tokenizer) of the text and images the model is shown, with what the
+    /// client adds (its markers, wrappers, messages).
+    pub tokens_to_model: usize,
+    /// Bytes of that text.
+    pub bytes_to_model: usize,
+    pub outcome: Outcome,
+    /// The share of the model-visible text (in bytes) that the model is shown.
+    pub kept_fraction: f64,
+    /// The parts sent: `content`, `structuredContent`.
+    pub sent: Vec<String>,
+    /// The rules that acted, as "40,000 chars (truncate)".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
+}
+
+/// One result in one client: as the server sent it, and after the engine with that client's
+/// limits (what `proxy --client` sends it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientResult {
+    pub client: String,
+    pub raw: ClientSeen,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budgeted: Option<ClientSeen>,
+    /// Every fact this row rests on has a primary source.
+    pub confirmed: bool,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,395 @@
+//! What reaches the model of one tool result in one client: the parts it sends
+//! (`[client.sends]`), then its result rules in order of force (refuse, spill, truncate, cap),
+//! each cutting the text as the profile says, with the client's own message in place of the cut.
+//!
+//! The model-visible text is the sent parts' texts joined by line breaks (text blocks, embedded
+//! resource text, links and unknown blocks as compact JSON, structuredContent as compact JSON);
+//! images are counted at their pixel cost and are not text. Where a client cuts several text
+//! blocks one by one, this cuts them as one text: exact for one-text results, close otherwise.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::{ClientProfile, ClientSeen, Outcome, Rule, Sends};
+use crate::tokens::{image_data_cost, Tokenizer};
+use crate::units::thousands;
+
+/// A result's limits in a client's own units, for the engine (`proxy --client`): the tightest
+/// threshold in each unit of the rules that change what is sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ResultLimits {
+    pub tokens: Option<usize>,
+    pub bytes: Option<usize>,
+    pub chars: Option<usize>,
+    pub lines: Option<usize>,
+}
+
+pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
+    let mut l = ResultLimits::default();
+    for r in result_rules(profile) {
+        let slot = match r.unit.as_str() {
+            "tokens" => &mut l.tokens,
+            "bytes" => &mut l.bytes,
+            "chars" => &mut l.chars,
+            "lines" => &mut l.lines,
+            _ => continue,
+        };
+        let t = r.threshold as usize;
+        *slot = Some(slot.map_or(t, |v| v.min(t)));
+    }
+    l
+}
+
+/// The result rules that change what the model is sent, strongest first.
+fn result_rules(profile: &ClientProfile) -> Vec<&Rule> {
+    let force = |e: &str| match e {
+        "refuse" => 0,
+        "spill" => 1,
+        "truncate" => 2,
+        "cap" => 3,
+        _ => 4,
+    };
+    let mut rules: Vec<&Rule> = profile
+        .rules
+        .iter()
+        .filter(|r| r.applies == "result" && force(&r.effect) < 4)
+        .collect();
+    rules.sort_by_key(|r| force(&r.effect));
+    rules
+}
+
+/// The sent parts of a result: texts, image tokens, and which parts.
+struct Visible<'a> {
+    texts: Vec<Cow<'a, str>>,
+    image_tokens: usize,
+    sent: Vec<String>,
+    /// The content is exactly one text block.
+    single_text: bool,
+}
+
+fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visible<'a> {
+    let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);
+    let structured = result.get("structuredContent").filter(|s| !s.is_null());
+    let has_structured = structured.is_some();
+    let (content, text_blocks, structured_sent) = match profile.sends.mode {
+        Sends::Both => (true, true, has_structured),
+        Sends::Content => (true, true, false),
+        Sends::StructuredOnly => (!has_structured, !has_structured, has_structured),
+        Sends::StructuredReplacesText => (true, !has_structured, has_structured),
+        Sends::BothDedup => {
+            let s = result.get("structuredContent");
+            let repeats = blocks.iter().any(|b| {
+                b["type"] == "text"
+                    && b["text"]
+                        .as_str()
+                        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                        .as_ref()
+                        == s
+            });
+            (true, true, has_structured && !repeats)
+        }
+    };
+    let mut v = Visible {
+        texts: Vec::new(),
+        image_tokens: 0,
+        sent: Vec::new(),
+        single_text: blocks.len() == 1 && blocks[0]["type"] == "text",
+    };
+    if content {
+        for b in blocks {
+            match b["type"].as_str().unwrap_or("") {
+                "text" if text_blocks => v
+                    .texts
+                    .push(Cow::Borrowed(b["text"].as_str().unwrap_or(""))),
+                "text" => {}
+                "image" => {
+                    let data = b["data"].as_str().unwrap_or("");
+                    v.image_tokens += match image_data_cost(data) {
+                        Some((_, tokens)) => tokens,
+                        None => count(data),
+                    };
+                }
+                "audio" => {}
+                "resource" => {
+                    if let Some(t) = b["resource"]["text"].as_str() {
+                        v.texts.push(Cow::Borrowed(t));
+                    }
+                }
+                _ => v.texts.push(Cow::Owned(crate::measure::compact_json(b))),
+            }
+        }
+        if !blocks.is_empty() && (text_blocks || blocks.iter().any(|b| b["type"] != "text")) {
+            v.sent.push("content".into());
+        }
+    }
+    if let (true, Some(s)) = (
+        structured_sent,
+        structured.map(crate::measure::compact_json),
+    ) {
+        v.texts.push(Cow::Owned(s));
+        v.sent.push("structuredContent".into());
+    }
+    v
+}
+
+/// Counts the tokens of a text (a tokenizer, or a memo of one shared by several clients).
+pub type Count<'c> = &'c dyn Fn(&str) -> usize;
+
+/// What `profile`'s client shows the model of `result`, counted in `tokenizer`.
+pub fn client_view(profile: &ClientProfile, result: &Value, tokenizer: Tokenizer) -> ClientSeen {
+    client_view_counted(profile, result, &|t| tokenizer.count(t))
+}
+
+/// [`client_view`] with a counter of its own. A result shown whole costs the sum of its texts'
+/// counts, each text counted alone (as the audit's `model_tokens` counts blocks); a cut one, the
+/// count of what is shown.
+pub fn client_view_counted(profile: &ClientProfile, result: &Value, count: Count) -> ClientSeen {
+    let v = visible(profile, result, count);
+    let whole = join(&v.texts);
+    let total = whole.len();
+    // what is kept: `whole[..head]` and `whole[tail..]` once something was cut
+    let mut cut: Option<(usize, usize)> = None;
+    let mut outcome = Outcome::Full;
+    let mut shown: Option<String> = None;
+    let mut acted = Vec::new();
+    for rule in result_rules(profile) {
+        if rule.only_single_text && !v.single_text {
+            continue;
+        }
+        let kept = kept_text(&whole, cut);
+        let value = measure(&rule.unit, &kept, v.image_tokens, count);
+        if value <= rule.threshold as usize {
+            continue;
+        }
+        acted.push(describe(rule));
+        let limit = rule.threshold as usize;
+        let fill = |m: &str, head_n: usize, tail_n: usize, removed: usize| {
+            m.replace("{total}", &thousands(value))
+                .replace("{removed}", &thousands(removed))
+                .replace("{head}", &thousands(head_n))
+                .replace("{tail}", &thousands(tail_n))
+                .replace("{kb}", &format!("{:.1}", total as f64 / 1024.0))
+                .replace("{file}", &format!("<{} file>", profile.id))
+        };
+        let message = rule.message.as_deref().unwrap_or("");
+        let (head_src, tail_src) = cut.unwrap_or((total, 0));
+        match rule.effect.as_str() {
+            "refuse" => {
+                outcome = Outcome::Refused;
+                cut = Some((0, total));
+                shown = Some(fill(message, 0, 0, value));
+                break;
+            }
+            "spill" => {
+                outcome = Outcome::SpilledToFile;
+                let n = rule.preview.unwrap_or(0) as usize;
+                let end = prefix(&whole[..head_src], &rule.unit, n, count);
+                cut = Some((end, total));
+                shown = Some(format!("{}{}", fill(message, n, 0, value), &whole[..end]));
+                break;
+            }
+            _ => {
+                // truncate (a head and a tail) or cap (the head only)
+                outcome = Outcome::Truncated;
+                let share = if rule.effect == "cap" {
+                    1.0
+                } else {
+                    rule.head_share.unwrap_or(0.5)
+                };
+                let head_n = (limit as f64 * share) as usize;
+                let tail_n = limit - head_n;
+                let head = prefix(&whole[..head_src], &rule.unit, head_n, count);
+                let tail = tail_src + suffix_start(&whole[tail_src..], &rule.unit, tail_n, count);
+                let tail = tail.max(head);
+                cut = Some((head, tail));
+                let removed =
+                    value.saturating_sub(measure(&rule.unit, &kept_text(&whole, cut), 0, count));
+                shown = Some(format!(
+                    "{}{}{}",
+                    &whole[..head],
+                    fill(message, head_n, tail_n, removed),
+                    &whole[tail..]
+                ));
+            }
+        }
+    }
+    let wrap = |t: &str| match &profile.wrap {
+        Some(w) if !t.is_empty() => w.replace("{text}", t),
+        _ => t.to_string(),
+    };
+    let (tokens, bytes) = match shown {
+        Some(text) => {
+            let text = wrap(&text);
+            (count(&text), text.len())
+        }
+        // shown whole: each text counted alone, with the wrapper it gets
+        None => {
+            let wrapper = wrap("\u{0}");
+            let extra_bytes = wrapper.len().saturating_sub(1);
+            let extra_tokens = if profile.wrap.is_some() {
+                count(&wrapper.replace('\u{0}', ""))
+            } else {
+                0
+            };
+            let texts = v.texts.iter().filter(|t| !t.is_empty());
+            texts.fold((0, whole.len()), |(t, b), x| {
+                (t + count(x) + extra_tokens, b + extra_bytes)
+            })
+        }
+    };
+    let kept = cut.map_or(total, |(h, t)| h + (total - t));
+    let images = if outcome == Outcome::Refused {
+        0
+    } else {
+        v.image_tokens
+    };
+    ClientSeen {
+        tokens_to_model: tokens + images,
+        bytes_to_model: bytes,
+        outcome,
+        kept_fraction: match (total, outcome) {
+            (0, Outcome::Refused) => 0.0,
+            (0, _) => 1.0,
+            _ => kept as f64 / total as f64,
+        },
+        sent: v.sent,
+        rules: acted,
+    }
+}
+
+/// "40,000 chars (truncate)", or "… (truncate, unconfirmed)".
+fn describe(r: &Rule) -> String {
+    let unconfirmed = if r.sourced.confirmed {
+        ""
+    } else {
+        ", unconfirmed"
+    };
+    format!(
+        "{} {} ({}{unconfirmed})",
+        thousands(r.threshold as usize),
+        r.unit,
+        r.effect
+    )
+}
+
+/// The texts as one, joined by line breaks as a client that joins them does.
+fn join<'a>(texts: &[Cow<'a, str>]) -> Cow<'a, str> {
+    match texts {
+        [one] => one.clone(),
+        many => Cow::Owned(many.join("\n")),
+    }
+}
+
+/// The kept text: all of `whole`, or its head and tail once cut.
+fn kept_text(whole: &str, cut: Option<(usize, usize)>) -> Cow<'_, str> {
+    match cut {
+        None => Cow::Borrowed(whole),
+        Some((head, tail)) => Cow::Owned(format!("{}{}", &whole[..head], &whole[tail..])),
+    }
+}
+
+/// The size of `text` in `unit` (tokens include the images).
+fn measure(unit: &str, text: &str, image_tokens: usize, count: Count) -> usize {
+    match unit {
+        "tokens" => count(text) + image_tokens,
+        "bytes" => text.len(),
+        "chars" => text.chars().count(),
+        "lines" => text.lines().count(),
+        _ => 0,
+    }
+}
+
+/// The byte length of the longest prefix of `text` at most `n` units long.
+fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
+    match unit {
+        "bytes" => floor_boundary(text, n.min(text.len())),
+        "chars" => text.char_indices().nth(n).map_or(text.len(), |(i, _)| i),
+        "lines" => match n {
+            0 => 0,
+            n => text
+                .match_indices('\n')
+                .nth(n - 1)
+                .map_or(text.len(), |(i, _)| i + 1),
+        },
+        // the longest prefix whose count is at most n, by bisection over char boundaries
+        _ => {
+            let (mut lo, mut hi) = (0, text.len());
+            while lo < hi {
+                let mid = ceil_boundary(text, (lo + hi).div_ceil(2));
+                if mid >= hi {
+                    break;
+                }
+                if count(&text[..mid]) <= n {
+                    lo = mid;
+                } else {
+                    hi = floor_boundary(text, mid - 1);
+                }
+            }
+            if count(&text[..hi]) <= n {
+                hi
+            } else {
+                lo
+            }
+        }
+    }
+}
+
+/// Where the longest suffix of `text` at most `n` units long starts.
+fn suffix_start(text: &str, unit: &str, n: usize, count: Count) -> usize {
+    match unit {
+        "bytes" => ceil_boundary(text, text.len().saturating_sub(n)),
+        "chars" => {
+            let count = text.chars().count();
+            text.char_indices()
+                .nth(count.saturating_sub(n))
+                .map_or(text.len(), |(i, _)| i)
+        }
+        "lines" => {
+            // the last n lines: after the (n+1)-th line break from the end (a final break ends
+            // the last line)
+            let body = text.strip_suffix('\n').unwrap_or(text);
+            match n {
+                0 => text.len(),
+                n => body
+                    .rmatch_indices('\n')
+                    .nth(n - 1)
+                    .map_or(0, |(i, _)| i + 1),
+            }
+        }
+        _ => {
+            let (mut lo, mut hi) = (0, text.len());
+            // the smallest start whose suffix counts at most n
+            while lo < hi {
+                let mid = floor_boundary(text, (lo + hi) / 2);
+                if mid <= lo {
+                    break;
+                }
+                if count(&text[mid..]) <= n {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            if count(&text[lo..]) <= n {
+                lo
+            } else {
+                hi
+            }
+        }
+    }
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}

@@ -1,0 +1,107 @@
+//! One line per client over a whole report: what its model is sent of every tool list per turn
+//! and of every probe result, as sent and after the engine. The terminal, Markdown and HTML
+//! outputs all show these rows.
+
+use super::{ClientSeen, Outcome};
+use crate::report::{Report, Status};
+use crate::units::thousands;
+
+/// A client's totals over the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientTotals {
+    pub client: String,
+    pub name: String,
+    /// Schema tokens per turn over every server that answered.
+    pub schema_tokens: usize,
+    /// Servers whose definitions this client defers.
+    pub deferred_servers: usize,
+    /// Servers over one of its tool limits.
+    pub over_tool_limit: usize,
+    pub servers: usize,
+    /// Tokens of every probe result the model is sent, as sent and after the engine.
+    pub raw_tokens: usize,
+    pub budgeted_tokens: Option<usize>,
+    /// Results the client cuts, spills or refuses, as sent and after the engine.
+    pub raw_cut: usize,
+    pub budgeted_cut: Option<usize>,
+    pub results: usize,
+    /// Every fact behind the row has a primary source.
+    pub confirmed: bool,
+}
+
+/// A client's rows, in the order of the report's profiles.
+pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
+    report
+        .clients
+        .iter()
+        .map(|profile| {
+            let mut t = ClientTotals {
+                client: profile.id.clone(),
+                name: profile.name.clone(),
+                schema_tokens: 0,
+                deferred_servers: 0,
+                over_tool_limit: 0,
+                servers: 0,
+                raw_tokens: 0,
+                budgeted_tokens: None,
+                raw_cut: 0,
+                budgeted_cut: None,
+                results: 0,
+                confirmed: profile.confirmed(),
+            };
+            for s in report.servers.iter().filter(|s| s.status == Status::Ok) {
+                if let Some(c) = s.clients.iter().find(|c| c.client == profile.id) {
+                    t.servers += 1;
+                    t.schema_tokens += c.schema_tokens_per_turn;
+                    t.deferred_servers += usize::from(c.deferred);
+                    t.over_tool_limit += usize::from(c.tool_limit_exceeded);
+                }
+                for c in s
+                    .probes
+                    .iter()
+                    .flat_map(|p| p.clients.iter().filter(|c| c.client == profile.id))
+                {
+                    t.results += 1;
+                    t.raw_tokens += c.raw.tokens_to_model;
+                    t.raw_cut += usize::from(c.raw.outcome != Outcome::Full);
+                    if let Some(b) = &c.budgeted {
+                        *t.budgeted_tokens.get_or_insert(0) += b.tokens_to_model;
+                        *t.budgeted_cut.get_or_insert(0) += usize::from(b.outcome != Outcome::Full);
+                    }
+                }
+            }
+            t
+        })
+        .collect()
+}
+
+/// "2 of 3 deferred", or "" when none.
+pub fn deferred_text(t: &ClientTotals) -> String {
+    match t.deferred_servers {
+        0 => "every definition".into(),
+        n if n == t.servers => "names only".into(),
+        n => format!("names only for {n} of {}", t.servers),
+    }
+}
+
+/// "1 of 4 results", "none".
+pub fn cut_text(cut: usize, results: usize) -> String {
+    match cut {
+        0 => "none".into(),
+        n => format!("{n} of {results}"),
+    }
+}
+
+/// A result in a client in a few words: "truncated 2,702 (37%)", "full 512".
+pub fn seen_text(s: &ClientSeen) -> String {
+    match s.outcome {
+        Outcome::Full => format!("full {}", thousands(s.tokens_to_model)),
+        Outcome::Refused => "refused".into(),
+        Outcome::Truncated => format!(
+            "cut to {} ({:.0}% kept)",
+            thousands(s.tokens_to_model),
+            s.kept_fraction * 100.0
+        ),
+        Outcome::SpilledToFile => format!("to file, {} shown", thousands(s.tokens_to_model)),
+    }
+}

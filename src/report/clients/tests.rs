@@ -1,0 +1,292 @@
+use serde_json::{json, Value};
+
+use super::*;
+use crate::report::{Report, ServerReport, ToolCost};
+use crate::tokens::Tokenizer;
+
+const IDS: [&str; 8] = [
+    "naive",
+    "claude-code",
+    "claude-desktop",
+    "codex",
+    "gemini-cli",
+    "copilot-cli",
+    "vscode",
+    "cursor",
+];
+
+fn text(t: &str) -> Value {
+    json!({"content": [{"type": "text", "text": t}]})
+}
+
+fn seen(id: &str, result: &Value) -> ClientSeen {
+    client_view(profile(id).unwrap(), result, Tokenizer::Cl100k)
+}
+
+#[test]
+fn every_client_has_a_profile_with_a_source_and_a_date_for_every_fact() {
+    let ids: Vec<&str> = profiles().iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, IDS);
+    let date = |d: &str| {
+        let parts: Vec<&str> = d.split('-').collect();
+        (2..=3).contains(&parts.len())
+            && parts[0].len() == 4
+            && parts.iter().all(|p| p.parse::<u32>().is_ok())
+    };
+    for p in profiles() {
+        let mut facts = vec![&p.sends.sourced, &p.schema.sourced];
+        facts.extend(p.rules.iter().map(|r| &r.sourced));
+        for f in facts {
+            assert!(date(&f.as_of) && date(&f.checked), "{}: {f:?}", p.id);
+            // a source is public and never our own design notes; unconfirmed says why
+            assert!(!f.source.contains("DESIGN.md"), "{}: {f:?}", p.id);
+            assert!(
+                f.source.contains("https://") || !f.confirmed,
+                "{}: a confirmed fact names its address: {f:?}",
+                p.id
+            );
+        }
+        for r in &p.rules {
+            assert!(["result", "tools"].contains(&r.applies.as_str()), "{r:?}");
+            assert!(
+                ["tokens", "chars", "bytes", "lines", "tools"].contains(&r.unit.as_str()),
+                "{r:?}"
+            );
+            assert!(
+                ["warning", "cap", "truncate", "spill", "refuse", "drop"]
+                    .contains(&r.effect.as_str()),
+                "{r:?}"
+            );
+            if r.effect == "truncate" {
+                assert!(r.head_share.is_some_and(|s| s > 0.0 && s < 1.0), "{r:?}");
+            }
+        }
+    }
+    assert!(select("codex,bogus")
+        .unwrap_err()
+        .to_string()
+        .contains("known: naive"));
+    let picked: Vec<&str> = select("vscode, codex,codex")
+        .unwrap()
+        .iter()
+        .map(|p| p.id.as_str())
+        .collect();
+    assert_eq!(picked, ["codex", "vscode"]);
+    assert_eq!(select("all").unwrap().len(), 8);
+}
+
+/// Each result rule acts exactly past its threshold, in its unit, and the engine is given the
+/// same number (`proxy --client`).
+#[test]
+fn each_rule_acts_past_its_threshold_and_the_engine_gets_the_same_number() {
+    for p in profiles() {
+        let limits = engine_limits(p);
+        for r in p.rules.iter().filter(|r| r.applies == "result") {
+            let n = r.threshold as usize;
+            let (at, over) = match r.unit.as_str() {
+                // "a" repeated: one byte, one char each; "x\n": one line each
+                "bytes" | "chars" => ("a".repeat(n), "a".repeat(n + 1)),
+                "lines" => ("x\n".repeat(n), "x\n".repeat(n + 1)),
+                // " a" is one cl100k token
+                "tokens" => (" a".repeat(n), " a".repeat(n + 1)),
+                _ => unreachable!(),
+            };
+            let applied = match r.unit.as_str() {
+                "bytes" => limits.bytes,
+                "chars" => limits.chars,
+                "lines" => limits.lines,
+                _ => limits.tokens,
+            };
+            if r.effect == "warning" {
+                assert_ne!(applied, Some(n), "{}: a warning cuts nothing", p.id);
+                continue;
+            }
+            assert!(
+                applied.is_some_and(|a| a <= n),
+                "{}: {r:?} {limits:?}",
+                p.id
+            );
+            // the rule alone (another may act first at this size in the whole profile)
+            let alone = ClientProfile {
+                rules: vec![r.clone()],
+                ..p.clone()
+            };
+            let below = client_view(&alone, &text(&at), Tokenizer::Cl100k);
+            let above = client_view(&alone, &text(&over), Tokenizer::Cl100k);
+            let mine = |s: &ClientSeen| {
+                s.rules
+                    .iter()
+                    .any(|d| d.starts_with(&format!("{} {}", thousands(n), r.unit)))
+            };
+            assert!(!mine(&below), "{} {}: acted at the threshold", p.id, r.unit);
+            assert!(mine(&above), "{} {}: did not act past it", p.id, r.unit);
+            assert_ne!(above.outcome, Outcome::Full, "{} {}", p.id, r.unit);
+        }
+    }
+}
+
+/// The base64 of a PNG header saying `w` x `h` (all an image's cost is read from).
+fn png_header(w: u32, h: u32) -> String {
+    use base64::Engine as _;
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend_from_slice(&w.to_be_bytes());
+    png.extend_from_slice(&h.to_be_bytes());
+    base64::engine::general_purpose::STANDARD.encode(&png)
+}
+
+fn thousands(n: usize) -> String {
+    crate::units::thousands(n)
+}
+
+#[test]
+fn codex_sends_structured_content_alone_and_keeps_head_and_tail_of_10000_bytes() {
+    let r = json!({"content": [{"type": "text", "text": "human words"}], "structuredContent": {"a": 1}});
+    let s = seen("codex", &r);
+    assert_eq!(s.sent, ["structuredContent"]);
+    assert_eq!(s.bytes_to_model, r#"{"a":1}"#.len());
+    // 30,000 bytes on one line: 5,000 from each end and the marker
+    let body: String = (0..30_000u32)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    let s = seen("codex", &text(&body));
+    assert_eq!(s.outcome, Outcome::Truncated);
+    let marker = "\n…20,000 bytes truncated…\n";
+    assert_eq!(s.bytes_to_model, 10_000 + marker.len());
+    let expect = format!("{}{marker}{}", &body[..5000], &body[25_000..]);
+    assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&expect));
+    assert!((s.kept_fraction - 1.0 / 3.0).abs() < 1e-9);
+    // 1,000 short lines: under 10,000 bytes, over 256 lines: 128 from each end
+    let lines: String = (0..1000).map(|i| format!("{i}\n")).collect();
+    let s = seen("codex", &text(&lines));
+    let head: String = (0..128).map(|i| format!("{i}\n")).collect();
+    let tail: String = (872..1000).map(|i| format!("{i}\n")).collect();
+    let expect = format!("{head}\n…744 lines truncated…\n{tail}");
+    assert_eq!(s.bytes_to_model, expect.len());
+    assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&expect));
+}
+
+#[test]
+fn gemini_keeps_20_percent_head_80_percent_tail_of_one_text_and_wraps_it() {
+    let body: String = "é".repeat(50_000);
+    let s = seen("gemini-cli", &text(&body));
+    assert_eq!(s.outcome, Outcome::Truncated);
+    let message = "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: <gemini-cli file>\n";
+    let expect = format!(
+        "<untrusted_context>\n{}{message}{}\n</untrusted_context>",
+        "é".repeat(8000),
+        "é".repeat(32_000)
+    );
+    assert_eq!(s.bytes_to_model, expect.len());
+    assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&expect));
+    assert!((s.kept_fraction - 0.8).abs() < 1e-9);
+    // two text blocks: the rule is for one-text results only
+    let two = json!({"content": [{"type": "text", "text": body}, {"type": "text", "text": "x"}]});
+    assert_eq!(seen("gemini-cli", &two).outcome, Outcome::Full);
+    // structuredContent is never read
+    let r = json!({"content": [{"type": "text", "text": "t"}], "structuredContent": {"big": body}});
+    let s = seen("gemini-cli", &r);
+    assert_eq!(
+        (s.sent.as_slice(), s.outcome),
+        (&["content".to_string()][..], Outcome::Full)
+    );
+}
+
+#[test]
+fn which_parts_each_client_sends() {
+    let png = png_header(100, 100);
+    let r = json!({"content": [
+        {"type": "text", "text": "{\"a\":1}"},
+        {"type": "image", "mimeType": "image/png", "data": png},
+    ], "structuredContent": {"a": 1}});
+    let image = crate::tokens::image_data_cost(&png).unwrap().1;
+    let json_tokens = Tokenizer::Cl100k.count("{\"a\":1}");
+    let get = |id: &str| seen(id, &r);
+    // both: text, image and structuredContent
+    assert_eq!(
+        get("naive").tokens_to_model,
+        Tokenizer::Cl100k.count("{\"a\":1}\n{\"a\":1}") + image
+    );
+    // structuredContent in place of the text, the image kept
+    let cc = get("claude-code");
+    assert_eq!(cc.sent, ["content", "structuredContent"]);
+    assert_eq!(cc.tokens_to_model, json_tokens + image);
+    // the text is structuredContent's JSON: sent once
+    assert_eq!(get("copilot-cli").sent, ["content"]);
+    assert_eq!(get("copilot-cli").tokens_to_model, json_tokens + image);
+    // Codex: structuredContent alone
+    assert_eq!(get("codex").tokens_to_model, json_tokens);
+}
+
+#[test]
+fn refused_and_spilled_results() {
+    let big = "a".repeat(1_048_577);
+    let s = seen("claude-desktop", &text(&big));
+    assert_eq!((s.outcome, s.kept_fraction), (Outcome::Refused, 0.0));
+    assert_eq!(
+        s.bytes_to_model,
+        "Tool result is too large. Maximum size is 1MB.".len()
+    );
+    let s = seen("vscode", &text(&"b".repeat(9000)));
+    assert_eq!(s.outcome, Outcome::SpilledToFile);
+    assert_eq!(s.kept_fraction, 0.0);
+    let msg = "Large tool result (8.8KB) written to file. Use the read_file tool to access the content at: <vscode file>";
+    assert_eq!(s.bytes_to_model, msg.len());
+    let s = seen("claude-code", &text(&"c".repeat(60_000)));
+    assert_eq!(s.outcome, Outcome::SpilledToFile);
+    assert!((s.kept_fraction - 2000.0 / 60_000.0).abs() < 1e-9);
+    // 8 KiB exactly: kept
+    assert_eq!(
+        seen("vscode", &text(&"b".repeat(8192))).outcome,
+        Outcome::Full
+    );
+}
+
+#[test]
+fn schema_tax_per_client() {
+    let mut s = ServerReport::new("files", "stdio", "x", "t");
+    s.tools_list.tool_count = 2;
+    s.tools_list.model_tokens = 900;
+    s.tools = ["read_file", "write_file"]
+        .iter()
+        .map(|n| ToolCost {
+            name: n.to_string(),
+            ..ToolCost::default()
+        })
+        .collect();
+    let mut big = ServerReport::new("big", "stdio", "x", "t");
+    big.tools_list.tool_count = 130;
+    big.tools_list.model_tokens = 40_000;
+    big.tools = (0..130)
+        .map(|i| ToolCost {
+            name: format!("t{i}"),
+            ..ToolCost::default()
+        })
+        .collect();
+    let mut r = Report::new(vec!["cl100k_base".into()], vec![s, big]);
+    r.clients = report_profiles(&select("all").unwrap());
+    apply(&mut r);
+    let row = |server: usize, id: &str| {
+        r.servers[server]
+            .clients
+            .iter()
+            .find(|c| c.client == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row(0, "naive").schema_tokens_per_turn, 900);
+    let cc = row(0, "claude-code");
+    assert!(cc.deferred);
+    assert_eq!(
+        cc.schema_tokens_per_turn,
+        Tokenizer::Cl100k.count("mcp__files__read_file\nmcp__files__write_file")
+    );
+    // Codex defers once all servers have over 100 tools together
+    assert!(row(0, "codex").deferred && row(1, "codex").deferred);
+    assert_eq!(
+        row(0, "codex").schema_tokens_per_turn,
+        Tokenizer::Cl100k.count("read_file\nwrite_file")
+    );
+    assert!(row(1, "vscode").tool_limit_exceeded && !row(0, "vscode").tool_limit_exceeded);
+    assert_eq!(row(1, "vscode").schema_tokens_per_turn, 40_000);
+    assert!(row(1, "cursor").tool_limit_exceeded && !row(1, "cursor").confirmed);
+}
