@@ -1,5 +1,5 @@
-//! servers.csv, tools.csv and probes.csv: one flat row per server, tool and probe, for
-//! spreadsheets and scripts. Token columns use the primary tokenizer; the other tokenizers follow
+//! servers.csv, tools.csv, probes.csv and clients.csv: one flat row per server, tool, probe,
+//! and probe in each client, for spreadsheets and scripts. Token columns use the primary tokenizer; the other tokenizers follow
 //! in columns named after them, then dollars and client limits.
 
 use std::io::Write;
@@ -9,22 +9,30 @@ use serde_json::{json, Map, Value};
 
 use super::{ProbeStatus, Report, Status};
 
-/// The three CSV tables.
+/// The CSV tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CsvKind {
     Servers,
     Tools,
     Probes,
+    /// One row per probe and client: what reaches that client's model, as sent and budgeted.
+    Clients,
 }
 
 impl CsvKind {
-    pub const ALL: [CsvKind; 3] = [CsvKind::Servers, CsvKind::Tools, CsvKind::Probes];
+    pub const ALL: [CsvKind; 4] = [
+        CsvKind::Servers,
+        CsvKind::Tools,
+        CsvKind::Probes,
+        CsvKind::Clients,
+    ];
 
     pub fn file_name(&self) -> &'static str {
         match self {
             CsvKind::Servers => "servers.csv",
             CsvKind::Tools => "tools.csv",
             CsvKind::Probes => "probes.csv",
+            CsvKind::Clients => "clients.csv",
         }
     }
 }
@@ -116,6 +124,13 @@ pub(crate) fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> 
                 );
                 let rules: Vec<&str> = s.findings.iter().map(|f| f.rule.as_str()).collect();
                 row.insert("findings".into(), json!(rules.join(" ")));
+                for profile in &report.clients {
+                    let c = s.clients.iter().find(|c| c.client == profile.id);
+                    row.insert(
+                        format!("schema_tokens_per_turn_{}", profile.id),
+                        json!(c.map(|c| c.schema_tokens_per_turn)),
+                    );
+                }
                 rows.push(row);
             }
             CsvKind::Tools => {
@@ -176,6 +191,13 @@ pub(crate) fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> 
                     rows.push(row);
                 }
             }
+            CsvKind::Clients => {
+                for p in &s.probes {
+                    for c in &p.clients {
+                        rows.push(client_row(&s.name, p, c));
+                    }
+                }
+            }
         }
     }
     let mut w = csv::Writer::from_writer(out);
@@ -191,6 +213,44 @@ pub(crate) fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> 
     }
     w.flush()?;
     Ok(())
+}
+
+/// One probe in one client: the raw and budgeted view side by side.
+fn client_row(
+    server: &str,
+    p: &super::ProbeResult,
+    c: &super::clients::ClientResult,
+) -> Map<String, Value> {
+    let mut row = Map::new();
+    row.insert("server".into(), json!(server));
+    row.insert("tool".into(), json!(p.tool));
+    row.insert("label".into(), json!(p.label.as_deref().unwrap_or("")));
+    row.insert("client".into(), json!(c.client));
+    row.insert("confirmed".into(), json!(c.confirmed));
+    let views = [("raw", Some(&c.raw)), ("budgeted", c.budgeted.as_ref())];
+    for (prefix, seen) in views {
+        row.insert(
+            format!("{prefix}_outcome"),
+            json!(seen.map(|s| s.outcome.name())),
+        );
+        row.insert(
+            format!("{prefix}_tokens_to_model"),
+            json!(seen.map(|s| s.tokens_to_model)),
+        );
+        row.insert(
+            format!("{prefix}_bytes_to_model"),
+            json!(seen.map(|s| s.bytes_to_model)),
+        );
+        row.insert(
+            format!("{prefix}_kept_fraction"),
+            seen.map_or(Value::Null, |s| json!(format!("{:.4}", s.kept_fraction))),
+        );
+        row.insert(
+            format!("{prefix}_sent"),
+            json!(seen.map_or(String::new(), |s| s.sent.join(" "))),
+        );
+    }
+    row
 }
 
 /// A row struct's fields in declaration order.

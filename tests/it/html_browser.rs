@@ -109,7 +109,7 @@ fn report_html_loads_cleanly_sorts_and_shows_the_charts() {
         .count();
     let figures = got["figures"].as_array().unwrap();
     assert_eq!(figures.len(), svgs);
-    assert_eq!(svgs, 4, "the demo has data for all four charts");
+    assert_eq!(svgs, 5, "the demo has data for all five charts");
     for f in figures {
         assert!(
             f["width"].as_f64().unwrap() > 300.0 && f["height"].as_f64().unwrap() > 100.0,

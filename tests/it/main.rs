@@ -6,6 +6,7 @@ mod bad_input;
 mod capture;
 mod cli_trust;
 mod client_configs;
+mod client_views;
 mod corpus;
 mod corpus_expected;
 mod demo_audit;

@@ -17,14 +17,17 @@ pub enum ChartKind {
     TopTools,
     ProbeTokens,
     ProbeLatency,
+    /// The tokens of every probe result that reach each client's model.
+    ClientTokens,
 }
 
 impl ChartKind {
-    pub const ALL: [ChartKind; 4] = [
+    pub const ALL: [ChartKind; 5] = [
         ChartKind::SchemaTax,
         ChartKind::TopTools,
         ChartKind::ProbeTokens,
         ChartKind::ProbeLatency,
+        ChartKind::ClientTokens,
     ];
 
     /// The file name without its extension.
@@ -34,6 +37,7 @@ impl ChartKind {
             ChartKind::TopTools => "top-tools",
             ChartKind::ProbeTokens => "probe-tokens",
             ChartKind::ProbeLatency => "probe-latency",
+            ChartKind::ClientTokens => "client-tokens",
         }
     }
 
@@ -43,6 +47,7 @@ impl ChartKind {
             ChartKind::TopTools => "Most expensive tools (top 15)",
             ChartKind::ProbeTokens => "Probe results: raw vs budgeted tokens",
             ChartKind::ProbeLatency => "Probe latency: upstream call vs budget engine",
+            ChartKind::ClientTokens => "What reaches each client's model: raw vs budgeted",
         }
     }
 }
@@ -135,6 +140,7 @@ pub(super) fn plan(report: &Report, kind: ChartKind) -> Option<Plan> {
         ChartKind::TopTools => top_tools(report),
         ChartKind::ProbeTokens => probe_tokens(report),
         ChartKind::ProbeLatency => probe_latency(report),
+        ChartKind::ClientTokens => client_tokens(report),
     };
     let mut plan = (!plan.rows.is_empty()).then_some(plan)?;
     for row in &mut plan.rows {
@@ -262,6 +268,41 @@ fn probe_tokens(report: &Report) -> Plan {
         series: TOKEN_SERIES,
         rows: sorted_rows(rows),
         refs,
+    }
+}
+
+const CLIENT_SERIES: &[Series] = &[
+    Series {
+        name: "as the server sent them",
+        color: BLUE,
+    },
+    Series {
+        name: "after the engine with the client's limits",
+        color: ORANGE,
+    },
+];
+
+/// Per client, the tokens of all probe results its model is sent, in the profiles' order
+/// (`*`: a rule behind it is unconfirmed).
+fn client_tokens(report: &Report) -> Plan {
+    let rows = crate::report::clients::client_totals(report)
+        .into_iter()
+        .filter(|c| c.results > 0)
+        .map(|c| Row {
+            label: format!("{}{}", c.client, if c.confirmed { "" } else { " *" }),
+            values: vec![
+                Some(c.raw_tokens as f64),
+                c.budgeted_tokens.map(|b| b as f64),
+            ],
+        })
+        .collect();
+    Plan {
+        x_desc: "tokens of all probe results (log scale)",
+        unit: Unit::Tokens,
+        log: true,
+        series: CLIENT_SERIES,
+        rows,
+        refs: Vec::new(),
     }
 }
 

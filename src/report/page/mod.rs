@@ -1,6 +1,7 @@
 //! The report page: the audit as a list of blocks (headings, paragraphs, tables, charts), built
 //! once from the report and written by the Markdown and the HTML writers alike.
 
+mod clients;
 mod sections;
 mod summary;
 
@@ -64,6 +65,7 @@ impl Page {
         sections::schema_tax(report, &mut out);
         sections::top_tools(report, &mut out);
         sections::probes(report, &mut out);
+        clients::clients(report, &mut out);
         sections::client_limits(report, &summary, &mut out);
         sections::findings(report, &mut out);
         sections::config_errors(report, &mut out);

@@ -1,0 +1,100 @@
+//! The "What each client sees" section: per client, the tool definitions it sends per turn and
+//! what reaches its model of every probe result, as sent and after the engine with its limits.
+
+use super::{Block, Table};
+use crate::report::charts::ChartKind;
+use crate::report::clients::{client_totals, cut_text, deferred_text, seen_text};
+use crate::report::Report;
+use crate::units::{thousands, usd};
+
+pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
+    let totals = client_totals(report);
+    if totals.is_empty() {
+        return;
+    }
+    out.push(Block::Heading("What each client sees".into()));
+    out.push(Block::Para(
+        "Each client sends the model a different share of the same servers. Tool definitions: every definition on every turn, or only the names while definitions are deferred until the model searches for a tool. Results: the parts the client sends (`content`, `structuredContent` or both), then its own limit: kept whole, cut to a head and tail (`truncated`), written to a file with a short preview (`spilled_to_file`) or refused. **Budgeted** is the same result after the engine with the client's limits, as `mcp-budget proxy --client ID` sends it: never cut again by the client. A client marked with an asterisk rests on a rule without a primary source; every rule's source and date is in `audit.json` (`clients`).".into(),
+    ));
+    let priced = report.pricing.is_some();
+    let mut cols = vec![
+        ("client", false, true),
+        ("definitions", false, false),
+        ("schema tokens/turn", true, false),
+    ];
+    if priced {
+        cols.push(("$/1k turns", true, false));
+    }
+    cols.extend([
+        ("results cut: raw", false, false),
+        ("budgeted", false, false),
+        ("result tokens: raw", true, false),
+        ("budgeted", true, false),
+    ]);
+    let mut t = Table::new(&cols);
+    for c in &totals {
+        let mut definitions = deferred_text(c);
+        if c.over_tool_limit > 0 {
+            definitions.push_str(&format!(
+                "; {} server{} over its tool limit",
+                c.over_tool_limit,
+                if c.over_tool_limit == 1 { "" } else { "s" }
+            ));
+        }
+        let mut row = vec![
+            format!("{}{}", c.client, if c.confirmed { "" } else { " *" }),
+            definitions,
+            thousands(c.schema_tokens),
+        ];
+        if priced {
+            let dollars: f64 = report
+                .servers
+                .iter()
+                .flat_map(|s| s.clients.iter().filter(|x| x.client == c.client))
+                .filter_map(|x| x.usd_per_1k_turns)
+                .sum();
+            row.push(usd(dollars));
+        }
+        row.extend([
+            cut_text(c.raw_cut, c.results),
+            c.budgeted_cut
+                .map_or("-".into(), |b| cut_text(b, c.results)),
+            thousands(c.raw_tokens),
+            c.budgeted_tokens.map_or("-".into(), thousands),
+        ]);
+        t.rows.push(row);
+    }
+    out.push(Block::Table(t));
+    out.push(Block::Chart(ChartKind::ClientTokens));
+    // every probe in every client: raw -> budgeted
+    let probes: Vec<(&str, &crate::report::ProbeResult)> = report
+        .servers
+        .iter()
+        .flat_map(|s| s.probes.iter().map(move |p| (s.name.as_str(), p)))
+        .filter(|(_, p)| !p.clients.is_empty())
+        .collect();
+    if probes.is_empty() {
+        return;
+    }
+    out.push(Block::Para(
+        "Every probe result in every client (tokens that reach the model; raw → budgeted):".into(),
+    ));
+    let ids: Vec<&str> = totals.iter().map(|c| c.client.as_str()).collect();
+    let mut cols = vec![("server", false, false), ("tool", false, true)];
+    cols.extend(ids.iter().map(|id| (*id, false, false)));
+    let mut t = Table::new(&cols);
+    for (server, p) in probes {
+        let mut row = vec![server.to_string(), p.name()];
+        for id in &ids {
+            row.push(match p.clients.iter().find(|c| c.client == *id) {
+                Some(c) => match &c.budgeted {
+                    Some(b) => format!("{} → {}", seen_text(&c.raw), seen_text(b)),
+                    None => seen_text(&c.raw),
+                },
+                None => "-".into(),
+            });
+        }
+        t.rows.push(row);
+    }
+    out.push(Block::Table(t));
+}
