@@ -46,13 +46,15 @@ pub fn engine(dir: &Path, budget: usize) -> Engine {
     )
 }
 
-/// The same, with bounds in bytes, characters and lines beside the budget.
-pub fn engine_sized(dir: &Path, budget: usize, size: SizeLimits) -> Engine {
+/// The same, with bounds in bytes, characters and lines beside the budget, and the note first
+/// or last.
+pub fn engine_sized(dir: &Path, budget: usize, size: SizeLimits, note_first: bool) -> Engine {
     let mut policy = Policy::builtin();
     policy
         .set_budget(budget)
         .expect("the budget is at least MIN_BUDGET");
     policy.tighten_to(None, size);
+    policy.set_note_first(note_first);
     Engine::new(
         policy,
         Tokenizer::Cl100k,
@@ -118,6 +120,7 @@ pub fn check(engine: &Engine, server: &str, tool: &str, input: &Value) -> Result
     );
     ensure!(!out.stages.is_empty(), "no stages recorded");
     let size = engine.policy().for_tool(tool).size;
+    let size_policy_note_first = engine.policy().for_tool(tool).note_first;
     let sized = |v: &Value| size.is_unbounded() || size.fits(model_text_size(v));
     ensure!(
         sized(&out.result),
@@ -144,7 +147,7 @@ pub fn check(engine: &Engine, server: &str, tool: &str, input: &Value) -> Result
             "pass_through with a spill or note"
         );
     } else {
-        check_reduced(input, &raw, &out)?;
+        check_reduced(input, &raw, &out, size_policy_note_first)?;
     }
     let again = engine.run(&call, input);
     ensure!(
@@ -164,7 +167,7 @@ pub fn check(engine: &Engine, server: &str, tool: &str, input: &Value) -> Result
     Ok(out)
 }
 
-fn check_reduced(input: &Value, raw: &str, out: &Budgeted) -> Result<(), String> {
+fn check_reduced(input: &Value, raw: &str, out: &Budgeted, note_first: bool) -> Result<(), String> {
     let strategy = out.strategy.name();
     let Some(note) = &out.note else {
         return Err(format!("{strategy} without a note"));
@@ -172,9 +175,10 @@ fn check_reduced(input: &Value, raw: &str, out: &Budgeted) -> Result<(), String>
     let Some(content) = out.result.get("content").and_then(Value::as_array) else {
         return Err("the output has no content array".into());
     };
+    let note_block = json!({"type": "text", "text": note});
     ensure!(
-        content.last() == Some(&json!({"type": "text", "text": note})),
-        "the last block is not the note"
+        content.last() == Some(&note_block) || (note_first && content.first() == Some(&note_block)),
+        "the note is not the last block (nor the first, with note_first)"
     );
     for block in content {
         ensure!(
@@ -209,7 +213,7 @@ fn check_reduced(input: &Value, raw: &str, out: &Budgeted) -> Result<(), String>
     // JSON stays JSON: JSON blocks are never dropped, only shrunk or projected (unless the note
     // alone is sent)
     let json_in = json_blocks(input);
-    let body = &content[..content.len() - 1];
+    let body: Vec<&Value> = content.iter().filter(|b| **b != note_block).collect();
     let json_out = body.iter().filter(|b| json_text(b).is_some()).count();
     ensure!(
         json_out >= json_in || body.is_empty(),

@@ -22,6 +22,7 @@ pub fn engine_for(engine: &Engine, limits: ResultLimits) -> Engine {
             chars: limits.chars,
             lines: limits.lines,
         },
+        limits.note_first,
     )
 }
 

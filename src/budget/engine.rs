@@ -117,9 +117,15 @@ impl Engine {
 
     /// A copy whose every tool's limits are tightened to a client's: a token cap and bounds in
     /// bytes, characters and lines (see [`Policy::tighten_to`]).
-    pub fn tightened(&self, tokens: Option<usize>, size: super::SizeLimits) -> Engine {
+    pub fn tightened(
+        &self,
+        tokens: Option<usize>,
+        size: super::SizeLimits,
+        note_first: bool,
+    ) -> Engine {
         let mut e = self.clone();
         e.policy.tighten_to(tokens, size);
+        e.policy.set_note_first(note_first);
         e
     }
 
@@ -371,7 +377,11 @@ impl Engine {
         }
         run.stage("spill");
         Budgeted {
-            result: run.work.to_result(std::slice::from_ref(&note)),
+            result: if run.policy.note_first {
+                run.work.to_result_after(std::slice::from_ref(&note))
+            } else {
+                run.work.to_result(std::slice::from_ref(&note))
+            },
             budget: run.policy.budget,
             tokens_after: self.counter.units(tokens),
             strategy,

@@ -273,8 +273,22 @@ impl Work {
 
     /// Back to an MCP tool result, with `extra` text blocks appended.
     pub fn to_result(&self, extra: &[String]) -> Value {
-        let mut content: Vec<Value> = self.parts.iter().map(block).collect();
-        content.extend(extra.iter().map(|t| json!({"type": "text", "text": t})));
+        self.result_with(extra, false)
+    }
+
+    /// Back to an MCP tool result, with `first` text blocks before the parts.
+    pub fn to_result_after(&self, first: &[String]) -> Value {
+        self.result_with(first, true)
+    }
+
+    fn result_with(&self, notes: &[String], first: bool) -> Value {
+        let notes = notes.iter().map(|t| json!({"type": "text", "text": t}));
+        let parts = self.parts.iter().map(block);
+        let content: Vec<Value> = if first {
+            notes.chain(parts).collect()
+        } else {
+            parts.chain(notes).collect()
+        };
         let mut out = Map::new();
         out.insert("content".into(), Value::Array(content));
         if let Some(s) = &self.structured {

@@ -42,6 +42,9 @@ pub struct ToolPolicy {
     pub budget: usize,
     /// Bounds in bytes, characters and lines, met beside `budget` (a client's own units).
     pub size: SizeLimits,
+    /// The note goes before the result, not after it: for a client that keeps only the head of
+    /// what it is sent, the handle to the full original is never what it drops.
+    pub note_first: bool,
     pub project: Option<Projection>,
     /// Arrays are first capped to this many items; the cap is lowered until the result fits.
     pub max_array_items: usize,
@@ -70,6 +73,7 @@ impl Default for ToolPolicy {
         ToolPolicy {
             budget: 8000,
             size: SizeLimits::default(),
+            note_first: false,
             project: None,
             max_array_items: 20,
             max_string_chars: 500,
@@ -101,6 +105,7 @@ struct RuleToml {
     budget_bytes: Option<usize>,
     budget_chars: Option<usize>,
     budget_lines: Option<usize>,
+    note_first: Option<bool>,
     project: Option<String>,
     max_array_items: Option<usize>,
     max_string_chars: Option<usize>,
@@ -178,6 +183,8 @@ pub struct Policy {
     rules: Vec<Rule>,
     /// A client's token cap and size bounds, applied after every rule.
     client: Option<(Option<usize>, SizeLimits)>,
+    /// Every tool's note goes first (a client that keeps the head).
+    note_first: bool,
 }
 
 impl Policy {
@@ -257,6 +264,7 @@ impl Policy {
             p.budget = p.budget.min(tokens.unwrap_or(usize::MAX)).max(MIN_BUDGET);
             p.size = p.size.tightened(size);
         }
+        p.note_first |= self.note_first;
         p
     }
 
@@ -271,6 +279,11 @@ impl Policy {
             lines: floor(size.lines, MIN_SIZE_LINES),
         };
         self.client = Some((tokens, size));
+    }
+
+    /// Put every tool's note before its result (a client that keeps only the head).
+    pub fn set_note_first(&mut self, first: bool) {
+        self.note_first = first;
     }
 
     /// The default budget.
@@ -327,6 +340,9 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
         chars: size.chars.or(p.size.chars),
         lines: size.lines.or(p.size.lines),
     };
+    if let Some(n) = r.note_first {
+        p.note_first = n;
+    }
     p.max_array_items =
         positive(r.max_array_items, "max_array_items")?.unwrap_or(p.max_array_items);
     p.max_string_chars =

@@ -313,7 +313,9 @@ fn a_multi_line_json_rpc_error_is_one_line_in_the_table_and_whole_in_json() {
     assert!(error.contains("query failed") && error.contains("frame48"));
     // the probe table's rows: one for the probe, none for the 49 frames
     let start = table.find("Probe results").unwrap();
-    let rows: Vec<&str> = table[start..]
+    let section = &table[start..];
+    let end = section.find("\n\n").unwrap_or(section.len());
+    let rows: Vec<&str> = section[..end]
         .lines()
         .filter(|l| l.contains("┆") && !l.contains("status"))
         .collect();

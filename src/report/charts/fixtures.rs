@@ -73,7 +73,49 @@ pub(super) fn fixture() -> Report {
     );
     let mut broken = server("broken", vec![tool("ghost", 99_999)], Vec::new());
     broken.status = Status::Error;
-    report(vec![github, cjk, broken])
+    let mut r = report(vec![github, cjk, broken]);
+    with_clients(&mut r);
+    r
+}
+
+/// What `naive` and `codex` see of every probe: the raw tokens whole, or cut to 2,500 by Codex;
+/// after the engine, the budgeted tokens whole.
+fn with_clients(r: &mut Report) {
+    use crate::report::clients::{select, ClientResult, ClientSeen, Outcome};
+    let profiles = select("naive,codex").expect("known clients");
+    r.clients = profiles.iter().map(|p| (*p).clone()).collect();
+    let seen = |tokens: usize, outcome: Outcome| ClientSeen {
+        tokens_to_model: tokens,
+        bytes_to_model: tokens * 4,
+        outcome,
+        kept_fraction: if outcome == Outcome::Full { 1.0 } else { 0.1 },
+        sent: vec!["content".into()],
+        rules: Vec::new(),
+    };
+    for s in &mut r.servers {
+        for p in &mut s.probes {
+            let raw = p.raw.as_ref().map_or(0, |r| r.model_tokens);
+            let budgeted = p.budgeted.as_ref().map(|b| seen(b.tokens, Outcome::Full));
+            p.clients = vec![
+                ClientResult {
+                    client: "naive".into(),
+                    raw: seen(raw, Outcome::Full),
+                    budgeted: budgeted.clone(),
+                    confirmed: true,
+                },
+                ClientResult {
+                    client: "codex".into(),
+                    raw: if raw > 2_500 {
+                        seen(2_500, Outcome::Truncated)
+                    } else {
+                        seen(raw, Outcome::Full)
+                    },
+                    budgeted,
+                    confirmed: false,
+                },
+            ];
+        }
+    }
 }
 
 pub(super) fn no_probes() -> Report {

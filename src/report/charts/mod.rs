@@ -160,7 +160,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let r = fixture();
         let written = write_drawn(&r, dir.path(), &draw_svgs(&r).unwrap()).unwrap();
-        assert_eq!(written.len(), 8);
+        assert_eq!(written.len(), 10, "five charts, PNG and SVG");
         let mut on_disk: Vec<PathBuf> = std::fs::read_dir(dir.path().join("charts"))
             .unwrap()
             .map(|e| e.unwrap().path())

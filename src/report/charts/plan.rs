@@ -47,7 +47,7 @@ impl ChartKind {
             ChartKind::TopTools => "Most expensive tools (top 15)",
             ChartKind::ProbeTokens => "Probe results: raw vs budgeted tokens",
             ChartKind::ProbeLatency => "Probe latency: upstream call vs budget engine",
-            ChartKind::ClientTokens => "What reaches each client's model: raw vs budgeted",
+            ChartKind::ClientTokens => "Tokens that reach the model, per client: raw vs budgeted",
         }
     }
 }

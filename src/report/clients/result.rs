@@ -23,11 +23,15 @@ pub struct ResultLimits {
     pub bytes: Option<usize>,
     pub chars: Option<usize>,
     pub lines: Option<usize>,
+    /// The client keeps the head of what it cuts: the engine's note goes first.
+    pub note_first: bool,
 }
 
 pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
     let mut l = ResultLimits::default();
     for r in result_rules(profile) {
+        // a cut that keeps the head (a cap, a spill's preview) keeps a note put first
+        l.note_first |= matches!(r.effect.as_str(), "cap" | "spill") && r.preview != Some(0);
         let slot = match r.unit.as_str() {
             "tokens" => &mut l.tokens,
             "bytes" => &mut l.bytes,
@@ -116,17 +120,14 @@ fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visi
                         v.texts.push(Cow::Borrowed(t));
                     }
                 }
-                _ => v.texts.push(Cow::Owned(crate::measure::compact_json(b))),
+                _ => v.texts.push(Cow::Owned(compact(b))),
             }
         }
         if !blocks.is_empty() && (text_blocks || blocks.iter().any(|b| b["type"] != "text")) {
             v.sent.push("content".into());
         }
     }
-    if let (true, Some(s)) = (
-        structured_sent,
-        structured.map(crate::measure::compact_json),
-    ) {
+    if let (true, Some(s)) = (structured_sent, structured.map(compact)) {
         v.texts.push(Cow::Owned(s));
         v.sent.push("structuredContent".into());
     }
@@ -256,6 +257,11 @@ pub fn client_view_counted(profile: &ClientProfile, result: &Value, count: Count
         sent: v.sent,
         rules: acted,
     }
+}
+
+/// Compact JSON, keys in received order: as clients send JSON on (the audit's `compact_json`).
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).expect("a serde_json::Value always serialises")
 }
 
 /// "40,000 chars (truncate)", or "… (truncate, unconfirmed)".
