@@ -1,5 +1,6 @@
-//! The report folder an audit writes: audit.json, servers.csv, tools.csv, probes.csv, the
-//! charts (charts/*.svg and *.png), report.md and report.html, each file whole or not at all.
+//! The report folder an audit writes: audit.json, servers.csv, tools.csv, probes.csv,
+//! clients.csv, the charts (charts/*.svg and *.png), report.md and report.html, each file whole
+//! or not at all.
 //! Each chart is drawn as SVG once, for its file and for the page that inlines it.
 
 use std::path::Path;
