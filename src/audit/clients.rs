@@ -2,7 +2,7 @@
 //! engine run with that client's limits (what `proxy --client` would send it).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
@@ -27,11 +27,14 @@ pub fn engine_for(engine: &Engine, limits: ResultLimits) -> Engine {
 }
 
 /// One row per client; clients with the same limits share one engine run.
+///
+/// `meta`: the numbers in the tool definition's `_meta` (a client may read its limits there).
 pub fn client_rows(
     clients: &[&ClientProfile],
     engine: Option<&Engine>,
     call: &CallInfo,
     result: &Value,
+    meta: &BTreeMap<String, u64>,
     tokenizer: Tokenizer,
 ) -> Vec<ClientResult> {
     let mut runs: HashMap<ResultLimits, Value> = HashMap::new();
@@ -56,11 +59,11 @@ pub fn client_rows(
                 let out = runs
                     .entry(limits)
                     .or_insert_with(|| engine_for(engine, limits).run(call, result).result);
-                client_view_counted(profile, out, &count)
+                client_view_counted(profile, out, meta, &count)
             });
             ClientResult {
                 client: profile.id.clone(),
-                raw: client_view_counted(profile, result, &count),
+                raw: client_view_counted(profile, result, meta, &count),
                 budgeted,
                 confirmed: profile.confirmed(),
             }

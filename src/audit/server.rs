@@ -147,7 +147,13 @@ async fn run(
                     total: probes.len(),
                 },
             );
-            let row = run_probe(&mut session, &spec.name, probe, opts).await;
+            let meta = report
+                .tools
+                .iter()
+                .find(|t| t.name == probe.tool)
+                .map(|t| t.meta_numbers.clone())
+                .unwrap_or_default();
+            let row = run_probe(&mut session, &spec.name, probe, meta, opts).await;
             report.probes.push(row);
         }
         Ok(())
@@ -219,6 +225,7 @@ async fn run_probe(
     session: &mut Session,
     server: &str,
     probe: &Probe,
+    meta: std::collections::BTreeMap<String, u64>,
     opts: &AuditOptions,
 ) -> ProbeResult {
     let mut row = ProbeResult {
@@ -253,7 +260,14 @@ async fn run_probe(
             tool: &probe_owned.tool,
             raw: Some(text),
         };
-        let seen = client_rows(&clients, engine.as_deref(), &call, &value, set.primary());
+        let seen = client_rows(
+            &clients,
+            engine.as_deref(),
+            &call,
+            &value,
+            &meta,
+            set.primary(),
+        );
         Ok::<_, crate::measure::MeasureError>((raw, error, budgeted, seen))
     })
     .await;

@@ -136,6 +136,15 @@ pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts),
             .unwrap_or_default(),
         data_uris: raw.matches("data:image/").count() + raw.matches("data:audio/").count(),
         by_tokenizer: model.others.clone(),
+        meta_numbers: tool
+            .get("_meta")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_u64()?)))
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     Ok((cost, model))
 }
@@ -180,6 +189,17 @@ mod tests {
         );
         assert!(cost.read_only);
         assert_eq!(cost.wire_bytes, raw.len());
+    }
+
+    #[test]
+    fn numbers_in_meta_are_kept_for_the_client_rules() {
+        let set = TokenizerSet::default();
+        let raw = r#"{"name":"fetch","inputSchema":{"type":"object"},"_meta":{"anthropic/maxResultSizeChars":200000,"note":"x","neg":-1}}"#;
+        let (t, _) = measure_tool(raw, &set).unwrap();
+        assert_eq!(
+            t.meta_numbers,
+            std::collections::BTreeMap::from([("anthropic/maxResultSizeChars".into(), 200_000)])
+        );
     }
 
     #[test]

@@ -213,6 +213,10 @@ pub struct ToolCost {
     /// `model_tokens` by the other tokenizers.
     #[serde(default)]
     pub by_tokenizer: BTreeMap<String, usize>,
+    /// The numbers in the definition's `_meta` (e.g. `anthropic/maxResultSizeChars`, which
+    /// raises Claude Code's spill threshold for this tool).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub meta_numbers: BTreeMap<String, u64>,
 }
 
 /// A prompts or resources list.

@@ -89,6 +89,12 @@ pub struct Rule {
     /// Applies only to a result whose content is one text block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub only_single_text: bool,
+    /// A number in the tool definition's `_meta` under this key raises the threshold, up to
+    /// `raised_up_to`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_up_to: Option<u64>,
     /// `false`: the message or preview size has no primary source (the threshold has).
     #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
     pub shape_confirmed: bool,

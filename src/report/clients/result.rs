@@ -8,6 +8,7 @@
 //! blocks one by one, this cuts them as one text: exact for one-text results, close otherwise.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -139,13 +140,20 @@ pub type Count<'c> = &'c dyn Fn(&str) -> usize;
 
 /// What `profile`'s client shows the model of `result`, counted in `tokenizer`.
 pub fn client_view(profile: &ClientProfile, result: &Value, tokenizer: Tokenizer) -> ClientSeen {
-    client_view_counted(profile, result, &|t| tokenizer.count(t))
+    client_view_counted(profile, result, &BTreeMap::new(), &|t| tokenizer.count(t))
 }
 
 /// [`client_view`] with a counter of its own. A result shown whole costs the sum of its texts'
 /// counts, each text counted alone (as the audit's `model_tokens` counts blocks); a cut one, the
 /// count of what is shown.
-pub fn client_view_counted(profile: &ClientProfile, result: &Value, count: Count) -> ClientSeen {
+///
+/// `meta`: the numbers in the tool definition's `_meta`, which may raise a rule's threshold.
+pub fn client_view_counted(
+    profile: &ClientProfile,
+    result: &Value,
+    meta: &BTreeMap<String, u64>,
+    count: Count,
+) -> ClientSeen {
     let v = visible(profile, result, count);
     let whole = join(&v.texts);
     let total = whole.len();
@@ -158,13 +166,13 @@ pub fn client_view_counted(profile: &ClientProfile, result: &Value, count: Count
         if rule.only_single_text && !v.single_text {
             continue;
         }
+        let limit = threshold(rule, meta);
         let kept = kept_text(&whole, cut);
         let value = measure(&rule.unit, &kept, v.image_tokens, count);
-        if value <= rule.threshold as usize {
+        if value <= limit {
             continue;
         }
-        acted.push(describe(rule));
-        let limit = rule.threshold as usize;
+        acted.push(describe(rule, limit));
         let fill = |m: &str, head_n: usize, tail_n: usize, removed: usize| {
             m.replace("{total}", &thousands(value))
                 .replace("{removed}", &thousands(removed))
@@ -264,8 +272,19 @@ fn compact(v: &Value) -> String {
     serde_json::to_string(v).expect("a serde_json::Value always serialises")
 }
 
+/// A rule's threshold for one tool: raised by the number its definition's `_meta` holds under
+/// the rule's `raised_by` key, up to `raised_up_to` (never lowered).
+fn threshold(rule: &Rule, meta: &BTreeMap<String, u64>) -> usize {
+    let raised = rule
+        .raised_by
+        .as_ref()
+        .and_then(|k| meta.get(k))
+        .map(|v| (*v).min(rule.raised_up_to.unwrap_or(u64::MAX)));
+    rule.threshold.max(raised.unwrap_or(0)) as usize
+}
+
 /// "40,000 chars (truncate)", or "… (truncate, unconfirmed)".
-fn describe(r: &Rule) -> String {
+fn describe(r: &Rule, threshold: usize) -> String {
     let unconfirmed = if r.sourced.confirmed {
         ""
     } else {
@@ -273,7 +292,7 @@ fn describe(r: &Rule) -> String {
     };
     format!(
         "{} {} ({}{unconfirmed})",
-        thousands(r.threshold as usize),
+        thousands(threshold),
         r.unit,
         r.effect
     )

@@ -290,3 +290,25 @@ fn schema_tax_per_client() {
     assert_eq!(row(1, "vscode").schema_tokens_per_turn, 40_000);
     assert!(row(1, "cursor").tool_limit_exceeded && !row(1, "cursor").confirmed);
 }
+
+#[test]
+fn a_tools_meta_raises_claude_codes_spill_threshold_up_to_its_ceiling() {
+    let cc = profile("claude-code").unwrap();
+    let count = |t: &str| Tokenizer::Cl100k.count(t);
+    let body = text(&"word ".repeat(12_000));
+    let meta = |v: u64| {
+        std::collections::BTreeMap::from([("anthropic/maxResultSizeChars".to_string(), v)])
+    };
+    // 60,000 characters: over the default 50,000, under a tool's own 200,000
+    assert_eq!(seen("claude-code", &body).outcome, Outcome::SpilledToFile);
+    let raised = client_view_counted(cc, &body, &meta(200_000), &count);
+    assert_eq!((raised.outcome, raised.kept_fraction), (Outcome::Full, 1.0));
+    // the ceiling is 500,000 characters, whatever the tool asks
+    let huge = text(&"word ".repeat(101_000));
+    let capped = client_view_counted(cc, &huge, &meta(2_000_000), &count);
+    assert_eq!(capped.outcome, Outcome::SpilledToFile);
+    assert_eq!(capped.rules, ["500,000 chars (spill)"]);
+    // a lower number never lowers the threshold
+    let lower = client_view_counted(cc, &text(&"word ".repeat(9_000)), &meta(1_000), &count);
+    assert_eq!(lower.outcome, Outcome::Full);
+}
