@@ -45,6 +45,24 @@ pub struct SendsRule {
     pub sourced: Sourced,
 }
 
+/// How an image block reaches the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Images {
+    /// As an image, priced by its dimensions.
+    Pixels,
+    /// Its base64 pasted as text.
+    Base64Text,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImagesRule {
+    pub mode: Images,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
 /// What the model is sent of the tool definitions on every turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -117,6 +135,7 @@ pub struct ClientProfile {
     pub name: String,
     pub note: String,
     pub sends: SendsRule,
+    pub images: ImagesRule,
     pub schema: SchemaRule,
     /// Server instructions are cut to this many bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,6 +154,7 @@ impl ClientProfile {
     /// Every fact of the profile is confirmed by a primary source.
     pub fn confirmed(&self) -> bool {
         self.sends.sourced.confirmed
+            && self.images.sourced.confirmed
             && self.schema.sourced.confirmed
             && self
                 .rules

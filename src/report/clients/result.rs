@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{ClientProfile, ClientSeen, Outcome, Rule, Sends};
+use super::{ClientProfile, ClientSeen, Images, Outcome, Rule, Sends};
 use crate::tokens::{image_data_cost, Tokenizer};
 use crate::units::thousands;
 
@@ -110,10 +110,12 @@ fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visi
                 "text" => {}
                 "image" => {
                     let data = b["data"].as_str().unwrap_or("");
-                    v.image_tokens += match image_data_cost(data) {
-                        Some((_, tokens)) => tokens,
-                        None => count(data),
-                    };
+                    match (profile.images.mode, image_data_cost(data)) {
+                        (Images::Pixels, Some((_, tokens))) => v.image_tokens += tokens,
+                        // no image a model can see, or a client that pastes it: its text
+                        (Images::Pixels, None) => v.image_tokens += count(data),
+                        (Images::Base64Text, _) => v.texts.push(Cow::Borrowed(data)),
+                    }
                 }
                 "audio" => {}
                 "resource" => {

@@ -34,7 +34,7 @@ fn every_client_has_a_profile_with_a_source_and_a_date_for_every_fact() {
             && parts.iter().all(|p| p.parse::<u32>().is_ok())
     };
     for p in profiles() {
-        let mut facts = vec![&p.sends.sourced, &p.schema.sourced];
+        let mut facts = vec![&p.sends.sourced, &p.images.sourced, &p.schema.sourced];
         facts.extend(p.rules.iter().map(|r| &r.sourced));
         for f in facts {
             assert!(date(&f.as_of) && date(&f.checked), "{}: {f:?}", p.id);
@@ -215,6 +215,19 @@ fn which_parts_each_client_sends() {
     assert_eq!(get("copilot-cli").tokens_to_model, json_tokens + image);
     // Codex: structuredContent alone
     assert_eq!(get("codex").tokens_to_model, json_tokens);
+    // a client that pastes images as base64 text pays for the text
+    let pasting = ClientProfile {
+        images: ImagesRule {
+            mode: Images::Base64Text,
+            ..profile("naive").unwrap().images.clone()
+        },
+        ..profile("naive").unwrap().clone()
+    };
+    let only_image = json!({"content": [{"type": "image", "mimeType": "image/png", "data": png}]});
+    let pasted = client_view(&pasting, &only_image, Tokenizer::Cl100k);
+    assert_eq!(pasted.tokens_to_model, Tokenizer::Cl100k.count(&png));
+    assert_eq!(pasted.bytes_to_model, png.len());
+    assert_eq!(seen("naive", &only_image).tokens_to_model, image);
 }
 
 #[test]
