@@ -159,7 +159,7 @@ pub fn for_client(engine: Engine, client: Option<&str>) -> anyhow::Result<(Engin
     let engine = mcp_budget::audit::engine_for(&engine, limits);
     let p = engine.policy().for_tool("");
     let words = match p.size.describe() {
-        Some(size) => format!("{} tokens within {size}", thousands(p.budget)),
+        Some(size) => format!("{} tokens, {size}", thousands(p.budget)),
         None => format!("{} tokens", thousands(p.budget)),
     };
     Ok((engine, format!("{words} ({})", profile.name)))

@@ -250,16 +250,13 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
 }
 
 fn clients(report: &Report, width: Option<u16>) -> Table {
-    let mut t = table(
-        width,
-        &[
-            "client",
-            "definitions",
-            "tokens/turn",
-            "results cut",
-            "result tokens",
-        ],
-    );
+    let priced = report.pricing.is_some();
+    let mut header = vec!["client", "definitions", "tokens/turn"];
+    if priced {
+        header.push("$/1k turns");
+    }
+    header.extend(["results cut", "result tokens"]);
+    let mut t = table(width, &header);
     for c in super::clients::client_totals(report) {
         let mark = if c.confirmed { "" } else { " *" };
         let arrow = |raw: String, budgeted: Option<String>| match budgeted {
@@ -270,10 +267,16 @@ fn clients(report: &Report, width: Option<u16>) -> Table {
         if c.over_tool_limit > 0 {
             definitions.push_str(&format!(", {} over its tool limit", c.over_tool_limit));
         }
-        t.add_row(vec![
+        let mut cells = vec![
             text(&format!("{}{mark}", c.client)),
             text(&definitions),
             num(c.schema_tokens),
+        ];
+        if priced {
+            let dollars = c.usd_per_1k_turns.map_or(String::new(), usd);
+            cells.push(Cell::new(dollars).set_alignment(CellAlignment::Right));
+        }
+        cells.extend([
             Cell::new(arrow(
                 super::clients::cut_text(c.raw_cut, c.results),
                 c.budgeted_cut
@@ -285,6 +288,7 @@ fn clients(report: &Report, width: Option<u16>) -> Table {
             ))
             .set_alignment(CellAlignment::Right),
         ]);
+        t.add_row(cells);
     }
     t
 }

@@ -13,6 +13,8 @@ pub struct ClientTotals {
     pub name: String,
     /// Schema tokens per turn over every server that answered.
     pub schema_tokens: usize,
+    /// Their dollars per 1,000 turns at the report's price (`None`: no price).
+    pub usd_per_1k_turns: Option<f64>,
     /// Servers whose definitions this client defers.
     pub deferred_servers: usize,
     /// Servers over one of its tool limits.
@@ -39,6 +41,7 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
                 client: profile.id.clone(),
                 name: profile.name.clone(),
                 schema_tokens: 0,
+                usd_per_1k_turns: None,
                 deferred_servers: 0,
                 over_tool_limit: 0,
                 servers: 0,
@@ -53,6 +56,9 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
                 if let Some(c) = s.clients.iter().find(|c| c.client == profile.id) {
                     t.servers += 1;
                     t.schema_tokens += c.schema_tokens_per_turn;
+                    if let Some(usd) = c.usd_per_1k_turns {
+                        *t.usd_per_1k_turns.get_or_insert(0.0) += usd;
+                    }
                     t.deferred_servers += usize::from(c.deferred);
                     t.over_tool_limit += usize::from(c.tool_limit_exceeded);
                 }

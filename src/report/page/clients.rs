@@ -47,13 +47,7 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
             thousands(c.schema_tokens),
         ];
         if priced {
-            let dollars: f64 = report
-                .servers
-                .iter()
-                .flat_map(|s| s.clients.iter().filter(|x| x.client == c.client))
-                .filter_map(|x| x.usd_per_1k_turns)
-                .sum();
-            row.push(usd(dollars));
+            row.push(c.usd_per_1k_turns.map_or("-".into(), usd));
         }
         row.extend([
             cut_text(c.raw_cut, c.results),
