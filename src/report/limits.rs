@@ -142,7 +142,7 @@ mod tests {
     use crate::report::{BudgetedCost, ProbeResult, RawCost, ServerReport};
 
     #[test]
-    fn the_table_has_every_client_with_a_source_and_date() {
+    fn every_client_has_limits_and_says_which_are_unconfirmed() {
         for client in [
             "Claude Code",
             "Codex",
@@ -157,23 +157,9 @@ mod tests {
                 "{client}"
             );
         }
-        let date = |d: &str| {
-            let parts: Vec<&str> = d.split('-').collect();
-            (2..=3).contains(&parts.len())
-                && parts[0].len() == 4
-                && parts.iter().all(|p| p.parse::<u32>().is_ok())
-        };
+        // sources and dates are checked on the profiles they come from (clients/tests.rs)
         for l in client_limits() {
-            assert!(date(&l.as_of) && date(&l.checked), "{l:?}");
-            // a source is a public address, never our own design notes
-            assert!(l.source.contains("https://"), "{l:?}");
-            assert!(!l.source.contains("DESIGN.md"), "{l:?}");
             assert_eq!(l.describe().contains("unconfirmed"), !l.confirmed, "{l:?}");
-            assert!(["result", "tools"].contains(&l.applies.as_str()), "{l:?}");
-            assert!(
-                ["tokens", "chars", "bytes", "lines", "tools"].contains(&l.unit.as_str()),
-                "{l:?}"
-            );
         }
         assert_eq!(claude_code_token_limits(), (10_000, 25_000));
     }

@@ -30,21 +30,7 @@ fn article() -> String {
 }
 
 fn python_with_tiktoken() -> Option<std::path::PathBuf> {
-    let python = repo().join("target/test-venv/bin/python");
-    let ok = python.exists()
-        && Command::new(&python)
-            .args(["-c", "import tiktoken"])
-            .status()
-            .is_ok_and(|s| s.success());
-    if ok {
-        return Some(python);
-    }
-    assert!(
-        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-        "tiktoken is missing in target/test-venv but MCP_BUDGET_REQUIRE_REAL_SERVERS is set"
-    );
-    eprintln!("SKIP: tiktoken is not installed in target/test-venv (run .ci/run)");
-    None
+    crate::support::venv_python("tiktoken", "tiktoken")
 }
 
 #[test]

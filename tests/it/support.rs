@@ -330,3 +330,23 @@ impl Pipelined {
         err
     }
 }
+
+/// target/test-venv's Python when it can `import module` (`.ci/run` installs the venv), or a
+/// skip naming `what` (fatal under MCP_BUDGET_REQUIRE_REAL_SERVERS).
+pub fn venv_python(module: &str, what: &str) -> Option<PathBuf> {
+    let python = repo().join("target/test-venv/bin/python");
+    let ok = python.exists()
+        && Command::new(&python)
+            .args(["-c", &format!("import {module}")])
+            .status()
+            .is_ok_and(|s| s.success());
+    if ok {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
+        "{what} is missing in target/test-venv but MCP_BUDGET_REQUIRE_REAL_SERVERS is set"
+    );
+    eprintln!("SKIP: {what} is not installed in target/test-venv (run .ci/run)");
+    None
+}

@@ -50,21 +50,7 @@ fn texts(result: &Value) -> String {
 /// The official Python SDK's client (`mcp` from PyPI, installed by `.ci/run` into
 /// target/test-venv), or a skip (fatal under MCP_BUDGET_REQUIRE_REAL_SERVERS).
 fn python_sdk() -> Option<std::path::PathBuf> {
-    let python = crate::support::repo().join("target/test-venv/bin/python");
-    let ok = python.exists()
-        && Command::new(&python)
-            .args(["-c", "import mcp"])
-            .status()
-            .is_ok_and(|s| s.success());
-    if ok {
-        return Some(python);
-    }
-    assert!(
-        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-        "the Python mcp SDK is missing in target/test-venv but MCP_BUDGET_REQUIRE_REAL_SERVERS is set"
-    );
-    eprintln!("SKIP: the Python mcp SDK is not installed (run .ci/run)");
-    None
+    crate::support::venv_python("mcp", "the Python mcp SDK")
 }
 
 /// Run tests/fixtures/sdk_client.py against `proxy ... -- upstream...`.
