@@ -15,7 +15,7 @@ use super::lazy::strip_prefix;
 use super::note::{render, NoteFacts};
 use super::parts::{Part, Work};
 use super::strip::{strip, StripCounts};
-use super::{Policy, PrefixCounter, Scan, Size, SpillHandle, SpillStore, ToolPolicy};
+use super::{Policy, PrefixCounter, Scan, SpillHandle, SpillStore, ToolPolicy};
 use crate::tokens::Tokenizer;
 
 /// How a result was made to fit.
@@ -397,7 +397,7 @@ impl Run<'_> {
     /// The work and a note `note` long are within the policy's bytes, characters and lines.
     fn fits_size(&self, note: &str) -> bool {
         let size = &self.policy.size;
-        size.is_unbounded() || size.fits(self.work.size() + Size::of(note))
+        size.is_unbounded() || size.fits(self.work.size_with(Some(note), self.policy.note_first))
     }
 
     fn stage(&mut self, name: &str) {

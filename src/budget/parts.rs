@@ -176,33 +176,34 @@ impl Work {
     }
 
     /// The size of the text this work shows a model: texts, links as their JSON and
-    /// structuredContent as compact JSON (images and blobs are not text), each counted with the
-    /// line break a client that joins the texts puts after it (a line more after a text that
-    /// ends in one).
+    /// structuredContent as compact JSON (images and blobs are not text), joined by line breaks
+    /// as a client that joins them does.
     pub fn size(&self) -> Size {
-        let sep = |text: &str| {
-            let s = Size::of(text);
-            Size {
-                bytes: s.bytes + 1,
-                chars: s.chars + 1,
-                lines: s.lines + usize::from(text.ends_with('\n')),
-            }
-        };
-        let mut size = Size::default();
+        self.size_with(None, false)
+    }
+
+    /// [`Self::size`] with `note` as one more text block, last (or first: `note_first`).
+    pub fn size_with(&self, note: Option<&str>, note_first: bool) -> Size {
+        let mut joined = Joined::default();
+        if let (Some(n), true) = (note, note_first) {
+            joined.push(n);
+        }
         for p in &self.parts {
-            size = size
-                + match p {
-                    Part::Prose { text, .. }
-                    | Part::Json { text, .. }
-                    | Part::Resource { text, .. } => sep(text),
-                    Part::Fixed { block, tokens } if *tokens > 0 => sep(&compact(block)),
-                    Part::Fixed { .. } | Part::Image { .. } => Size::default(),
-                };
+            match p {
+                Part::Prose { text, .. }
+                | Part::Json { text, .. }
+                | Part::Resource { text, .. } => joined.push(text),
+                Part::Fixed { block, tokens } if *tokens > 0 => joined.push(&compact(block)),
+                Part::Fixed { .. } | Part::Image { .. } => {}
+            }
         }
         if let Some(s) = &self.structured {
-            size = size + sep(&compact(s));
+            joined.push(&compact(s));
         }
-        size
+        if let (Some(n), false) = (note, note_first) {
+            joined.push(n);
+        }
+        joined.size()
     }
 
     /// Take over what `edited` (this work after stripping) has counted, for the bytes the two
@@ -367,6 +368,44 @@ fn part_cost(p: &mut Part, counter: &PrefixCounter, limit: usize) -> Option<usiz
     }
 }
 
+/// The size of texts joined by line breaks, added up one text at a time.
+#[derive(Default)]
+struct Joined {
+    bytes: usize,
+    chars: usize,
+    breaks: usize,
+    texts: usize,
+    /// The joined text so far ends in a line break.
+    ends_in_break: bool,
+}
+
+impl Joined {
+    fn push(&mut self, text: &str) {
+        if self.texts > 0 {
+            self.bytes += 1;
+            self.chars += 1;
+            self.breaks += 1;
+            self.ends_in_break = true;
+        }
+        let s = Size::of(text);
+        self.bytes += s.bytes;
+        self.chars += s.chars;
+        self.breaks += memchr::memchr_iter(b'\n', text.as_bytes()).count();
+        if !text.is_empty() {
+            self.ends_in_break = text.ends_with('\n');
+        }
+        self.texts += 1;
+    }
+
+    fn size(&self) -> Size {
+        Size {
+            bytes: self.bytes,
+            chars: self.chars,
+            lines: self.breaks + usize::from(self.bytes > 0 && !self.ends_in_break),
+        }
+    }
+}
+
 /// The block a part becomes in the output.
 pub fn block(p: &Part) -> Value {
     match p {
@@ -405,6 +444,39 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
 mod tests {
     use super::*;
     use crate::tokens::Tokenizer;
+
+    #[test]
+    fn the_size_is_the_joined_texts_size() {
+        let counter = PrefixCounter::new(Tokenizer::Cl100k);
+        for texts in [
+            vec!["a\n", "b"],
+            vec!["", "x"],
+            vec!["x", ""],
+            vec!["a\n\n", "", "é\n"],
+            vec!["", ""],
+            vec!["one"],
+        ] {
+            let blocks: Vec<Value> = texts
+                .iter()
+                .map(|t| json!({"type": "text", "text": t}))
+                .collect();
+            let work = Work::parse(&json!({ "content": blocks }), &counter);
+            let joined = texts.join("\n");
+            assert_eq!(work.size(), Size::of(&joined), "{texts:?}");
+            let with_note = format!("{joined}\nnote");
+            assert_eq!(
+                work.size_with(Some("note"), false),
+                Size::of(&with_note),
+                "{texts:?}"
+            );
+            let note_first = format!("note\n{joined}");
+            assert_eq!(
+                work.size_with(Some("note"), true),
+                Size::of(&note_first),
+                "{texts:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_text_is_counted_once_for_every_limit_it_answers() {

@@ -7,7 +7,6 @@ use serde_json::Value;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Work};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
-use super::super::Size;
 use super::{Budgeted, Engine, Run, Strategy};
 
 impl Engine {
@@ -65,7 +64,8 @@ impl Engine {
             let text = render(&facts);
             let note = self.counter.count(&text);
             let size = &run.policy.size;
-            let sized = size.is_unbounded() || size.fits(w.size() + Size::of(&text));
+            let sized =
+                size.is_unbounded() || size.fits(w.size_with(Some(&text), run.policy.note_first));
             match run
                 .limit
                 .checked_sub(note)

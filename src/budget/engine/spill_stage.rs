@@ -195,6 +195,7 @@ impl Engine {
             },
         );
         let others = run.work.cost(&self.counter);
+        let emptied = run.work.clone();
         run.work.parts[at] = saved;
         let mut facts = run.facts.clone();
         facts.preview_lines = total_lines.map(|t| (t, t));
@@ -210,13 +211,10 @@ impl Engine {
         let note = self.counter.count(&text);
         let size = &run.policy.size;
         let room = (!size.is_unbounded()).then(|| {
-            let mut used = run.work.size() + Size::of(&text);
-            if let Part::Prose { text, .. } | Part::Resource { text, .. } = &run.work.parts[at] {
-                let own = Size::of(text);
-                used.bytes -= own.bytes;
-                used.chars -= own.chars;
-                used.lines -= own.lines;
-            }
+            // everything but the preview (an empty text in its place, its line break counted),
+            // and one line more: the preview ends the last line or starts a new one
+            let mut used = emptied.size_with(Some(&text), run.policy.note_first);
+            used.lines += 1;
             // nothing left: an empty preview
             size.room(used).unwrap_or(SizeLimits {
                 bytes: Some(0),

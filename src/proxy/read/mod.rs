@@ -151,7 +151,19 @@ pub fn read_within(
                 if line.len() > 2 * CONTEXT_BYTES
                     && tokenizer.count(line) > room.saturating_sub(used) =>
             {
-                let w = windows(re, &whole, offset, i + 1, room - used.min(room), tokenizer);
+                let caps = (
+                    byte_room.saturating_sub(out.len()),
+                    max_lines.saturating_sub(shown),
+                );
+                let w = windows(
+                    re,
+                    &whole,
+                    offset,
+                    i + 1,
+                    room - used.min(room),
+                    caps,
+                    tokenizer,
+                );
                 if w.text.is_empty() {
                     break;
                 }
@@ -261,6 +273,45 @@ mod tests {
         let store = SpillStore::new(dir.path().to_path_buf(), 1 << 30);
         let h = store.save("srv", "scrape", "md", text.as_bytes()).unwrap();
         (dir, store, h.id)
+    }
+
+    #[test]
+    fn pages_and_grep_windows_stay_within_a_clients_bytes_and_lines() {
+        let size = SizeLimits {
+            bytes: Some(10_000),
+            chars: None,
+            lines: Some(256),
+        };
+        let within = |page: &str| page.len() <= 10_000 && page.lines().count() <= 256;
+        // short lines: the line bound binds before the 8,000 tokens
+        let many: String = (0..5000).map(|i| format!("{i}\n")).collect();
+        // one long JSON line with a match every few hundred bytes: grep windows
+        let one_line = (0..3000)
+            .map(|i| {
+                format!(
+                    "{{\"id\":{i},\"name\":\"needle {i}\",\"pad\":\"{}\"}}",
+                    "x".repeat(300)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        for (text, grep) in [(many.as_str(), None), (one_line.as_str(), Some("needle"))] {
+            let (_dir, store, id) = store_with(text);
+            let mut a = args(&id);
+            a.grep = grep.map(String::from);
+            let page = read_within(&store, &a, 8000, size, Tokenizer::Cl100k).unwrap();
+            assert!(
+                within(&page),
+                "{} bytes, {} lines",
+                page.len(),
+                page.lines().count()
+            );
+            assert!(
+                page.contains("continue with"),
+                "{}",
+                &page[page.len() - 200..]
+            );
+        }
     }
 
     pub(super) fn args(handle: &str) -> ReadArgs {

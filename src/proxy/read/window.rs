@@ -15,13 +15,15 @@ pub(super) struct Windows {
 }
 
 /// A window of [`CONTEXT_BYTES`] each side of every match in `whole[from..]` (line `number`),
-/// as many as fit `room` tokens, each with the byte range it shows (for `start_char`).
+/// as many as fit `room` tokens, `max_bytes` and `max_lines` (one window a line), each with the
+/// byte range it shows (for `start_char`).
 pub(super) fn windows(
     re: &regex::Regex,
     whole: &str,
     from: usize,
     number: usize,
     room: usize,
+    (max_bytes, max_lines): (usize, usize),
     tokenizer: Tokenizer,
 ) -> Windows {
     let mut w = Windows {
@@ -49,11 +51,14 @@ pub(super) fn windows(
             &whole[a..b]
         );
         let mut cost = tokenizer.count(&piece);
-        if w.tokens + cost > room && !w.text.is_empty() {
+        let over = w.tokens + cost > room
+            || w.text.len() + piece.len() > max_bytes
+            || w.text.matches('\n').count() >= max_lines;
+        if over && !w.text.is_empty() {
             w.resume_at = Some(a);
             break;
         }
-        if w.tokens + cost > room {
+        if over {
             // not even one window fits: as much of it as does, and continue after the match
             // (never the same page again)
             let head = format!(
@@ -61,7 +66,11 @@ pub(super) fn windows(
                 whole.len()
             );
             let left = room.saturating_sub(tokenizer.count(&head) + 1);
-            let cut = fitting_prefix(&whole[a..b], left, tokenizer);
+            let bytes_left = max_bytes.saturating_sub(head.len() + 1);
+            let cut = floor_char(
+                &whole[a..b],
+                fitting_prefix(&whole[a..b], left, tokenizer).min(bytes_left),
+            );
             piece = format!("{head}{}\n", &whole[a..a + cut]);
             cost = tokenizer.count(&piece);
             w.text.push_str(&piece);

@@ -32,7 +32,7 @@ pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
     let mut l = ResultLimits::default();
     for r in result_rules(profile) {
         // a cut that keeps the head (a cap, a spill's preview) keeps a note put first
-        l.note_first |= matches!(r.effect.as_str(), "cap" | "spill") && r.preview != Some(0);
+        l.note_first |= r.effect == "cap" || (r.effect == "spill" && r.preview.unwrap_or(0) > 0);
         let slot = match r.unit.as_str() {
             "tokens" => &mut l.tokens,
             "bytes" => &mut l.bytes,
@@ -185,7 +185,15 @@ pub fn client_view_counted(
         };
         let message = rule.message.as_deref().unwrap_or("");
         let (head_src, tail_src) = cut.unwrap_or((total, 0));
+        // images are kept whole or not at all: over a limit in tokens by themselves, refused
+        let images_over = rule.unit == "tokens" && v.image_tokens > limit;
         match rule.effect.as_str() {
+            _ if images_over => {
+                outcome = Outcome::Refused;
+                cut = Some((0, total));
+                shown = Some(fill(message, 0, 0, value));
+                break;
+            }
             "refuse" => {
                 outcome = Outcome::Refused;
                 cut = Some((0, total));
@@ -208,8 +216,13 @@ pub fn client_view_counted(
                 } else {
                     rule.head_share.unwrap_or(0.5)
                 };
-                let head_n = (limit as f64 * share) as usize;
-                let tail_n = limit - head_n;
+                // images are kept whole: a limit in tokens leaves the text what they do not take
+                let text_limit = match rule.unit.as_str() {
+                    "tokens" => limit.saturating_sub(v.image_tokens),
+                    _ => limit,
+                };
+                let head_n = (text_limit as f64 * share) as usize;
+                let tail_n = text_limit - head_n;
                 let head = prefix(&whole[..head_src], &rule.unit, head_n, count);
                 let tail = tail_src + suffix_start(&whole[tail_src..], &rule.unit, tail_n, count);
                 let tail = tail.max(head);

@@ -81,7 +81,7 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
         .collect()
 }
 
-/// "2 of 3 deferred", or "" when none.
+/// "every definition", "names only", or "names only for 2 of 3" (servers).
 pub fn deferred_text(t: &ClientTotals) -> String {
     match t.deferred_servers {
         0 => "every definition".into(),
@@ -98,7 +98,8 @@ pub fn cut_text(cut: usize, results: usize) -> String {
     }
 }
 
-/// A result in a client in a few words: "truncated 2,702 (37%)", "full 512".
+/// A result in a client in a few words: "full 512", "cut to 2,702 (37% kept)", "to file, 29
+/// shown", "refused".
 pub fn seen_text(s: &ClientSeen) -> String {
     match s.outcome {
         Outcome::Full => format!("full {}", thousands(s.tokens_to_model)),

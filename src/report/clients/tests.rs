@@ -325,3 +325,23 @@ fn a_tools_meta_raises_claude_codes_spill_threshold_up_to_its_ceiling() {
     let lower = client_view_counted(cc, &text(&"word ".repeat(9_000)), &meta(1_000), &count);
     assert_eq!(lower.outcome, Outcome::Full);
 }
+
+#[test]
+fn images_take_their_share_of_a_token_cap() {
+    // an image of some 10,000 tokens (data that is no image costs its base64 as text) and a
+    // text over the rest of Claude Code's 25,000: the text is cut to what the image leaves
+    let data = "QUJD".repeat(8_000);
+    let image_tokens = Tokenizer::Cl100k.count(&data);
+    assert!((5_000..20_000).contains(&image_tokens), "{image_tokens}");
+    let r = json!({"content": [
+        {"type": "text", "text": " a".repeat(20_000)},
+        {"type": "image", "mimeType": "image/png", "data": data},
+    ]});
+    let s = seen("claude-code", &r);
+    assert_eq!(s.outcome, Outcome::Truncated);
+    assert!(s.tokens_to_model <= 25_000 + 20, "{}", s.tokens_to_model);
+    assert!(s.tokens_to_model > image_tokens);
+    // images over the cap by themselves are not sent: refused
+    let big = json!({"content": [{"type": "image", "mimeType": "image/png", "data": "QUJD".repeat(40_000)}]});
+    assert_eq!(seen("claude-code", &big).outcome, Outcome::Refused);
+}
