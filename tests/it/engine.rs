@@ -426,6 +426,27 @@ proptest! {
 // ---- edge cases -------------------------------------------------------------------------------
 
 #[test]
+fn a_result_exactly_at_a_clients_bounds_passes_through() {
+    let size = SizeLimits {
+        bytes: Some(10_000),
+        chars: None,
+        lines: Some(256),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_sized(dir.path(), 8000, size, false);
+    for (what, text) in [
+        ("10,000 bytes", "word ".repeat(2000)),
+        ("256 lines", "a line\n".repeat(256)),
+    ] {
+        let out = check(&e, "edge", "fetch", &text_result(&text)).unwrap();
+        assert_eq!(out.strategy, Strat::PassThrough, "{what}");
+        let over = format!("{text}x");
+        let out = check(&e, "edge", "fetch", &text_result(&over)).unwrap();
+        assert_ne!(out.strategy, Strat::PassThrough, "{what} and one more");
+    }
+}
+
+#[test]
 fn codex_bounds_hold_on_every_shape() {
     // 10,000 bytes and 256 lines, which a budget of 8,000 tokens alone does not keep
     let size = SizeLimits {
