@@ -1,6 +1,7 @@
 //! Text from servers, clients and files made safe to show: control characters (ESC, BEL, CR,
 //! the rest of C0, DEL and C1) become visible escapes, so a tool name cannot clear a terminal,
-//! write the clipboard with OSC 52 or break a table row. One helper for every output.
+//! write the clipboard with OSC 52 or break a table row. One helper for every output. And the
+//! measures every limit on text shares: lines, characters, character boundaries.
 
 use std::borrow::Cow;
 
@@ -58,6 +59,35 @@ pub fn strip_bom(s: &str) -> &str {
     s.strip_prefix('\u{feff}').unwrap_or(s)
 }
 
+/// `s.lines().count()`, by a byte scan.
+pub fn line_count(s: &str) -> usize {
+    let breaks = memchr::memchr_iter(b'\n', s.as_bytes()).count();
+    breaks + usize::from(!s.is_empty() && !s.ends_with('\n'))
+}
+
+/// `s.chars().count()`: the bytes that do not continue a UTF-8 sequence.
+pub fn char_count(s: &str) -> usize {
+    s.bytes().filter(|b| (*b as i8) >= -0x40).count()
+}
+
+/// The largest character boundary of `s` at or before `i` (`i` past the end: the end).
+pub fn floor_char_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest character boundary of `s` at or after `i` (`i` past the end: the end).
+pub fn ceil_char_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +112,18 @@ mod tests {
         assert_eq!(one_line("a\nb\r\tc"), "a\\nb\\r\\tc");
         assert_eq!(lines("a\nb\r\tc\x1b"), "a\nb\\r\tc\\x1b");
         assert_eq!(markdown_cell("a|b\r\nc\x1b"), "a\\|b c\\x1b");
+    }
+
+    #[test]
+    fn counts_and_boundaries_agree_with_std() {
+        for t in ["", "a", "a\n", "\n\n", "héllo\r\nwörld", "x\n\ny", "😀é\n"] {
+            assert_eq!(line_count(t), t.lines().count(), "{t:?}");
+            assert_eq!(char_count(t), t.chars().count(), "{t:?}");
+        }
+        let t = "aé😀b";
+        let floors: Vec<usize> = (0..=t.len() + 1).map(|i| floor_char_boundary(t, i)).collect();
+        assert_eq!(floors, [0, 1, 1, 3, 3, 3, 3, 7, 8, 8]);
+        let ceils: Vec<usize> = (0..=t.len() + 1).map(|i| ceil_char_boundary(t, i)).collect();
+        assert_eq!(ceils, [0, 1, 3, 3, 7, 7, 7, 7, 8, 8]);
     }
 }

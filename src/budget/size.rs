@@ -5,6 +5,8 @@
 
 use std::ops::Add;
 
+use crate::text::{char_count, floor_char_boundary, line_count};
+
 /// The size of some text in the units clients cut by.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Size {
@@ -18,8 +20,8 @@ impl Size {
     pub fn of(text: &str) -> Size {
         Size {
             bytes: text.len(),
-            chars: chars(text),
-            lines: lines(text),
+            chars: char_count(text),
+            lines: line_count(text),
         }
     }
 }
@@ -95,7 +97,7 @@ impl SizeLimits {
     pub fn prefix_len(&self, text: &str, len: usize) -> usize {
         let mut end = len.min(text.len());
         if let Some(b) = self.bytes {
-            end = floor_boundary(text, end.min(b));
+            end = floor_char_boundary(text, end.min(b));
         }
         if let Some(c) = self.chars {
             if let Some((i, _)) = text[..end].char_indices().nth(c) {
@@ -103,7 +105,7 @@ impl SizeLimits {
             }
         }
         if let Some(l) = self.lines {
-            if lines(&text[..end]) > l {
+            if line_count(&text[..end]) > l {
                 // `l` whole lines end at the l-th line break (none at all: nothing fits)
                 end = match l {
                     0 => 0,
@@ -132,24 +134,6 @@ impl SizeLimits {
             [init @ .., last] => Some(format!("{} and {last}", init.join(", "))),
         }
     }
-}
-
-/// `text.lines().count()` by a byte scan.
-pub fn lines(text: &str) -> usize {
-    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
-}
-
-/// Characters: bytes that do not continue a UTF-8 sequence.
-fn chars(text: &str) -> usize {
-    text.bytes().filter(|b| (*b as i8) >= -0x40).count()
-}
-
-fn floor_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::duplicate::{structured_duplicate, TextView};
 use super::pagination::is_paginated;
 use super::{compact_json, MeasureError};
 use crate::report::{BlockCost, RawCost, RawTotals};
+use crate::text::{char_count, line_count};
 use crate::tokens::{image_data_cost, Counts, TokenizerSet};
 
 #[derive(Deserialize)]
@@ -26,12 +27,7 @@ struct ToolResult<'a> {
 
 /// Bytes, characters and lines of a text (what client limits measure).
 pub fn text_stats(text: &str) -> (usize, usize, usize) {
-    let lines = if text.is_empty() {
-        0
-    } else {
-        text.lines().count()
-    };
-    (text.len(), text.chars().count(), lines)
+    (text.len(), char_count(text), line_count(text))
 }
 
 fn add_text_stats(cost: &mut RawCost, text: &str) {

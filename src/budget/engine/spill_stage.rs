@@ -12,6 +12,7 @@ use super::super::shrink::{ladder, Caps, ShrinkReport};
 use super::super::{Scan, Size, SizeLimits};
 use super::json_stage::{json_texts, shrunk};
 use super::{Budgeted, Engine, Run, Strategy};
+use crate::text::line_count;
 
 impl Engine {
     pub(super) fn spill_stage(&self, run: &mut Run) -> Budgeted {
@@ -70,7 +71,7 @@ impl Engine {
             .and_then(|i| lone_text(&run.original.parts, i));
         let stripped = original_text.is_some_and(|o| !o.starts_with(full.as_str()));
         let exact_lines = original_text.is_some();
-        let total_lines = original_text.map_or(0, lines);
+        let total_lines = original_text.map_or(0, line_count);
         run.facts.preview_stripped = stripped;
         let mut shave = 0;
         for _ in 0..4 {
@@ -241,17 +242,11 @@ fn lone_text(original: &[Part], at: usize) -> Option<&str> {
     }
 }
 
-/// `text.lines().count()`, by a byte scan.
-fn lines(text: &str) -> usize {
-    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
-}
-
 /// The whole lines of `text` before byte `end`, and the bytes of the next line before it when
 /// `end` falls inside one (where a reader continues with `start_char`).
 fn lines_before(text: &str, end: usize) -> (usize, Option<usize>) {
     if end >= text.len() {
-        return (lines(text), None);
+        return (line_count(text), None);
     }
     let head = &text.as_bytes()[..end];
     let whole = memchr::memchr_iter(b'\n', head).count();

@@ -1,6 +1,7 @@
 //! The grep windows of `mcp_budget_read`: in a line longer than the budget, a window of
 //! context around each match, as many as fit, each saying where it starts for `start_char`.
 
+use crate::text::{ceil_char_boundary, floor_char_boundary};
 use crate::tokens::Tokenizer;
 
 /// Bytes of context shown on each side of a match in a long line.
@@ -37,9 +38,9 @@ pub(super) fn windows(
         if start < shown_to {
             continue;
         }
-        let a = floor_char(whole, start.saturating_sub(CONTEXT_BYTES).max(shown_to));
+        let a = floor_char_boundary(whole, start.saturating_sub(CONTEXT_BYTES).max(shown_to));
         // a long match is shown in part: the window never passes 4 contexts
-        let b = ceil_char(
+        let b = ceil_char_boundary(
             whole,
             (end + CONTEXT_BYTES)
                 .min(a + 4 * CONTEXT_BYTES)
@@ -67,7 +68,7 @@ pub(super) fn windows(
             );
             let left = room.saturating_sub(tokenizer.count(&head) + 1);
             let bytes_left = max_bytes.saturating_sub(head.len() + 1);
-            let cut = floor_char(
+            let cut = floor_char_boundary(
                 &whole[a..b],
                 fitting_prefix(&whole[a..b], left, tokenizer).min(bytes_left),
             );
@@ -75,7 +76,7 @@ pub(super) fn windows(
             cost = tokenizer.count(&piece);
             w.text.push_str(&piece);
             w.tokens += cost;
-            let next = ceil_char(whole, (a + cut).max(start + 1).min(whole.len()));
+            let next = ceil_char_boundary(whole, (a + cut).max(start + 1).min(whole.len()));
             if next < whole.len() {
                 w.resume_at = Some(next);
             }
@@ -91,20 +92,6 @@ pub(super) fn windows(
         }
     }
     w
-}
-
-fn floor_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// The longest char-boundary prefix of `text` within `limit` tokens (bisection on its length).
