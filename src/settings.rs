@@ -142,19 +142,8 @@ pub fn for_client(engine: Engine, client: Option<&str>) -> anyhow::Result<(Engin
         let words = format!("{} tokens", thousands(engine.policy().budget()));
         return Ok((engine, words));
     };
-    let profile = mcp_budget::report::clients::select(id)
-        .ok()
-        .filter(|p| p.len() == 1)
-        .with_context(|| {
-            let known: Vec<&str> = mcp_budget::report::clients::profiles()
-                .iter()
-                .map(|p| p.id.as_str())
-                .collect();
-            format!(
-                "--client: unknown client `{id}` (known: {})",
-                known.join(", ")
-            )
-        })?[0];
+    let profile =
+        mcp_budget::report::clients::find(id).map_err(|e| anyhow::anyhow!("--client: {e}"))?;
     let limits = mcp_budget::report::clients::engine_limits(profile);
     let engine = mcp_budget::audit::engine_for(&engine, limits);
     let p = engine.policy().for_tool("");

@@ -21,7 +21,7 @@ pub use server::audit_server;
 use crate::budget::Engine;
 use crate::capture::Recorder;
 use crate::config::{EntryError, ServerSpec};
-use crate::report::clients::{report_profiles, ClientProfile};
+use crate::report::clients::ClientProfile;
 use crate::report::{ConfigIssue, Report, ServerReport};
 use crate::tokens::TokenizerSet;
 use crate::upstream::SessionOptions;
@@ -87,7 +87,7 @@ pub async fn run_audit(
     AuditRun {
         servers: audit_servers(specs, opts, observer).await,
         engine_startup_us,
-        clients: report_profiles(&opts.clients),
+        clients: opts.clients.iter().map(|p| (*p).clone()).collect(),
     }
 }
 

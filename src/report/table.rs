@@ -258,18 +258,13 @@ fn clients(report: &Report, width: Option<u16>) -> Table {
     header.extend(["results cut", "result tokens"]);
     let mut t = table(width, &header);
     for c in super::clients::client_totals(report) {
-        let mark = if c.confirmed { "" } else { " *" };
         let arrow = |raw: String, budgeted: Option<String>| match budgeted {
             Some(b) => format!("{raw} -> {b}"),
             None => raw,
         };
-        let mut definitions = super::clients::deferred_text(&c);
-        if c.over_tool_limit > 0 {
-            definitions.push_str(&format!(", {} over its tool limit", c.over_tool_limit));
-        }
         let mut cells = vec![
-            text(&format!("{}{mark}", c.client)),
-            text(&definitions),
+            text(&super::clients::client_label(&c)),
+            text(&super::clients::definitions_text(&c)),
             num(c.schema_tokens),
         ];
         if priced {

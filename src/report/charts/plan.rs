@@ -289,7 +289,7 @@ fn client_tokens(report: &Report) -> Plan {
         .into_iter()
         .filter(|c| c.results > 0)
         .map(|c| Row {
-            label: format!("{}{}", c.client, if c.confirmed { "" } else { " *" }),
+            label: crate::report::clients::client_label(&c),
             values: vec![
                 Some(c.raw_tokens as f64),
                 c.budgeted_tokens.map(|b| b as f64),

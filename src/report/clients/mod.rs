@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 pub use result::{client_view, client_view_counted, engine_limits, Count, ResultLimits};
 pub use schema::{apply, deferred_names};
-pub use summary::{client_totals, cut_text, deferred_text, seen_text, ClientTotals};
+pub use summary::{
+    client_label, client_totals, cut_text, definitions_text, seen_text, ClientTotals,
+};
 
 /// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
 /// source states it.
@@ -184,6 +186,18 @@ pub fn profile(id: &str) -> Option<&'static ClientProfile> {
     profiles().iter().find(|p| p.id == id)
 }
 
+/// The profile with this id, or an error naming the known ones (`--client ID`).
+pub fn find(id: &str) -> Result<&'static ClientProfile, UnknownClient> {
+    profile(id).ok_or_else(|| UnknownClient {
+        name: id.to_string(),
+        known: profiles()
+            .iter()
+            .map(|p| p.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
 /// A `--client` value naming no profile.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown client `{name}` (known: {known})")]
@@ -203,26 +217,12 @@ pub fn select(list: &str) -> Result<Vec<&'static ClientProfile>, UnknownClient> 
         return Ok(profiles().iter().collect());
     }
     for n in &names {
-        if profile(n).is_none() {
-            return Err(UnknownClient {
-                name: n.to_string(),
-                known: profiles()
-                    .iter()
-                    .map(|p| p.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
+        find(n)?;
     }
     Ok(profiles()
         .iter()
         .filter(|p| names.contains(&p.id.as_str()))
         .collect())
-}
-
-/// The profiles a report used, as audit.json's `clients` lists them.
-pub fn report_profiles(selected: &[&ClientProfile]) -> Vec<ClientProfile> {
-    selected.iter().map(|p| (*p).clone()).collect()
 }
 
 /// What one client sends per turn of one server's tool definitions.

@@ -81,13 +81,27 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
         .collect()
 }
 
-/// "every definition", "names only", or "names only for 2 of 3" (servers).
-pub fn deferred_text(t: &ClientTotals) -> String {
-    match t.deferred_servers {
-        0 => "every definition".into(),
-        n if n == t.servers => "names only".into(),
+/// What a client sends of the definitions: "every definition", "names only", "names only for 2
+/// of 3", then "; 1 server over its tool limit" when one is.
+pub fn definitions_text(t: &ClientTotals) -> String {
+    let mut out = match t.deferred_servers {
+        0 => "every definition".to_string(),
+        n if n == t.servers => "names only".to_string(),
         n => format!("names only for {n} of {}", t.servers),
+    };
+    if t.over_tool_limit > 0 {
+        out.push_str(&format!(
+            "; {} server{} over its tool limit",
+            t.over_tool_limit,
+            if t.over_tool_limit == 1 { "" } else { "s" }
+        ));
     }
+    out
+}
+
+/// The client's id as tables show it: ` *` after it when a rule behind the row is unconfirmed.
+pub fn client_label(t: &ClientTotals) -> String {
+    format!("{}{}", t.client, if t.confirmed { "" } else { " *" })
 }
 
 /// "1 of 4 results", "none".

@@ -276,7 +276,7 @@ fn schema_tax_per_client() {
         })
         .collect();
     let mut r = Report::new(vec!["cl100k_base".into()], vec![s, big]);
-    r.clients = report_profiles(&select("all").unwrap());
+    r.clients = profiles().to_vec();
     apply(&mut r);
     let row = |server: usize, id: &str| {
         r.servers[server]

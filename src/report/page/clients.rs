@@ -3,7 +3,7 @@
 
 use super::{Block, Table};
 use crate::report::charts::ChartKind;
-use crate::report::clients::{client_totals, cut_text, deferred_text, seen_text};
+use crate::report::clients::{client_label, client_totals, cut_text, definitions_text, seen_text};
 use crate::report::Report;
 use crate::units::{thousands, usd};
 
@@ -33,17 +33,9 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
     ]);
     let mut t = Table::new(&cols);
     for c in &totals {
-        let mut definitions = deferred_text(c);
-        if c.over_tool_limit > 0 {
-            definitions.push_str(&format!(
-                "; {} server{} over its tool limit",
-                c.over_tool_limit,
-                if c.over_tool_limit == 1 { "" } else { "s" }
-            ));
-        }
         let mut row = vec![
-            format!("{}{}", c.client, if c.confirmed { "" } else { " *" }),
-            definitions,
+            client_label(c),
+            definitions_text(c),
             thousands(c.schema_tokens),
         ];
         if priced {
