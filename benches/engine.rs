@@ -37,6 +37,7 @@ fn bench(c: &mut Criterion) {
                     server: "bench",
                     tool: name,
                     raw: None,
+                    output_schema: false,
                 };
                 g.throughput(Throughput::Bytes(text.len() as u64));
                 g.bench_function(name, |b| b.iter(|| e.run(&call, &result)));
@@ -56,6 +57,7 @@ fn bench(c: &mut Criterion) {
             server: "bench",
             tool: "scrape",
             raw: None,
+            output_schema: false,
         };
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_with_input(BenchmarkId::from_parameter(text.len()), &result, |b, r| {

@@ -92,6 +92,7 @@ fn bench(c: &mut Criterion) {
                 server: "bench",
                 tool: shape,
                 raw: None,
+                output_schema: false,
             };
             g.throughput(Throughput::Bytes(text.len() as u64));
             g.bench_with_input(

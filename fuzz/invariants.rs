@@ -98,6 +98,7 @@ pub fn check(engine: &Engine, server: &str, tool: &str, input: &Value) -> Result
         server,
         tool,
         raw: Some(&raw),
+        output_schema: false,
     };
     let before = engine.cost(input);
     let out = engine.run(&call, input);

@@ -41,6 +41,7 @@ pub fn warm_up(engine: &Engine) -> u64 {
         server: WARM_UP_TOOL,
         tool: WARM_UP_TOOL,
         raw: None,
+        output_schema: false,
     };
     // a few tokens, under any budget a policy allows: the router's pass-through, no spill
     let out = engine.run(&call, &text_result("warm-up: ok"));

@@ -10,7 +10,9 @@ use crate::connect::connect;
 use crate::measure::{
     measure_initialize, measure_list, measure_result, measure_tools_pages, tool_error_text,
 };
-use crate::report::{BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status};
+use crate::report::{
+    BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolCost,
+};
 use crate::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
 
 /// Audit one server; never fails: a failure is the row's `status` and `error`.
@@ -147,13 +149,8 @@ async fn run(
                     total: probes.len(),
                 },
             );
-            let meta = report
-                .tools
-                .iter()
-                .find(|t| t.name == probe.tool)
-                .map(|t| t.meta_numbers.clone())
-                .unwrap_or_default();
-            let row = run_probe(&mut session, &spec.name, probe, meta, opts).await;
+            let tool = report.tools.iter().find(|t| t.name == probe.tool).cloned();
+            let row = run_probe(&mut session, &spec.name, probe, tool, opts).await;
             report.probes.push(row);
         }
         Ok(())
@@ -225,7 +222,8 @@ async fn run_probe(
     session: &mut Session,
     server: &str,
     probe: &Probe,
-    meta: std::collections::BTreeMap<String, u64>,
+    // the tool's definition as listed: its output schema and `_meta` numbers shape the result
+    tool: Option<ToolCost>,
     opts: &AuditOptions,
 ) -> ProbeResult {
     let mut row = ProbeResult {
@@ -252,14 +250,14 @@ async fn run_probe(
         let raw = measure_result(text, &set)?;
         let error = raw.is_error.then(|| tool_error_text(text));
         let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-        let budgeted = engine
-            .as_deref()
-            .map(|e| replay(e, &server, &probe_owned, text, &value));
         let call = CallInfo {
             server: &server,
             tool: &probe_owned.tool,
             raw: Some(text),
+            output_schema: tool.as_ref().is_some_and(|t| t.output_schema_tokens > 0),
         };
+        let budgeted = engine.as_deref().map(|e| replay(e, &call, &value));
+        let meta = tool.map(|t| t.meta_numbers).unwrap_or_default();
         let seen = client_rows(
             &clients,
             engine.as_deref(),
@@ -291,19 +289,9 @@ async fn run_probe(
 
 /// Run a raw result through the engine, timing the engine pass alone as `replay` does (the
 /// median of a few passes for a small result; the start-up was paid before the first probe).
-fn replay(
-    engine: &Engine,
-    server: &str,
-    probe: &Probe,
-    raw: &str,
-    value: &serde_json::Value,
-) -> BudgetedCost {
-    let call = CallInfo {
-        server,
-        tool: &probe.tool,
-        raw: Some(raw),
-    };
-    let (out, engine_us) = timed_pass(runs_for(raw.len()), || engine.run(&call, value));
+fn replay(engine: &Engine, call: &CallInfo, value: &serde_json::Value) -> BudgetedCost {
+    let size = call.raw.map_or(0, str::len);
+    let (out, engine_us) = timed_pass(runs_for(size), || engine.run(call, value));
     let (mut text_bytes, mut text_chars, mut text_lines) = (0, 0, 0);
     for block in out.result["content"].as_array().into_iter().flatten() {
         let text = block["text"]

@@ -74,6 +74,10 @@ pub struct CallInfo<'a> {
     /// The exact JSON text of the result as the server sent it, when known: a spilled whole
     /// result is saved as these bytes (else as the result's compact JSON).
     pub raw: Option<&'a str>,
+    /// The tool declares an `outputSchema`: its structuredContent is kept (shrunk if need be)
+    /// even where it repeats the text, since a client validates that it is there (the MCP
+    /// specification: a server with an output schema MUST return it).
+    pub output_schema: bool,
 }
 
 /// The engine: a policy, a counter and a spill store.
@@ -164,19 +168,8 @@ impl Engine {
 
     /// Make `result` fit its tool's budget.
     pub fn run(&self, call: &CallInfo, result: &Value) -> Budgeted {
-        self.run_for(call, result, false)
-    }
-
-    /// [`Self::run`] for a tool that declares an `outputSchema`: its structuredContent is
-    /// kept (shrunk if need be) even where it repeats the text, since a client validates that
-    /// it is there (the MCP specification: a server with an output schema MUST return it).
-    pub fn run_with_output_schema(&self, call: &CallInfo, result: &Value) -> Budgeted {
-        self.run_for(call, result, true)
-    }
-
-    fn run_for(&self, call: &CallInfo, result: &Value, output_schema: bool) -> Budgeted {
         let mut policy = self.policy.for_tool(call.tool);
-        if output_schema {
+        if call.output_schema {
             policy.drop_duplicate_structured = false;
         }
         let limit = self.counter.bpe_budget(policy.budget);

@@ -62,6 +62,7 @@ fn replay_one(
         server: &payload.server,
         tool: &payload.tool,
         raw: payload.raw.as_deref(),
+        output_schema: false,
     };
     let mut times = Vec::new();
     let mut last = None;

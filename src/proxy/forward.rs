@@ -205,12 +205,9 @@ impl Proxy {
                 server: &server,
                 tool: &tool,
                 raw: Some(response.result_text()),
+                output_schema,
             };
-            let out = if output_schema {
-                engine.run_with_output_schema(&call, &raw)
-            } else {
-                engine.run(&call, &raw)
-            };
+            let out = engine.run(&call, &raw);
             (out, started.elapsed().as_secs_f64() * 1000.0, raw)
         })
         .await

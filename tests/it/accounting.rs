@@ -30,6 +30,7 @@ fn run(engine: &Engine, tool: &str, result: &Value) -> mcp_budget::budget::Budge
         server: "s",
         tool,
         raw: None,
+        output_schema: false,
     };
     engine.run(&call, result)
 }

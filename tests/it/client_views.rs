@@ -223,6 +223,17 @@ arguments = {{ count = 10 }}
             }
         }
     }
+    // read_text_file declares an output schema: its structuredContent is kept, as the proxy
+    // keeps it (a client validates it is there)
+    let read = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["probes"].as_array().unwrap())
+        .find(|p| p["tool"] == "read_text_file")
+        .unwrap();
+    let note = read["budgeted"]["note"].as_str().unwrap();
+    assert!(!note.contains("structuredContent dropped"), "{note}");
     // and the terminal shows the per-client table
     assert!(stdout.contains("What each client sees"), "{stdout}");
 }

@@ -937,6 +937,7 @@ fn spill_holds_the_original_bytes_exactly() {
             server: "prop",
             tool: "fetch",
             raw: Some(&raw),
+            output_schema: false,
         };
         let out = e.run(&call, &input);
         let spilled = std::fs::read(&out.spill.expect("spilled").path).unwrap();
@@ -966,6 +967,7 @@ fn a_null_structured_content_is_not_in_a_reserialised_spill() {
         server: "prop",
         tool: "search_code",
         raw: None,
+        output_schema: false,
     };
     let out = e.run(&call, &input);
     let spilled = std::fs::read_to_string(&out.spill.unwrap().path).unwrap();

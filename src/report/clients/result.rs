@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{ClientProfile, ClientSeen, Images, Outcome, Rule, Sends};
+use crate::text::{ceil_char_boundary, char_count, floor_char_boundary, line_count};
 use crate::tokens::{image_data_cost, Tokenizer};
 use crate::units::thousands;
 
@@ -334,8 +335,8 @@ fn measure(unit: &str, text: &str, image_tokens: usize, count: Count) -> usize {
     match unit {
         "tokens" => count(text) + image_tokens,
         "bytes" => text.len(),
-        "chars" => text.chars().count(),
-        "lines" => text.lines().count(),
+        "chars" => char_count(text),
+        "lines" => line_count(text),
         _ => 0,
     }
 }
@@ -343,7 +344,7 @@ fn measure(unit: &str, text: &str, image_tokens: usize, count: Count) -> usize {
 /// The byte length of the longest prefix of `text` at most `n` units long.
 fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
     match unit {
-        "bytes" => floor_boundary(text, n.min(text.len())),
+        "bytes" => floor_char_boundary(text, n.min(text.len())),
         "chars" => text.char_indices().nth(n).map_or(text.len(), |(i, _)| i),
         "lines" => match n {
             0 => 0,
@@ -356,14 +357,14 @@ fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
         _ => {
             let (mut lo, mut hi) = (0, text.len());
             while lo < hi {
-                let mid = ceil_boundary(text, (lo + hi).div_ceil(2));
+                let mid = ceil_char_boundary(text, (lo + hi).div_ceil(2));
                 if mid >= hi {
                     break;
                 }
                 if count(&text[..mid]) <= n {
                     lo = mid;
                 } else {
-                    hi = floor_boundary(text, mid - 1);
+                    hi = floor_char_boundary(text, mid - 1);
                 }
             }
             if count(&text[..hi]) <= n {
@@ -378,7 +379,7 @@ fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
 /// Where the longest suffix of `text` at most `n` units long starts.
 fn suffix_start(text: &str, unit: &str, n: usize, count: Count) -> usize {
     match unit {
-        "bytes" => ceil_boundary(text, text.len().saturating_sub(n)),
+        "bytes" => ceil_char_boundary(text, text.len().saturating_sub(n)),
         "chars" => {
             let count = text.chars().count();
             text.char_indices()
@@ -401,7 +402,7 @@ fn suffix_start(text: &str, unit: &str, n: usize, count: Count) -> usize {
             let (mut lo, mut hi) = (0, text.len());
             // the smallest start whose suffix counts at most n
             while lo < hi {
-                let mid = floor_boundary(text, (lo + hi) / 2);
+                let mid = floor_char_boundary(text, (lo + hi) / 2);
                 if mid <= lo {
                     break;
                 }
@@ -418,18 +419,4 @@ fn suffix_start(text: &str, unit: &str, n: usize, count: Count) -> usize {
             }
         }
     }
-}
-
-fn floor_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(text: &str, mut i: usize) -> usize {
-    while i < text.len() && !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
