@@ -226,8 +226,6 @@ fn issue_14_engine_startup_is_reported_once_outside_every_probe() {
     assert_eq!(files, spilled.into_iter().collect::<Vec<_>>());
 }
 
-/// Every file under `dir`, sorted.
-
 #[test]
 fn issue_15_probe_labels_tell_calls_of_one_tool_apart() {
     let home = tempfile::tempdir().unwrap();
@@ -291,6 +289,7 @@ fn issue_15_probe_labels_tell_calls_of_one_tool_apart() {
     assert!(!all.contains('\u{1b}'), "{all}");
 }
 
+/// Every file under `dir`, sorted.
 fn walkdir(dir: &std::path::Path) -> Vec<String> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
