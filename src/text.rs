@@ -121,9 +121,13 @@ mod tests {
             assert_eq!(char_count(t), t.chars().count(), "{t:?}");
         }
         let t = "aé😀b";
-        let floors: Vec<usize> = (0..=t.len() + 1).map(|i| floor_char_boundary(t, i)).collect();
+        let floors: Vec<usize> = (0..=t.len() + 1)
+            .map(|i| floor_char_boundary(t, i))
+            .collect();
         assert_eq!(floors, [0, 1, 1, 3, 3, 3, 3, 7, 8, 8]);
-        let ceils: Vec<usize> = (0..=t.len() + 1).map(|i| ceil_char_boundary(t, i)).collect();
+        let ceils: Vec<usize> = (0..=t.len() + 1)
+            .map(|i| ceil_char_boundary(t, i))
+            .collect();
         assert_eq!(ceils, [0, 1, 3, 3, 7, 7, 7, 7, 8, 8]);
     }
 }
