@@ -129,6 +129,13 @@ impl Encoding {
         Some(total)
     }
 
+    /// Whether `text` has more than `limit` pieces, read only until it has: every piece is at
+    /// least one token, so then the text is over `limit` tokens too (a proof at the cost of
+    /// pre-tokenising, without merging).
+    pub fn pieces_exceed(&self, text: &str, limit: usize) -> bool {
+        self.pre.pieces(text).nth(limit).is_some()
+    }
+
     /// The tokens (ranks) of `text`.
     pub fn encode(&self, text: &str) -> Vec<u32> {
         let mut merger = Merger::default();

@@ -4,11 +4,13 @@
 //! count (`cuts`), the labelled Claude estimate, and the image cost model. Everything that
 //! turns text or pixels into a token number lives here.
 
+mod ascii;
 mod backtrack;
 mod bpe;
 mod counter;
 pub mod cuts;
 mod image;
+mod index;
 mod merge;
 #[cfg(test)]
 mod oracle_tests;

@@ -5,9 +5,13 @@
 //! a run with one is taken by `\s*[\r\n]`), and such a run followed by more text gives back
 //! its last character, which then starts the next piece (` word`, ` 123`, or a one-character
 //! run). That is what `\s+(?!\S)|\s` (cl100k) and `\s+(?!\S)|\s+` (o200k) match.
+//! Where the text is ASCII a piece is found by hand (`ascii.rs`), the regex only where a byte
+//! that is not ASCII decides.
 
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
+
+use super::ascii::{piece_end, Pattern};
 
 /// cl100k_base's pattern before `\s+(?!\S)|\s` (tiktoken 0.14; its possessive quantifiers
 /// match what these greedy ones match, since nothing after them could take a character back).
@@ -34,25 +38,37 @@ const SPACES: &str = r"\s+";
 /// A compiled pre-tokeniser.
 pub(crate) struct Pretokenizer {
     regex: Regex,
+    pattern: Pattern,
 }
 
 impl Pretokenizer {
     pub(crate) fn cl100k() -> Pretokenizer {
-        Pretokenizer::new(CL100K)
+        Pretokenizer::new(CL100K, Pattern::Cl100k)
     }
 
     pub(crate) fn o200k() -> Pretokenizer {
-        Pretokenizer::new(O200K)
+        Pretokenizer::new(O200K, Pattern::O200k)
     }
 
-    fn new(pattern: &str) -> Pretokenizer {
-        let regex = Regex::new_many(&[pattern, SPACES]).expect("the patterns are valid");
-        Pretokenizer { regex }
+    fn new(regex: &str, pattern: Pattern) -> Pretokenizer {
+        let regex = Regex::new_many(&[regex, SPACES]).expect("the patterns are valid");
+        Pretokenizer { regex, pattern }
     }
 
     /// The pieces of `text`, in order; they cover it.
     pub(crate) fn pieces<'t>(&'t self, text: &'t str) -> Pieces<'t> {
+        self.split(text, Some(self.pattern))
+    }
+
+    /// The pieces as the regexes alone find them (the definition `ascii.rs` is checked against).
+    #[cfg(test)]
+    fn regex_pieces<'t>(&'t self, text: &'t str) -> Pieces<'t> {
+        self.split(text, None)
+    }
+
+    fn split<'t>(&'t self, text: &'t str, by_hand: Option<Pattern>) -> Pieces<'t> {
         Pieces {
+            by_hand,
             regex: &self.regex,
             // a large text's iterator has its own search cache: the regex's shared pool costs
             // a lock per piece on every thread but the first (8% of a count on two threads);
@@ -66,6 +82,8 @@ impl Pretokenizer {
 
 /// Iterator over the pieces of a text.
 pub(crate) struct Pieces<'t> {
+    /// The pattern to find ASCII pieces of by hand (`None`: the regex finds every piece).
+    by_hand: Option<Pattern>,
     regex: &'t Regex,
     cache: Option<Cache>,
     text: &'t str,
@@ -79,6 +97,13 @@ impl<'t> Iterator for Pieces<'t> {
         let start = self.at;
         if start >= self.text.len() {
             return None;
+        }
+        if let Some(end) = self
+            .by_hand
+            .and_then(|p| piece_end(p, self.text.as_bytes(), start))
+        {
+            self.at = end;
+            return Some(&self.text[start..end]);
         }
         let input = Input::new(self.text).range(start..).anchored(Anchored::Yes);
         let found = match &mut self.cache {
@@ -112,6 +137,54 @@ mod tests {
 
     fn split(p: &Pretokenizer, text: &str) -> Vec<String> {
         p.pieces(text).map(str::to_string).collect()
+    }
+
+    fn both(text: &str) {
+        static BOTH: std::sync::LazyLock<[Pretokenizer; 2]> =
+            std::sync::LazyLock::new(|| [Pretokenizer::cl100k(), Pretokenizer::o200k()]);
+        for p in BOTH.iter() {
+            let by_hand: Vec<&str> = p.pieces(text).collect();
+            let by_regex: Vec<&str> = p.regex_pieces(text).collect();
+            assert_eq!(by_hand, by_regex, "{:?} {text:?}", p.pattern);
+        }
+    }
+
+    /// Every string of up to four characters of an alphabet with one of each kind the patterns
+    /// tell apart, ASCII or not (the contractions' letters in both cases, a letter, a mark and
+    /// a digit that are not ASCII, white space that is not ASCII, the long s that `(?i)` folds
+    /// onto `s`).
+    #[test]
+    fn by_hand_equals_the_regex_on_every_short_string() {
+        let alphabet = [
+            'a', 'B', 's', 'L', 'e', 'm', 'T', 'd', 'V', 'r', '1', ' ', '\t', '\n', '\r', '\'',
+            '.', '/', 'é', '\u{a0}', '\u{17f}', '\u{301}', '٣',
+        ];
+        let mut text = String::new();
+        fn all(alphabet: &[char], text: &mut String, left: usize) {
+            both(text);
+            if left == 0 {
+                return;
+            }
+            for c in alphabet {
+                text.push(*c);
+                all(alphabet, text, left - 1);
+                text.pop();
+            }
+        }
+        all(&alphabet, &mut text, 4);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Longer text of the same kinds, runs of white space and indentation included.
+        #[test]
+        fn by_hand_equals_the_regex(
+            text in "([a-zA-Z]{1,6}|[0-9]{1,5}|[ \t]{1,5}|\r?\n|\n {2,8}|'(s|S|t|T|m|M|d|D|ll|lL|Ve|vE|re|RE|x)?\
+                     |[.,;:!?/()<>=\\-]{1,3}|é|ß|東京|\u{a0}|\u{17f}|\u{301}|٣|😀|\x0b|\x1c|\x00){0,40}",
+        ) {
+            both(&text);
+        }
     }
 
     #[test]

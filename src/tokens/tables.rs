@@ -3,7 +3,7 @@
 //! The lookup from bytes to rank is built from them once per process, on first use of the
 //! encoding (see the README for what that costs).
 
-use rustc_hash::FxHashMap;
+use super::index::Index;
 
 static CL100K_RANKS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ranks"));
 static O200K_RANKS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ranks"));
@@ -18,7 +18,10 @@ pub(crate) enum Table {
 /// A BPE vocabulary: every token's bytes by rank, and the rank of every token's bytes.
 pub(crate) struct Vocab {
     tokens: Vec<&'static [u8]>,
-    ranks: FxHashMap<&'static [u8], u32>,
+    ranks: Index,
+    /// The rank of every two-byte token by its bytes (`u32::MAX`: not a token): the merge loop
+    /// starts by asking this of every adjacent pair of bytes.
+    pair_ranks: Box<[u32]>,
     /// The rank of each single byte (every byte is a token in both encodings).
     byte_ranks: [u32; 256],
     longest_bytes: usize,
@@ -32,13 +35,14 @@ impl Vocab {
             Table::O200k => O200K_RANKS,
         };
         let tokens = split_blob(blob);
-        let mut ranks = FxHashMap::with_capacity_and_hasher(tokens.len(), Default::default());
         let mut byte_ranks = [u32::MAX; 256];
+        let mut pair_ranks = vec![u32::MAX; 1 << 16].into_boxed_slice();
         for (rank, bytes) in tokens.iter().enumerate() {
             let rank = u32::try_from(rank).expect("fewer than 2^32 tokens");
-            ranks.insert(*bytes, rank);
-            if let [b] = bytes {
-                byte_ranks[usize::from(*b)] = rank;
+            match bytes {
+                [b] => byte_ranks[usize::from(*b)] = rank,
+                [a, b] => pair_ranks[pair(*a, *b)] = rank,
+                _ => {}
             }
         }
         assert!(
@@ -46,9 +50,11 @@ impl Vocab {
             "every byte is a token"
         );
         let longest_bytes = tokens.iter().map(|t| t.len()).max().unwrap_or(1);
+        let ranks = Index::build(&tokens);
         Vocab {
             tokens,
             ranks,
+            pair_ranks,
             byte_ranks,
             longest_bytes,
         }
@@ -59,7 +65,9 @@ impl Vocab {
     pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
         match bytes {
             [b] => Some(self.byte_ranks[usize::from(*b)]),
-            _ => self.ranks.get(bytes).copied(),
+            [a, b] => Some(self.pair_ranks[pair(*a, *b)]).filter(|r| *r != u32::MAX),
+            [] => None,
+            _ => self.ranks.get(bytes, &self.tokens),
         }
     }
 
@@ -80,6 +88,11 @@ impl Vocab {
 }
 
 /// The tokens of a table, in rank order.
+#[inline]
+fn pair(a: u8, b: u8) -> usize {
+    usize::from(a) << 8 | usize::from(b)
+}
+
 fn split_blob(blob: &'static [u8]) -> Vec<&'static [u8]> {
     let mut tokens = Vec::with_capacity(blob.len() / 7);
     let mut rest = blob;
@@ -97,15 +110,20 @@ mod tests {
 
     #[test]
     fn tables_hold_every_token_once() {
-        for (table, tokens) in [(Table::Cl100k, 100_256), (Table::O200k, 199_998)] {
+        for (table, tokens, hello) in [
+            (Table::Cl100k, 100_256, 15339),
+            (Table::O200k, 199_998, 24912),
+        ] {
             let vocab = Vocab::build(table);
             assert_eq!(vocab.len(), tokens);
-            assert_eq!(vocab.ranks.len(), tokens, "no two ranks share bytes");
+            // every token's bytes lead back to its own rank: no two ranks share bytes, and the
+            // one-byte, two-byte and general lookups agree with the table
+            for r in 0..tokens as u32 {
+                assert_eq!(vocab.rank(vocab.bytes(r)), Some(r));
+            }
             assert_eq!(vocab.longest_bytes(), 128);
-            assert_eq!(
-                vocab.rank(b"hello"),
-                vocab.ranks.get(&b"hello"[..]).copied()
-            );
+            assert_eq!(vocab.rank(b"hello"), Some(hello));
+            assert_eq!(vocab.rank(b"\xff\xfe\xfd-not-a-token"), None);
             let r = vocab.rank(b" world").expect("a common token");
             assert_eq!(vocab.bytes(r), b" world");
         }
