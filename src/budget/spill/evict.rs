@@ -37,7 +37,7 @@ pub(super) fn evict(root: &Path, max_bytes: u64, keep: &Path) -> std::io::Result
 }
 
 /// Whether the file's content hashes to the hash in its name (so the store wrote it), read
-/// in chunks without following a link.
+/// in chunks without following a link: BLAKE3, or sha256 for a file an earlier version wrote.
 fn holds_its_hash(path: &Path) -> bool {
     let Some((_, want)) = path
         .file_stem()
@@ -46,11 +46,13 @@ fn holds_its_hash(path: &Path) -> bool {
     else {
         return false;
     };
-    let mut h = Sha256::new();
+    let (mut blake, mut sha) = (blake3::Hasher::new(), Sha256::new());
     for_each_chunk(path, |chunk| {
-        h.update(chunk);
+        blake.update(chunk);
+        sha.update(chunk);
         true
-    }) && hex(&h.finalize()).starts_with(want)
+    }) && (hex(blake.finalize().as_bytes()).starts_with(want)
+        || hex(&sha.finalize()).starts_with(want))
 }
 
 #[cfg(test)]
@@ -68,6 +70,42 @@ mod tests {
         }
         let exists: Vec<bool> = handles.iter().map(|h| h.path.exists()).collect();
         assert_eq!(exists, [false, false, true, true]);
+    }
+
+    /// A spill an earlier version named by sha256 is still the store's own: evicted when it is
+    /// the oldest, as one named by BLAKE3 is; a file whose name matches neither hash is kept.
+    #[test]
+    fn spills_named_by_sha256_are_still_evicted() {
+        use sha2::{Digest, Sha256};
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("s")).unwrap();
+        let old = vec![b'o'; 1000];
+        let name = format!(
+            "t-{}.md",
+            &super::super::ids::hex(&Sha256::digest(&old))[..16]
+        );
+        let legacy = dir.path().join("s").join(name);
+        std::fs::write(&legacy, &old).unwrap();
+        let forged = dir.path().join("s/t-00112233445566ff.md");
+        std::fs::write(&forged, vec![b'f'; 1000]).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let store = SpillStore::new(dir.path(), 1500);
+        let new = store.save("s", "t", "md", &[b'n'; 1000]).unwrap();
+        let blake = blake3::hash(&[b'n'; 1000]).to_hex();
+        assert!(
+            new.id.ends_with(&format!("{}.md", &blake[..16])),
+            "{}",
+            new.id
+        );
+        assert!(
+            !legacy.exists(),
+            "the sha256-named spill is the store's and the oldest"
+        );
+        assert!(
+            forged.exists(),
+            "a name that is no hash of its content is not the store's"
+        );
+        assert!(new.path.exists());
     }
 
     /// Issue 12, item 1: a store pointed at a folder that holds other files, or with a link

@@ -1,5 +1,5 @@
 //! The spill store: full originals of reduced results, one file per distinct content
-//! (`<server>/<tool>-<sha256(content)[..16]>.<ext>`), written through a unique temporary file and
+//! (`<server>/<tool>-<blake3(content)[..16]>.<ext>`), written through a unique temporary file and
 //! renamed (files 0600, folders 0700), names sanitised so nothing can leave the store, and a size
 //! cap enforced by evicting the oldest spills first. The store only ever deletes, reads or lists
 //! regular files of its own name pattern inside its root, and never follows a symbolic link.
