@@ -96,8 +96,8 @@ struct Run<'a> {
     spill_bytes: Cow<'a, [u8]>,
     policy: ToolPolicy,
     limit: usize,
-    original: &'a Work,
-    work: Work,
+    original: &'a Work<'a>,
+    work: Work<'a>,
     facts: NoteFacts,
     stages: Vec<Stage>,
     clock: Instant,
@@ -175,15 +175,12 @@ impl Engine {
         let limit = self.counter.bpe_budget(policy.budget);
         let clock = Instant::now();
         let mut original = Work::parse(result, &self.counter);
+        original.verify_json(policy.shrink_caps());
         // A large text is stripped first and counted once: where the stripped text still
         // shares the beginning of the original, its count proves the original over budget too.
         let large = original.text_bytes() > limit * 8;
-        // a large prose text is not copied: its stripped prefix replaces it in `work`
-        let mut work = if large {
-            original.clone_without_prose()
-        } else {
-            original.clone()
-        };
+        // a copy of the parts, borrowing their texts: a stage replaces what it changes
+        let mut work = original.clone();
         let mut cuts = Vec::new();
         if large {
             cuts = self.strip_work(&mut work, Some(&original), &policy, limit, call);
@@ -250,10 +247,10 @@ impl Engine {
     /// Strip prose, drop a duplicate structuredContent, save oversized images; returns the cuts.
     /// With the `original` (lazy: `work` is its copy without prose texts), prose is read from it
     /// and stripped and counted only until it passes the budget.
-    fn strip_work(
+    fn strip_work<'a>(
         &self,
-        work: &mut Work,
-        original: Option<&Work>,
+        work: &mut Work<'a>,
+        original: Option<&Work<'a>>,
         policy: &ToolPolicy,
         limit: usize,
         call: &CallInfo,
@@ -275,14 +272,14 @@ impl Engine {
                     if !p.complete {
                         partial = Some(partial.unwrap_or(0) + p.read_bytes);
                     }
-                    (*text, *scan) = (p.text, p.scan);
+                    (*text, *scan) = (Cow::Owned(p.text), p.scan);
                     counts.add(&p.counts);
                     continue;
                 }
                 let (s, c) = strip(text, policy);
                 if !c.is_empty() {
                     *scan = Scan::rebase(text, scan, &s);
-                    *text = s;
+                    *text = Cow::Owned(s);
                 }
                 counts.add(&c);
             }
@@ -296,7 +293,7 @@ impl Engine {
             if let Part::Image { block, tokens } = part {
                 if *tokens > limit / 2 {
                     *part = Part::Prose {
-                        text: self.spill_image(call, block, *tokens),
+                        text: Cow::Owned(self.spill_image(call, block, *tokens)),
                         scan: Scan::default(),
                     };
                     spilled_images += 1;

@@ -1,122 +1,58 @@
 //! A tool result taken apart for the engine: prose, JSON, embedded resource text, images and
-//! fixed-cost blocks, with the model-view cost of each (what a client sends the model).
+//! fixed-cost blocks, with the model-view cost of each (what a client sends the model). The
+//! parts borrow from the result: a copy of a part, or of the whole work, copies no text, and a
+//! stage that changes a text owns only what it made.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+mod json;
+
+use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use super::capped::Capped;
 use super::shrink::Caps;
 use super::{PrefixCounter, Scan, Size};
-use crate::measure::{is_json_text, structured_duplicate, TextView};
+pub use json::{JsonValue, Structured};
+
+/// JSON texts from this size on are checked and shrunk in one read with the shrink's loosest
+/// caps, never parsed whole first ([`Work::verify_json`]).
+pub const READ_SHRUNK_BYTES: usize = 64 * 1024;
+use crate::measure::{is_json_text, json_text_holds, structured_duplicate, Holds, TextView};
 use crate::tokens::image_data_cost;
 
-/// One content block (or structuredContent), as the engine sees it.
+/// One content block, as the engine sees it.
 #[derive(Debug, Clone)]
-pub enum Part {
+pub enum Part<'a> {
     /// A text block that is not JSON; `scan` caches its counted segments.
-    Prose { text: String, scan: Scan },
+    Prose { text: Cow<'a, str>, scan: Scan },
     /// A text block holding a JSON object or array: `text` as sent, `value` parsed when needed.
-    Json { text: String, value: JsonValue },
+    Json {
+        text: Cow<'a, str>,
+        value: JsonValue<'a>,
+    },
     /// An embedded resource with text; `block` keeps uri and mimeType.
     Resource {
-        block: Value,
-        text: String,
+        block: &'a Value,
+        text: Cow<'a, str>,
         scan: Scan,
     },
     /// An image block, costed by pixels (or, when its data is no known image, as its base64 text).
-    Image { block: Value, tokens: usize },
+    Image { block: &'a Value, tokens: usize },
     /// Anything else (resource links, blobs, audio): kept or dropped whole.
-    Fixed { block: Value, tokens: usize },
-}
-
-/// A JSON text's value, parsed on first use and shared by the copies of a part: a result within
-/// its budget is only validated and counted, never built into a tree. A large one that must be
-/// shrunk is read once with the shrink's loosest caps instead ([`Capped`]).
-#[derive(Debug, Clone, Default)]
-pub struct JsonValue {
-    value: Arc<OnceLock<Value>>,
-    capped: Arc<OnceLock<Option<Capped>>>,
-    counted: Arc<Counted>,
-}
-
-/// What counting one text has shown, shared by the copies of its part: its exact count, or the
-/// largest limit it is known to pass. A pass asks the same of a JSON text up to three times
-/// (after stripping, before it, and beside the note), each a count up to the budget.
-#[derive(Debug, Default)]
-pub struct Counted {
-    /// The exact count plus one; 0: not known.
-    exact: AtomicUsize,
-    /// One more than the largest limit the text is known to pass; 0: none.
-    over: AtomicUsize,
-}
-
-impl Counted {
-    /// `count(limit)` (a count up to `limit`), answered from what is known when it can be.
-    fn up_to(&self, limit: usize, count: impl FnOnce(usize) -> Option<usize>) -> Option<usize> {
-        if let Some(n) = self.exact.load(Ordering::Relaxed).checked_sub(1) {
-            return (n <= limit).then_some(n);
-        }
-        if limit < self.over.load(Ordering::Relaxed) {
-            return None;
-        }
-        let found = count(limit);
-        match found {
-            Some(n) => self.exact.store(n.saturating_add(1), Ordering::Relaxed),
-            None => {
-                self.over
-                    .fetch_max(limit.saturating_add(1), Ordering::Relaxed);
-            }
-        }
-        found
-    }
-}
-
-impl JsonValue {
-    /// A value already parsed (or made by a stage).
-    pub fn parsed(value: Value) -> Self {
-        JsonValue {
-            value: Arc::new(OnceLock::from(value)),
-            capped: Arc::default(),
-            counted: Arc::default(),
-        }
-    }
-
-    /// Whether the value has been built.
-    pub fn is_parsed(&self) -> bool {
-        self.value.get().is_some()
-    }
-
-    /// The value of `text`, the part's JSON text (validated when the part was made).
-    pub fn get(&self, text: &str) -> &Value {
-        self.value
-            .get_or_init(|| serde_json::from_str(text).unwrap_or(Value::Null))
-    }
-
-    /// `text` read for a shrink ladder that starts at `caps` (the first call's caps are kept).
-    pub fn capped(&self, text: &str, caps: Caps) -> Option<&Capped> {
-        self.capped
-            .get_or_init(|| Capped::read(text, caps))
-            .as_ref()
-    }
+    Fixed { block: &'a Value, tokens: usize },
 }
 
 /// The result, taken apart.
 #[derive(Debug, Clone)]
-pub struct Work {
-    pub parts: Vec<Part>,
-    pub structured: Option<Arc<Value>>,
+pub struct Work<'a> {
+    pub parts: Vec<Part<'a>>,
+    pub structured: Option<Structured<'a>>,
     /// structuredContent repeats a text block.
     pub structured_duplicate: bool,
     /// Other top-level fields (`isError`, `_meta`), kept as they are.
-    pub rest: Map<String, Value>,
-    /// What counting `structured` has shown, with the value it was shown for (a stage that
-    /// replaces structuredContent leaves this behind, and it no longer applies).
-    pub structured_counted: Option<(Arc<Value>, Arc<Counted>)>,
+    pub rest: Vec<(&'a str, &'a Value)>,
 }
 
-impl Work {
+impl<'a> Work<'a> {
     /// Bytes of the result's payload: texts, image and blob data, structuredContent.
     pub fn payload_bytes(&self) -> usize {
         let parts: usize = self
@@ -133,33 +69,10 @@ impl Work {
             })
             .sum();
         let structured = match (&self.structured, self.structured_duplicate) {
-            (Some(s), false) => compact(s).len(),
+            (Some(s), false) => compact(s.value()).len(),
             _ => 0,
         };
         parts + structured
-    }
-
-    /// A copy with every prose text left empty (its scan too), for a pass that replaces them
-    /// with what it reads from this work: a large text is not copied only to be dropped.
-    pub fn clone_without_prose(&self) -> Work {
-        let parts = self
-            .parts
-            .iter()
-            .map(|p| match p {
-                Part::Prose { .. } => Part::Prose {
-                    text: String::new(),
-                    scan: Scan::default(),
-                },
-                other => other.clone(),
-            })
-            .collect();
-        Work {
-            parts,
-            structured: self.structured.clone(),
-            structured_duplicate: self.structured_duplicate,
-            rest: self.rest.clone(),
-            structured_counted: self.structured_counted.clone(),
-        }
     }
 
     /// Bytes of prose, JSON and resource text.
@@ -198,7 +111,7 @@ impl Work {
             }
         }
         if let Some(s) = &self.structured {
-            joined.push(&compact(s));
+            joined.push(&compact(s.value()));
         }
         if let (Some(n), false) = (note, note_first) {
             joined.push(n);
@@ -217,32 +130,53 @@ impl Work {
         }
     }
 
-    pub fn parse(result: &Value, counter: &PrefixCounter) -> Work {
-        let empty = Map::new();
-        let obj = result.as_object().unwrap_or(&empty);
-        // clone only what is kept: the blocks are taken apart by reference
-        let rest: Map<String, Value> = obj
-            .iter()
+    pub fn parse(result: &'a Value, counter: &PrefixCounter) -> Work<'a> {
+        let obj = result.as_object();
+        let rest = obj
+            .into_iter()
+            .flatten()
             .filter(|(k, _)| *k != "content" && *k != "structuredContent")
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.as_str(), v))
             .collect();
         let content = obj
-            .get("content")
+            .and_then(|o| o.get("content"))
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice);
         let structured = obj
-            .get("structuredContent")
-            .filter(|s| !s.is_null())
-            .map(|s| Arc::new(s.clone()));
-        let parts: Vec<Part> = content.iter().map(|b| part(b, counter)).collect();
-        let structured_duplicate = structured.as_ref().is_some_and(|s| duplicates(s, &parts));
-        let structured_counted = structured.clone().map(|s| (s, Arc::default()));
+            .and_then(|o| o.get("structuredContent"))
+            .filter(|s| !s.is_null());
+        let parts: Vec<Part> = content
+            .iter()
+            .map(|b| part(b, counter, structured))
+            .collect();
+        let structured_duplicate = structured.is_some_and(|s| duplicates(s, &parts));
         Work {
             parts,
-            structured,
+            structured: structured.map(Structured::borrowed),
             structured_duplicate,
             rest,
-            structured_counted,
+        }
+    }
+
+    /// Check the large texts taken for JSON by their look ([`READ_SHRUNK_BYTES`]): each is read
+    /// once for the shrink ladder that starts at `caps`, which checks it too (and, when it
+    /// cannot, as for a repeated key, checked alone); one that is not JSON becomes prose.
+    pub fn verify_json(&mut self, caps: Caps) {
+        for p in &mut self.parts {
+            let Part::Json { text, value } = p else {
+                continue;
+            };
+            if value.checked {
+                continue;
+            }
+            if value.capped(text, caps).is_some() || is_json_text(text) {
+                value.checked = true;
+            } else {
+                *p = Part::Prose {
+                    text: text.clone(),
+                    scan: Scan::default(),
+                };
+            }
         }
     }
 
@@ -253,16 +187,8 @@ impl Work {
             total += part_cost(p, counter, limit.checked_sub(total)?)?;
         }
         if let Some(s) = &self.structured {
-            let counted = match &self.structured_counted {
-                Some((of, counted)) if Arc::ptr_eq(of, s) => Arc::clone(counted),
-                _ => {
-                    let counted = Arc::<Counted>::default();
-                    self.structured_counted = Some((Arc::clone(s), Arc::clone(&counted)));
-                    counted
-                }
-            };
             let room = limit.checked_sub(total)?;
-            total += counted.up_to(room, |l| counter.count_up_to(&compact(s), l))?;
+            total += s.count_up_to(room, |text, l| counter.count_up_to(text, l))?;
         }
         (total <= limit).then_some(total)
     }
@@ -293,43 +219,53 @@ impl Work {
         let mut out = Map::new();
         out.insert("content".into(), Value::Array(content));
         if let Some(s) = &self.structured {
-            out.insert("structuredContent".into(), Value::clone(s));
+            out.insert("structuredContent".into(), s.value().clone());
         }
         for (k, v) in &self.rest {
-            out.insert(k.clone(), v.clone());
+            out.insert(k.to_string(), (*v).clone());
         }
         Value::Object(out)
     }
 }
 
-fn part(b: &Value, counter: &PrefixCounter) -> Part {
+/// A content block as a part; `structured`, the result's structuredContent, is the value of a
+/// JSON text that repeats it (then the text is read once, to compare, and never parsed).
+fn part<'a>(b: &'a Value, counter: &PrefixCounter, structured: Option<&'a Value>) -> Part<'a> {
     let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "text" => {
-            let text = b
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            if is_json_text(&text) {
+            let text = b.get("text").and_then(Value::as_str).unwrap_or("");
+            if let Some(s) = structured.filter(|_| looks_like_json(text)) {
+                if json_text_holds(text, s) == Some(Holds::InOrder) {
+                    return Part::Json {
+                        text: Cow::Borrowed(text),
+                        value: JsonValue::borrowed(s),
+                    };
+                }
+            }
+            if text.len() >= READ_SHRUNK_BYTES && looks_like_json(text) {
+                // checked by the read that shrinks it, when the engine runs
                 return Part::Json {
-                    text,
-                    value: JsonValue::default(),
+                    text: Cow::Borrowed(text),
+                    value: JsonValue::unchecked(),
+                };
+            }
+            if is_json_text(text) {
+                return Part::Json {
+                    text: Cow::Borrowed(text),
+                    value: JsonValue::checked(),
                 };
             }
             Part::Prose {
-                text,
+                text: Cow::Borrowed(text),
                 scan: Scan::default(),
             }
         }
-        "resource" if b["resource"]["text"].is_string() => {
-            let text = b["resource"]["text"].as_str().unwrap_or("").to_string();
-            Part::Resource {
-                block: b.clone(),
-                text,
-                scan: Scan::default(),
-            }
-        }
+        "resource" if b["resource"]["text"].is_string() => Part::Resource {
+            block: b,
+            text: Cow::Borrowed(b["resource"]["text"].as_str().unwrap_or("")),
+            scan: Scan::default(),
+        },
         "image" => {
             let data = b.get("data").and_then(Value::as_str).unwrap_or("");
             // pixel cost when it is an image; else what a client pays for the base64 as text
@@ -337,23 +273,22 @@ fn part(b: &Value, counter: &PrefixCounter) -> Part {
                 Some((_, tokens)) => counter.bpe_budget(tokens),
                 None => counter.count(data),
             };
-            Part::Image {
-                block: b.clone(),
-                tokens,
-            }
+            Part::Image { block: b, tokens }
         }
         "resource" | "audio" => Part::Fixed {
-            block: b.clone(),
+            block: b,
             tokens: 0,
         },
         _ => {
             let tokens = counter.count(&compact(b));
-            Part::Fixed {
-                block: b.clone(),
-                tokens,
-            }
+            Part::Fixed { block: b, tokens }
         }
     }
+}
+
+fn looks_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with('{') || t.starts_with('[')
 }
 
 fn part_cost(p: &mut Part, counter: &PrefixCounter, limit: usize) -> Option<usize> {
@@ -411,11 +346,28 @@ pub fn block(p: &Part) -> Value {
     match p {
         Part::Prose { text, .. } | Part::Json { text, .. } => json!({"type": "text", "text": text}),
         Part::Resource { block, text, .. } => {
-            let mut b = block.clone();
-            b["resource"]["text"] = Value::String(text.clone());
-            b
+            // the block with its text replaced, built without copying the text it had
+            let mut b = Map::new();
+            for (k, v) in block.as_object().into_iter().flatten() {
+                let v = match (k.as_str(), v.as_object()) {
+                    ("resource", Some(resource)) => {
+                        let mut r = Map::new();
+                        for (rk, rv) in resource {
+                            let rv = match rk.as_str() {
+                                "text" => Value::String(text.to_string()),
+                                _ => rv.clone(),
+                            };
+                            r.insert(rk.clone(), rv);
+                        }
+                        Value::Object(r)
+                    }
+                    _ => v.clone(),
+                };
+                b.insert(k.clone(), v);
+            }
+            Value::Object(b)
         }
-        Part::Image { block, .. } | Part::Fixed { block, .. } => block.clone(),
+        Part::Image { block, .. } | Part::Fixed { block, .. } => (*block).clone(),
     }
 }
 
@@ -424,7 +376,8 @@ pub fn compact(v: &Value) -> String {
     serde_json::to_string(v).expect("a serde_json::Value always serialises")
 }
 
-/// structuredContent repeats the text blocks (the report's `structured_duplicate` rule).
+/// structuredContent repeats the text blocks (the report's `structured_duplicate` rule). A JSON
+/// text not yet parsed is compared while it is read.
 fn duplicates(structured: &Value, parts: &[Part]) -> bool {
     let texts: Vec<TextView> = parts
         .iter()
@@ -432,7 +385,7 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
             Part::Prose { text, .. } => Some(TextView { text, json: None }),
             Part::Json { text, value } => Some(TextView {
                 text,
-                json: Some(value.get(text)),
+                json: value.is_parsed().then(|| value.get(text)),
             }),
             _ => None,
         })

@@ -68,6 +68,17 @@ pub struct ToolPolicy {
     pub max_description_chars: Option<usize>,
 }
 
+impl ToolPolicy {
+    /// The caps the shrink ladder starts from (the loosest it tries).
+    pub fn shrink_caps(&self) -> super::Caps {
+        super::Caps {
+            array_items: self.max_array_items,
+            string_chars: self.max_string_chars,
+            depth: self.max_depth,
+        }
+    }
+}
+
 impl Default for ToolPolicy {
     fn default() -> Self {
         ToolPolicy {

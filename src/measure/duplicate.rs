@@ -3,18 +3,43 @@
 
 use serde_json::Value;
 
-/// One text block as the check sees it: its text and, when it parses, its JSON.
+use super::json_eq::{json_text_holds, json_text_wraps};
+
+/// One text block as the check sees it: its text and, when it has been parsed, its JSON (a
+/// JSON text not parsed is compared while it is read: [`json_text_holds`]).
 #[derive(Debug, Clone, Copy)]
 pub struct TextView<'a> {
     pub text: &'a str,
     pub json: Option<&'a Value>,
 }
 
+impl TextView<'_> {
+    /// The text's JSON equals `v`.
+    fn equals(&self, v: &Value) -> bool {
+        match self.json {
+            Some(j) => std::ptr::eq(j, v) || j == v,
+            None => looks_like_json(self.text) && json_text_holds(self.text, v).is_some(),
+        }
+    }
+
+    /// The text's JSON is an object of one key whose value equals `v`.
+    fn wraps(&self, v: &Value) -> bool {
+        match self.json {
+            Some(j) => single_value(j) == Some(v),
+            None => self.text.trim_start().starts_with('{') && json_text_wraps(self.text, v),
+        }
+    }
+}
+
+fn looks_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with('{') || t.starts_with('[')
+}
+
 /// A text block's JSON, when it is a JSON object or array: the one rule by which the report and
 /// the engine tell a JSON text block from prose.
 pub fn json_text(text: &str) -> Option<Value> {
-    let t = text.trim_start();
-    if t.starts_with('{') || t.starts_with('[') {
+    if looks_like_json(text) {
         serde_json::from_str(text).ok()
     } else {
         None
@@ -23,9 +48,7 @@ pub fn json_text(text: &str) -> Option<Value> {
 
 /// Whether [`json_text`] would give a value, checked without building it.
 pub fn is_json_text(text: &str) -> bool {
-    let t = text.trim_start();
-    (t.starts_with('{') || t.starts_with('['))
-        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    looks_like_json(text) && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// structuredContent repeats the text blocks when:
@@ -37,7 +60,6 @@ pub fn is_json_text(text: &str) -> bool {
 /// One shared string among other data is not a repeat: dropping it would lose the rest.
 pub fn structured_duplicate(structured: &Value, texts: &[TextView]) -> bool {
     // cheapest first, and no deep comparison once one holds
-    let jsons = || texts.iter().filter_map(|t| t.json);
     let all_texts = || {
         structured.as_object().is_some_and(|m| {
             !m.is_empty()
@@ -47,9 +69,9 @@ pub fn structured_duplicate(structured: &Value, texts: &[TextView]) -> bool {
                 })
         })
     };
-    jsons().any(|j| j == structured)
-        || single_value(structured).is_some_and(|inner| jsons().any(|j| j == inner))
-        || jsons().any(|j| single_value(j) == Some(structured))
+    texts.iter().any(|t| t.equals(structured))
+        || single_value(structured).is_some_and(|inner| texts.iter().any(|t| t.equals(inner)))
+        || texts.iter().any(|t| t.wraps(structured))
         || all_texts()
 }
 
@@ -66,13 +88,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The answer with the text parsed, checked to be the answer with it read unparsed.
     fn check(structured: Value, text: &str) -> bool {
         let json: Option<Value> = serde_json::from_str(text).ok();
         let view = TextView {
             text,
             json: json.as_ref(),
         };
-        structured_duplicate(&structured, &[view])
+        let parsed = structured_duplicate(&structured, &[view]);
+        let unparsed = structured_duplicate(&structured, &[TextView { text, json: None }]);
+        assert_eq!(parsed, unparsed, "{structured} vs {text}");
+        parsed
     }
 
     #[test]

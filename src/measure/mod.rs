@@ -4,6 +4,7 @@
 mod compact;
 mod duplicate;
 mod init;
+mod json_eq;
 mod pagination;
 mod result;
 mod tools;
@@ -11,6 +12,7 @@ mod tools;
 pub use compact::compact_json;
 pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
 pub use init::{measure_initialize, InitInfo};
+pub use json_eq::{json_text_holds, json_text_wraps, Holds};
 pub use pagination::is_paginated;
 pub use result::{measure_result, text_stats, tool_error_text};
 pub use tools::{measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure};

@@ -1,11 +1,11 @@
 //! The JSON stages: the policy's projection, then the shrink ladder searched by bisection.
 
-use std::sync::Arc;
+use std::borrow::Cow;
 
 use serde_json::Value;
 
 use super::super::note::render;
-use super::super::parts::{compact, JsonValue, Part, Work};
+use super::super::parts::{compact, JsonValue, Part, Structured, Work, READ_SHRUNK_BYTES};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
 use super::{Budgeted, Engine, Run, Strategy};
 
@@ -45,18 +45,12 @@ impl Engine {
         }
         let projected = run.work.clone();
         let cuts = run.facts.cuts.clone();
-        let start = Caps {
-            array_items: run.policy.max_array_items,
-            string_chars: run.policy.max_string_chars,
-            depth: run.policy.max_depth,
-        };
-        // the ladder only tightens, so the first step that fits is found by bisection
+        let start = run.policy.shrink_caps();
+        // the ladder only tightens, so the first step that fits is found by bisection, after
+        // the first step alone (the least destructive, and the one that fits most often)
         let steps = ladder(start);
-        let (mut lo, mut hi) = (0, steps.len());
-        let mut best: Option<(Work, ShrinkReport, usize)> = None;
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            let (mut w, report) = shrunk(&projected, steps[mid], start);
+        let fits = |caps: Caps| -> Option<(Work, ShrinkReport)> {
+            let (mut w, report) = shrunk(&projected, caps, start);
             let mut facts = run.facts.clone();
             facts.cuts = cuts.clone();
             facts.cuts.extend(report.describe());
@@ -66,20 +60,27 @@ impl Engine {
             let size = &run.policy.size;
             let sized =
                 size.is_unbounded() || size.fits(w.size_with(Some(&text), run.policy.note_first));
-            match run
-                .limit
+            run.limit
                 .checked_sub(note)
                 .filter(|_| sized)
                 .and_then(|room| w.cost_up_to(&self.counter, room))
-            {
-                Some(_) => {
-                    best = Some((w, report, mid));
-                    hi = mid;
+                .map(|_| (w, report))
+        };
+        let mut best = fits(steps[0]);
+        if best.is_none() {
+            let (mut lo, mut hi) = (1, steps.len());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                match fits(steps[mid]) {
+                    Some(found) => {
+                        best = Some(found);
+                        hi = mid;
+                    }
+                    None => lo = mid + 1,
                 }
-                None => lo = mid + 1,
             }
         }
-        if let Some((w, report, _)) = best {
+        if let Some((w, report)) = best {
             run.work = w;
             run.facts.cuts = cuts.clone();
             run.facts.cuts.extend(report.describe());
@@ -103,23 +104,20 @@ fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
     for part in &mut work.parts {
         if let Part::Json { text, value } = part {
             if let Some(new) = f(value.get(text)) {
-                *text = compact(&new);
+                *text = Cow::Owned(compact(&new));
                 *value = JsonValue::parsed(new);
             }
         }
     }
     if let Some(s) = &mut work.structured {
-        if let Some(new) = f(s) {
-            *s = Arc::new(new);
+        if let Some(new) = f(s.value()) {
+            *s = Structured::owned(new);
         }
     }
 }
 
-/// JSON texts from this size on are shrunk while they are read, not parsed whole first.
-const READ_SHRUNK_BYTES: usize = 64 * 1024;
-
 /// `work` with every JSON part shrunk by `caps`, and what was cut.
-pub(super) fn shrunk(work: &Work, caps: Caps, start: Caps) -> (Work, ShrinkReport) {
+pub(super) fn shrunk<'a>(work: &Work<'a>, caps: Caps, start: Caps) -> (Work<'a>, ShrinkReport) {
     let mut report = ShrinkReport {
         string_chars: caps.string_chars,
         depth: caps.depth,
@@ -134,7 +132,7 @@ pub(super) fn shrunk(work: &Work, caps: Caps, start: Caps) -> (Work, ShrinkRepor
                 let (value, r) = shrink_json(text, value, caps, start);
                 report.merge(r);
                 Part::Json {
-                    text: compact(&value),
+                    text: Cow::Owned(compact(&value)),
                     value: JsonValue::parsed(value),
                 }
             }
@@ -142,16 +140,15 @@ pub(super) fn shrunk(work: &Work, caps: Caps, start: Caps) -> (Work, ShrinkRepor
         })
         .collect();
     let structured = work.structured.as_ref().map(|s| {
-        let (s, r) = shrink(s, caps);
+        let (s, r) = shrink(s.value(), caps);
         report.merge(r);
-        Arc::new(s)
+        Structured::owned(s)
     });
     let out = Work {
         parts,
         structured,
         structured_duplicate: work.structured_duplicate,
         rest: work.rest.clone(),
-        structured_counted: None,
     };
     (out, report)
 }
@@ -167,18 +164,19 @@ fn shrink_json(text: &str, value: &JsonValue, caps: Caps, start: Caps) -> (Value
     shrink(value.get(text), caps)
 }
 
-pub(super) fn json_texts(work: &Work) -> Vec<String> {
-    let mut out: Vec<String> = work
+pub(super) fn json_texts<'w>(work: &'w Work) -> Vec<Cow<'w, str>> {
+    let mut out: Vec<Cow<str>> = work
         .parts
         .iter()
-        .filter_map(|p| {
-            if let Part::Json { text, .. } = p {
-                Some(text.clone())
-            } else {
-                None
-            }
+        .filter_map(|p| match p {
+            Part::Json { text, .. } => Some(Cow::Borrowed(text.as_ref())),
+            _ => None,
         })
         .collect();
-    out.extend(work.structured.as_deref().map(compact));
+    out.extend(
+        work.structured
+            .as_ref()
+            .map(|s| Cow::Owned(compact(s.value()))),
+    );
     out
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::super::lazy::original_offset;
 use super::super::note::render;
 use super::super::parts::{compact, Part, Work};
-use super::super::shrink::{ladder, Caps, ShrinkReport};
+use super::super::shrink::{ladder, ShrinkReport};
 use super::super::{Scan, Size, SizeLimits};
 use super::json_stage::{json_texts, shrunk};
 use super::{Budgeted, Engine, Run, Strategy};
@@ -18,11 +18,7 @@ impl Engine {
     pub(super) fn spill_stage(&self, run: &mut Run) -> Budgeted {
         let cuts = run.facts.cuts.clone();
         // JSON: the loosest caps that leave half the budget for the rest
-        let start = Caps {
-            array_items: run.policy.max_array_items,
-            string_chars: run.policy.max_string_chars,
-            depth: run.policy.max_depth,
-        };
+        let start = run.policy.shrink_caps();
         let projected = run.work.clone();
         let mut json_cuts = ShrinkReport::default();
         for caps in ladder(start) {
@@ -55,7 +51,7 @@ impl Engine {
             .parts
             .iter()
             .position(|p| matches!(p, Part::Prose { .. } | Part::Resource { .. }));
-        let (full, mut full_scan) = preview_at
+        let (full, mut full_scan): (Cow<str>, Scan) = preview_at
             .map(|i| match &run.work.parts[i] {
                 Part::Prose { text, scan } | Part::Resource { text, scan, .. } => {
                     (text.clone(), scan.clone())
@@ -69,7 +65,7 @@ impl Engine {
         let original_text = preview_at
             .filter(|_| single_text(run.original).is_some())
             .and_then(|i| lone_text(&run.original.parts, i));
-        let stripped = original_text.is_some_and(|o| !o.starts_with(full.as_str()));
+        let stripped = original_text.is_some_and(|o| !o.starts_with(full.as_ref()));
         let exact_lines = original_text.is_some();
         let total_lines = original_text.map_or(0, line_count);
         run.facts.preview_stripped = stripped;
@@ -101,7 +97,7 @@ impl Engine {
                 }
                 set_prose(
                     &mut run.work.parts[i],
-                    full[..len].to_string(),
+                    prefix(&full, len),
                     Scan::known(len, n),
                 );
                 run.facts.preview_lines = None;
@@ -191,7 +187,7 @@ impl Engine {
         let saved = std::mem::replace(
             &mut run.work.parts[at],
             Part::Prose {
-                text: String::new(),
+                text: Cow::Borrowed(""),
                 scan: Scan::known(0, 0),
             },
         );
@@ -227,7 +223,16 @@ impl Engine {
     }
 }
 
-fn set_prose(p: &mut Part, new: String, counted: Scan) {
+/// The first `len` bytes of `text`: borrowed from the result when `text` is, copied when a
+/// stage made it.
+fn prefix<'a>(text: &Cow<'a, str>, len: usize) -> Cow<'a, str> {
+    match text {
+        Cow::Borrowed(t) => Cow::Borrowed(&t[..len]),
+        Cow::Owned(t) => Cow::Owned(t[..len].to_string()),
+    }
+}
+
+fn set_prose<'a>(p: &mut Part<'a>, new: Cow<'a, str>, counted: Scan) {
     if let Part::Prose { text, scan } | Part::Resource { text, scan, .. } = p {
         *text = new;
         *scan = counted;
@@ -235,7 +240,7 @@ fn set_prose(p: &mut Part, new: String, counted: Scan) {
 }
 
 /// The one text of a result with a single prose or resource part.
-fn lone_text(original: &[Part], at: usize) -> Option<&str> {
+fn lone_text<'w>(original: &'w [Part], at: usize) -> Option<&'w str> {
     match original {
         [Part::Prose { text, .. }] | [Part::Resource { text, .. }] if at == 0 => Some(text),
         _ => None,
@@ -258,7 +263,7 @@ fn lines_before(text: &str, end: usize) -> (usize, Option<usize>) {
 /// sent it when its bytes are known, else as compact JSON (every field kept, in the order
 /// received).
 pub(super) fn spill_content<'a>(
-    original: &'a Work,
+    original: &'a Work<'a>,
     result: &Value,
     raw: Option<&'a str>,
 ) -> Cow<'a, [u8]> {
@@ -279,7 +284,7 @@ pub(super) fn spill_content<'a>(
 
 /// The one text of a result that has a single text part (and at most a structuredContent that
 /// repeats it).
-fn single_text(original: &Work) -> Option<&str> {
+fn single_text<'w>(original: &'w Work) -> Option<&'w str> {
     if original.structured.is_some() && !original.structured_duplicate {
         return None;
     }

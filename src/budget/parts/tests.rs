@@ -1,3 +1,4 @@
+use super::json::Counted;
 use super::*;
 use crate::tokens::Tokenizer;
 
@@ -16,7 +17,8 @@ fn the_size_is_the_joined_texts_size() {
             .iter()
             .map(|t| json!({"type": "text", "text": t}))
             .collect();
-        let work = Work::parse(&json!({ "content": blocks }), &counter);
+        let result = json!({ "content": blocks });
+        let work = Work::parse(&result, &counter);
         let joined = texts.join("\n");
         assert_eq!(work.size(), Size::of(&joined), "{texts:?}");
         let with_note = format!("{joined}\nnote");
