@@ -12,7 +12,7 @@ payload shapes of scripts/shapes.py (prose, Markdown, an indented tree, HTML, JS
 log, CSV, one long line), generated from SEED at `--mb` MB each, so the numbers hold on
 payloads nobody tuned for. Both sides report the
 median time of one budget pass (the reference excludes its own extraction; mcp-budget's
-`engine_us` is the engine pass alone). Prints a Markdown table with the ratio.
+`engine_us` is the engine pass alone). Prints a Markdown table with the ratio. `MCP_BUDGET_BIN` names another build to time.
 """
 import argparse
 import glob
@@ -25,7 +25,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "bench" / "seed_reference.py"
-BIN = ROOT / "target" / "release" / "mcp-budget"
+BIN = pathlib.Path(os.environ.get("MCP_BUDGET_BIN", ROOT / "target" / "release" / "mcp-budget"))
 
 
 def reference(path, budget, runs, spill):
