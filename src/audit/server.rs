@@ -8,7 +8,7 @@ use crate::budget::{CallInfo, Engine};
 use crate::config::{redactor_for, Probe, ServerSpec};
 use crate::connect::connect;
 use crate::measure::{
-    measure_initialize, measure_list, measure_result, measure_tools_pages, tool_error_text,
+    measure_initialize, measure_list, measure_parsed_result, measure_tools_pages, tool_error_text,
 };
 use crate::report::{
     BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolCost,
@@ -247,9 +247,11 @@ async fn run_probe(
     // counting and budgeting a large result is CPU work: keep it off the async workers
     let measured = tokio::task::spawn_blocking(move || {
         let text = response.result_text();
-        let raw = measure_result(text, &set)?;
+        // read once: the measure and the engine borrow from it
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| crate::measure::MeasureError::new("tools/call result", e))?;
+        let raw = measure_parsed_result(text, &value, &set)?;
         let error = raw.is_error.then(|| tool_error_text(text));
-        let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
         let call = CallInfo {
             server: &server,
             tool: &probe_owned.tool,

@@ -14,7 +14,7 @@ pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
 pub use init::{measure_initialize, InitInfo};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
 pub use pagination::is_paginated;
-pub use result::{measure_result, text_stats, tool_error_text};
+pub use result::{measure_parsed_result, measure_result, text_stats, tool_error_text};
 pub use tools::{measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure};
 
 /// A result that is not the JSON its method promises.
@@ -26,7 +26,7 @@ pub struct MeasureError {
 }
 
 impl MeasureError {
-    fn new(what: &str, message: impl ToString) -> Self {
+    pub fn new(what: &str, message: impl ToString) -> Self {
         MeasureError {
             what: what.to_string(),
             message: message.to_string(),

@@ -4,8 +4,8 @@
 //! pays; `content_tokens` the content alone. The budget engine counts the same way.
 
 use super::duplicate::json_text;
+use serde::de::IgnoredAny;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::duplicate::{structured_duplicate, TextView};
@@ -15,12 +15,12 @@ use crate::report::{BlockCost, RawCost, RawTotals};
 use crate::text::{char_count, line_count};
 use crate::tokens::{image_data_cost, Counts, TokenizerSet};
 
+/// The shape a tool result must have (checked without copying anything).
 #[derive(Deserialize)]
-struct ToolResult<'a> {
-    #[serde(borrow, default)]
-    content: Vec<&'a RawValue>,
-    #[serde(borrow, rename = "structuredContent")]
-    structured: Option<&'a RawValue>,
+struct ToolResult {
+    #[serde(default)]
+    #[allow(dead_code)]
+    content: Vec<IgnoredAny>,
     #[serde(rename = "isError", default)]
     is_error: Option<bool>,
 }
@@ -45,8 +45,20 @@ struct Sums {
 
 /// Measure the exact text of a `tools/call` result.
 pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureError> {
-    let parsed: ToolResult =
+    let value: Value =
         serde_json::from_str(raw).map_err(|e| MeasureError::new("tools/call result", e))?;
+    measure_parsed_result(raw, &value, set)
+}
+
+/// [`measure_result`] of a result already read: `value` is `raw` parsed. Nothing of it is copied
+/// (a 60 MB text is held once, by the caller).
+pub fn measure_parsed_result(
+    raw: &str,
+    value: &Value,
+    set: &TokenizerSet,
+) -> Result<RawCost, MeasureError> {
+    let parsed =
+        ToolResult::deserialize(value).map_err(|e| MeasureError::new("tools/call result", e))?;
     let wire = set.count(raw);
     let mut sums = Sums {
         content: set.uniform(0),
@@ -58,17 +70,15 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
         is_error: parsed.is_error == Some(true),
         ..RawCost::default()
     };
-    let mut texts: Vec<String> = Vec::new();
-    for block in &parsed.content {
-        let v: Value =
-            serde_json::from_str(block.get()).map_err(|e| MeasureError::new("content block", e))?;
-        let b = measure_block(&v, set, &mut sums, &mut cost);
+    let mut texts: Vec<&str> = Vec::new();
+    for v in value["content"].as_array().into_iter().flatten() {
+        let b = measure_block(v, set, &mut sums, &mut cost);
         if let Some(t) = v
             .get("text")
             .and_then(Value::as_str)
             .filter(|_| b.kind == "text")
         {
-            texts.push(t.to_string());
+            texts.push(t);
         }
         cost.blocks.push(b);
     }
@@ -81,22 +91,16 @@ pub fn measure_result(raw: &str, set: &TokenizerSet) -> Result<RawCost, MeasureE
             json: json.as_ref(),
         })
         .collect();
-    let structured_value = match parsed.structured {
-        Some(s) if s.get() != "null" => Some(
-            serde_json::from_str::<Value>(s.get())
-                .map_err(|e| MeasureError::new("structuredContent", e))?,
-        ),
-        _ => None,
-    };
+    let structured_value = value.get("structuredContent").filter(|s| !s.is_null());
     // counted as a client sends it on (compact JSON, keys in received order), as the engine does
-    let structured = match &structured_value {
+    let structured = match structured_value {
         Some(value) => {
             cost.structured_duplicate = structured_duplicate(value, &views);
             set.count(&compact_json(value))
         }
         None => set.uniform(0),
     };
-    cost.continuation = is_paginated(&views, structured_value.as_ref());
+    cost.continuation = is_paginated(&views, structured_value);
     cost.content_tokens = sums.content.primary;
     cost.model_tokens = sums.content.primary + structured.primary;
     cost.text_tokens = sums.text.primary;
@@ -183,7 +187,7 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
             cost.base64_as_text_tokens += set.primary().count(data);
         }
         "resource" => {
-            let r = v.get("resource").cloned().unwrap_or(Value::Null);
+            let r = v.get("resource").unwrap_or(&Value::Null);
             b.mime_type = r.get("mimeType").and_then(Value::as_str).map(String::from);
             if let Some(text) = r.get("text").and_then(Value::as_str) {
                 add_text_stats(cost, text);
