@@ -1,5 +1,6 @@
 //! The `mcp-budget` binary: parse arguments, run one subcommand, map the outcome to an exit code.
 
+mod alloc;
 mod cli;
 mod commands;
 mod exit;
@@ -9,12 +10,8 @@ mod settings;
 
 use clap::Parser;
 
-/// mimalloc: a tool result's JSON is a tree of small allocations built and dropped on every call,
-/// where glibc's malloc spent more time than the parser (see CHANGELOG, issue 14).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> std::process::ExitCode {
+    alloc::tune();
     let cli = cli::Cli::parse();
     match commands::run(cli) {
         Ok(status) => status.into(),
