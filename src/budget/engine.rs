@@ -101,6 +101,9 @@ struct Run<'a> {
     facts: NoteFacts,
     stages: Vec<Stage>,
     clock: Instant,
+    /// Where the lazy strip of the first prose text cut its chunks (see
+    /// [`super::lazy::StrippedPrefix::chunks`]), for mapping the preview's end back.
+    prose_chunks: Vec<(usize, usize)>,
 }
 
 impl Engine {
@@ -175,15 +178,17 @@ impl Engine {
         let limit = self.counter.bpe_budget(policy.budget);
         let clock = Instant::now();
         let mut original = Work::parse(result, &self.counter);
-        original.verify_json(policy.shrink_caps());
+        original.verify_json(policy.project.is_none().then(|| policy.shrink_caps()));
         // A large text is stripped first and counted once: where the stripped text still
         // shares the beginning of the original, its count proves the original over budget too.
         let large = original.text_bytes() > limit * 8;
         // a copy of the parts, borrowing their texts: a stage replaces what it changes
         let mut work = original.clone();
         let mut cuts = Vec::new();
+        let mut prose_chunks = Vec::new();
         if large {
-            cuts = self.strip_work(&mut work, Some(&original), &policy, limit, call);
+            (cuts, prose_chunks) =
+                self.strip_work(&mut work, Some(&original), &policy, limit, call);
             let _ = work.cost_up_to(&self.counter, limit);
             original.adopt_scans(&work);
         }
@@ -207,7 +212,7 @@ impl Engine {
             };
         }
         if !large {
-            cuts = self.strip_work(&mut work, None, &policy, limit, call);
+            (cuts, _) = self.strip_work(&mut work, None, &policy, limit, call);
         }
         let spill_bytes = spill_content(&original, result, call.raw);
         let facts = NoteFacts {
@@ -233,6 +238,7 @@ impl Engine {
             facts,
             stages: Vec::new(),
             clock,
+            prose_chunks,
         };
         run.stage("measure+strip");
         if let Some(done) = self.try_finish(&mut run, Strategy::Stripped) {
@@ -244,9 +250,9 @@ impl Engine {
         self.spill_stage(&mut run)
     }
 
-    /// Strip prose, drop a duplicate structuredContent, save oversized images; returns the cuts.
-    /// With the `original` (lazy: `work` is its copy without prose texts), prose is read from it
-    /// and stripped and counted only until it passes the budget.
+    /// Strip prose, drop a duplicate structuredContent, save oversized images; returns the cuts,
+    /// and where the lazy strip of the first prose text cut its chunks. With the `original`
+    /// (lazy), prose is read from it and stripped and counted only until it passes the budget.
     fn strip_work<'a>(
         &self,
         work: &mut Work<'a>,
@@ -254,8 +260,9 @@ impl Engine {
         policy: &ToolPolicy,
         limit: usize,
         call: &CallInfo,
-    ) -> Vec<String> {
+    ) -> (Vec<String>, Vec<(usize, usize)>) {
         let mut cuts = Vec::new();
+        let mut first_chunks = None;
         if work.structured_duplicate && policy.drop_duplicate_structured {
             work.structured = None;
             cuts.push("structuredContent dropped: it repeats the text content".into());
@@ -274,6 +281,7 @@ impl Engine {
                     }
                     (*text, *scan) = (Cow::Owned(p.text), p.scan);
                     counts.add(&p.counts);
+                    first_chunks.get_or_insert(p.chunks);
                     continue;
                 }
                 let (s, c) = strip(text, policy);
@@ -305,7 +313,7 @@ impl Engine {
                 "{spilled_images} images over the budget saved to files"
             ));
         }
-        cuts
+        (cuts, first_chunks.unwrap_or_default())
     }
 
     /// Save an image's bytes and say where in place of it.

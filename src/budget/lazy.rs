@@ -23,6 +23,9 @@ pub struct StrippedPrefix {
     pub read_bytes: usize,
     /// The whole original was read (and `text` is all of it, stripped).
     pub complete: bool,
+    /// After each chunk stripped: (bytes of `text`, bytes of the original) so far, what
+    /// [`original_offset`] would strip again to find.
+    pub chunks: Vec<(usize, usize)>,
 }
 
 /// Strip `text` chunk by chunk, counting as it goes, until the stripped text passes `limit`
@@ -37,6 +40,7 @@ pub fn strip_prefix(
     let mut out = String::new();
     let mut bounds: Vec<(usize, usize)> = Vec::new();
     let mut counts = StripCounts::default();
+    let mut chunks = Vec::new();
     let (mut pos, mut tokens) = (0, 0);
     while pos < text.len() {
         let end = chunk_end(text, pos, pos + CHUNK_BYTES, MAX_CHUNK_SCAN);
@@ -44,6 +48,7 @@ pub fn strip_prefix(
         counts.add(&c);
         let base = out.len();
         out.push_str(&stripped);
+        chunks.push((out.len(), end));
         let mut offset = base;
         for seg in segments(&stripped) {
             offset += seg.len();
@@ -59,6 +64,7 @@ pub fn strip_prefix(
                     counts,
                     read_bytes: end,
                     complete: read_all,
+                    chunks,
                 };
             }
         }
@@ -70,6 +76,7 @@ pub fn strip_prefix(
         counts,
         read_bytes: text.len(),
         complete: true,
+        chunks,
     }
 }
 
@@ -77,9 +84,21 @@ pub fn strip_prefix(
 /// to continue reading from. Stripping works piece by piece between the safe boundaries that
 /// [`strip_prefix`] cuts at, so whole pieces map exactly; a position inside a piece that
 /// stripping changed maps to the piece's start (the reader re-reads at most that piece, never
-/// skips), one inside an unchanged piece maps byte for byte.
-pub fn original_offset(text: &str, policy: &ToolPolicy, at: usize) -> usize {
-    let (mut pos, mut out) = (0, 0);
+/// skips), one inside an unchanged piece maps byte for byte. `known` is what
+/// [`StrippedPrefix::chunks`] says of the same text and policy (or nothing): whole chunks it
+/// covers are not stripped again.
+pub fn original_offset(
+    text: &str,
+    policy: &ToolPolicy,
+    at: usize,
+    known: &[(usize, usize)],
+) -> usize {
+    let (mut out, mut pos) = known
+        .iter()
+        .take_while(|(stripped, _)| *stripped <= at)
+        .last()
+        .copied()
+        .unwrap_or((0, 0));
     // whole chunks first, then the chunk that holds `at` line by line
     while pos < text.len() {
         let end = chunk_end(text, pos, pos + CHUNK_BYTES, MAX_CHUNK_SCAN);
@@ -211,10 +230,15 @@ mod tests {
         let text = page();
         let p = ToolPolicy::default();
         let (whole, _) = strip(&text, &p);
+        // what stripping chunk by chunk recorded: the same offsets, found without re-stripping
+        let c = PrefixCounter::new(Tokenizer::Cl100k);
+        let known = strip_prefix(&text, &p, &c, usize::MAX).chunks;
+        assert!(known.len() > 2, "{}", known.len());
         // every line start of the stripped text maps to the start of the same line content
         let mut checked = 0;
         for (at, _) in whole.match_indices("## Section ").skip(1).step_by(97) {
-            let o = original_offset(&text, &p, at);
+            let o = original_offset(&text, &p, at, &[]);
+            assert_eq!(original_offset(&text, &p, at, &known), o, "{at}");
             assert!(
                 text[o..].starts_with(&whole[at..at + 16]),
                 "{at} -> {o}: {:?} vs {:?}",
@@ -227,13 +251,13 @@ mod tests {
         assert!(checked > 20);
         // inside a stripped line: back to its start, never past it
         let img = whole.find("[image removed: img]").unwrap();
-        let o = original_offset(&text, &p, img + 5);
+        let o = original_offset(&text, &p, img + 5, &[]);
         assert!(
             text[o..].starts_with("![img](data:"),
             "{:?}",
             &text[o..o + 20]
         );
-        assert_eq!(original_offset(&text, &p, whole.len()), text.len());
+        assert_eq!(original_offset(&text, &p, whole.len(), &[]), text.len());
         // an indented snapshot is one piece: its lines still map one by one
         let snapshot: String = (0..400)
             .map(|i| {
@@ -245,13 +269,13 @@ mod tests {
             .collect();
         let (short, _) = strip(&snapshot, &p);
         let at = short.find("item 300").unwrap();
-        let o = original_offset(&snapshot, &p, at);
+        let o = original_offset(&snapshot, &p, at, &[]);
         assert!(
             snapshot[o..].starts_with("item 300"),
             "{:?}",
             &snapshot[o..o + 20]
         );
-        assert_eq!(original_offset(&text, &p, 0), 0);
+        assert_eq!(original_offset(&text, &p, 0, &[]), 0);
     }
 
     #[test]

@@ -1,10 +1,15 @@
 //! JMESPath projections, with the expression's key order kept in the output (the `jmespath`
-//! crate returns objects with keys sorted, which changes the text and its token count).
+//! crate returns objects with keys sorted, which changes the text and its token count), run on
+//! the data without what the expression cannot read (`need.rs`).
+
+mod need;
 
 use std::sync::Arc;
 
 use jmespath::ast::Ast;
 use serde_json::{Map, Value};
+
+use need::Need;
 
 /// A compiled projection.
 #[derive(Clone)]
@@ -13,6 +18,8 @@ pub struct Projection {
     compiled: Arc<jmespath::Expression<'static>>,
     /// Key lists of every multiselect hash in the expression, in written order.
     key_orders: Vec<Vec<String>>,
+    /// What the expression can read of its input.
+    need: Need,
 }
 
 impl std::fmt::Debug for Projection {
@@ -32,15 +39,27 @@ impl Projection {
         })?;
         let mut key_orders = Vec::new();
         collect_orders(compiled.as_ast(), &mut key_orders);
+        let need = Need::of(compiled.as_ast(), Need::All);
         Ok(Projection {
             expression: expression.to_string(),
             compiled: Arc::new(compiled),
             key_orders,
+            need,
         })
     }
 
     /// Apply to `value`; `None` when it does not fit the data (null result or runtime error).
     pub fn apply(&self, value: &Value) -> Option<Value> {
+        self.search(&self.need.prune(value))
+    }
+
+    /// Apply to the JSON `text`, read without what the expression cannot read.
+    pub fn apply_text(&self, text: &str) -> Option<Value> {
+        self.search(&self.need.read(text)?)
+    }
+
+    /// The expression's result on `value` (already pruned: the same result as on the whole).
+    fn search(&self, value: &Value) -> Option<Value> {
         // parsing JSON text into the crate's values is several times faster than its generic
         // serde path from a `serde_json::Value`
         let text = serde_json::to_string(value).ok()?;
@@ -150,6 +169,128 @@ mod tests {
                 .is_none(),
             "all-null is no fit"
         );
+    }
+
+    /// Expressions of every kind of node, as policies write them and as they can trip a
+    /// pruning: filters, functions (with expressions as arguments), wildcards, flattening,
+    /// slices and negative indexes, truth tests, comparisons of whole values.
+    const EXPRESSIONS: &[&str] = &[
+        "a",
+        "a.b",
+        "a.b.c",
+        "a[0]",
+        "a[-1]",
+        "a[1:3]",
+        "a[::-1]",
+        "a[*].b",
+        "a[].b",
+        "a[].b[]",
+        "*.a",
+        "a.*",
+        "[a, b.c]",
+        "{x: a, y: b.c}",
+        "a[?b == `1`]",
+        "a[?b].c",
+        "a[?!b]",
+        "a || b",
+        "a && b",
+        "!a",
+        "length(a)",
+        "keys(@)",
+        "sort_by(a, &b)",
+        "max_by(a, &b)",
+        "a[].{n: b, m: c[0]}",
+        "a | [0]",
+        "a[*][0]",
+        "a[].b | [0]",
+        "to_string(a)",
+        "merge(a, b)",
+        "contains(a, `1`)",
+        "@",
+        "a.b || c.d",
+        "[*].a",
+        "[].a",
+        "[?a].b",
+        "values(@)",
+        "not_null(a.b, c)",
+        "a[?b > c].d",
+        "a.b[0:2].c",
+        "a == b",
+        "{n: length(a[?b]), first: a[0].c}",
+        "a[].b.c || `[]`",
+        "[a][0].b",
+        "a[?b == c].d",
+    ];
+
+    fn json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..4).prop_map(|n| Value::Number(n.into())),
+            "[xy]{0,2}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 60, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(("[abcd]", inner), 0..5)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Every expression gives on the pruned data (a value pruned, or text read pruned)
+        /// what it gives on the whole data.
+        #[test]
+        fn pruned_data_gives_the_same_result(v in json()) {
+            let text = serde_json::to_string(&v).unwrap();
+            let builtins = crate::budget::github::PROJECTIONS.iter().map(|(_, e)| *e);
+            for expr in EXPRESSIONS.iter().copied().chain(builtins) {
+                let p = Projection::compile(expr).unwrap();
+                let whole = p.search(&v);
+                proptest::prop_assert_eq!(&p.apply(&v), &whole, "{} on {}", expr, text);
+                proptest::prop_assert_eq!(&p.apply_text(&text), &whole, "{} on {}", expr, text);
+            }
+        }
+    }
+
+    /// Data made for the rules a pruning could get wrong: a filter whose test is an object or
+    /// array (an emptied one reads as false), arrays of arrays flattened, a wildcard over an
+    /// object's values, whole values compared, counted or output.
+    #[test]
+    fn tricky_data_gives_the_same_result() {
+        let data = [
+            json!({"a": [{"b": {"x": 1}, "c": 1}, {"b": {}, "c": 2}, {"b": [0], "c": 3}]}),
+            json!({"a": [[{"b": 1, "c": 9}], {"b": 2}, [[{"b": 3}]]], "b": {"c": [1, 2]}}),
+            json!({"a": {"b": {"c": 1, "d": 2}}, "b": {"c": 1, "d": 2}, "c": {"d": [1]}}),
+            json!([{"a": {"q": 1}, "b": 1}, {"a": {}, "b": 2}, {"a": [], "b": 3}]),
+        ];
+        for v in &data {
+            let text = v.to_string();
+            for expr in EXPRESSIONS {
+                let p = Projection::compile(expr).unwrap();
+                let whole = p.search(v);
+                assert_eq!(p.apply(v), whole, "{expr} on {text}");
+                assert_eq!(p.apply_text(&text), whole, "{expr} on {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_projection_reads_only_what_it_names() {
+        let p = Projection::compile(crate::budget::github::PROJECTIONS[0].1).unwrap();
+        let item = json!({"name": "n", "path": "p", "sha": "s", "html_url": "h", "url": "u",
+            "repository": {"full_name": "o/r", "owner": {"login": "o", "avatar_url": "x"}}});
+        let data = json!({"total_count": 1, "incomplete_results": false, "items": [item]});
+        let pruned = p.need.prune(&data);
+        assert_eq!(
+            pruned,
+            json!({"total_count": 1, "incomplete_results": false, "items": [{"name": "n",
+                "path": "p", "sha": "s", "html_url": "h", "repository": {"full_name": "o/r"}}]})
+        );
+        assert_eq!(p.apply(&data), p.search(&data));
     }
 
     #[test]

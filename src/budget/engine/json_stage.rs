@@ -28,8 +28,11 @@ impl Engine {
         let base_cuts = run.facts.cuts.clone();
         if let Some(projection) = run.policy.project.clone() {
             let mut applied = false;
-            for_each_json(&mut run.work, |v| {
-                let out = projection.apply(v)?;
+            for_each_json(&mut run.work, |json| {
+                let out = match json {
+                    Json::Text(text) => projection.apply_text(text),
+                    Json::Value(v) => projection.apply(v),
+                }?;
                 applied = true;
                 Some(out)
             });
@@ -99,18 +102,29 @@ impl Engine {
     }
 }
 
+/// A JSON part as a stage is handed it: its text when its value has not been built.
+enum Json<'v> {
+    Text(&'v str),
+    Value(&'v Value),
+}
+
 /// Replace each JSON part (and structuredContent) by `f`'s value, where it gives one.
-fn for_each_json(work: &mut Work, mut f: impl FnMut(&Value) -> Option<Value>) {
+fn for_each_json(work: &mut Work, mut f: impl FnMut(Json) -> Option<Value>) {
     for part in &mut work.parts {
         if let Part::Json { text, value } = part {
-            if let Some(new) = f(value.get(text)) {
+            let json = if value.is_parsed() {
+                Json::Value(value.get(text))
+            } else {
+                Json::Text(text)
+            };
+            if let Some(new) = f(json) {
                 *text = Cow::Owned(compact(&new));
                 *value = JsonValue::parsed(new);
             }
         }
     }
     if let Some(s) = &mut work.structured {
-        if let Some(new) = f(s.value()) {
+        if let Some(new) = f(Json::Value(s.value())) {
             *s = Structured::owned(new);
         }
     }

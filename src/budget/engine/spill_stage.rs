@@ -104,7 +104,7 @@ impl Engine {
                 run.facts.preview_resume_char = None;
                 if let Some(original) = original_text {
                     let end = if stripped {
-                        original_offset(original, &run.policy, len)
+                        original_offset(original, &run.policy, len, &run.prose_chunks)
                     } else {
                         len
                     };
