@@ -28,9 +28,17 @@ REFERENCE = ROOT.parent / "shared" / "bench" / "seed_reference.py"
 BIN = pathlib.Path(os.environ.get("MCP_BUDGET_BIN", ROOT / "target" / "release" / "mcp-budget"))
 
 
+def tool_of(path):
+    """The tool a payload is named after, as `mcp-budget replay` takes it (`server__tool.jsonl`),
+    so both sides apply their own projection for the same tool."""
+    stem = os.path.basename(path).rsplit(".", 1)[0]
+    return stem.split("__", 1)[1] if "__" in stem else stem
+
+
 def reference(path, budget, runs, spill):
     out = subprocess.run(
-        [sys.executable, str(REFERENCE), "--budget", str(budget), "--runs", str(runs), "--spill-dir", spill, path],
+        [sys.executable, str(REFERENCE), "--budget", str(budget), "--runs", str(runs), "--spill-dir", spill, path,
+         tool_of(path)],
         check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
