@@ -278,7 +278,7 @@ mod tests {
         WireEvent {
             direction,
             at_ms,
-            line: Arc::from(line),
+            line: Arc::new(line.to_string()),
         }
     }
 

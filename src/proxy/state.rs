@@ -18,7 +18,7 @@ use crate::upstream::{NotificationOrder, Session, SessionOptions};
 
 /// A session's notifications: the lines, their order of forwarding, and the session's key.
 pub(super) type NotificationRx = (
-    tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
+    tokio::sync::mpsc::UnboundedReceiver<crate::upstream::Line>,
     Arc<NotificationOrder>,
     u64,
 );

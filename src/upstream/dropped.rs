@@ -48,7 +48,7 @@ pub(super) async fn answer_with_error(
     let err = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":{message},"data":{DROPPED_DATA}}}}}"#
     );
-    wire.received(Arc::from(err.as_str()));
+    wire.received(Arc::new(err.clone()));
     to_rmcp.write_all(err.as_bytes()).await.is_ok() && to_rmcp.write_all(b"\n").await.is_ok()
 }
 

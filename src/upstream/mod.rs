@@ -28,4 +28,4 @@ pub use pages::{ListStop, Listed, PageWalker, MAX_PAGES};
 pub use request::{answer_or_cancel, CallOutcome, Forwarded};
 pub use server_io::ServerIo;
 pub use session::Session;
-pub use wire::{Direction, NotificationOrder, RawResponse, Wire, WireEvent};
+pub use wire::{Direction, Line, NotificationOrder, RawResponse, Wire, WireEvent};

@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::task::JoinHandle;
 
 use super::dropped::{answer_dropped, answer_with_error, nesting_depth, response_id, MAX_DEPTH};
-use super::Wire;
+use super::{Line, Wire};
 
 /// Buffer of the in-memory pipes between the pumps and rmcp.
 const PIPE_BYTES: usize = 256 * 1024;
@@ -122,10 +122,15 @@ async fn inbound<R: AsyncRead + Unpin>(
             }
             continue;
         }
-        let line: Arc<str> = Arc::from(text);
-        if buf.capacity() > 1 << 20 {
-            buf = Vec::new();
-        }
+        let line: Line = if trimmed.len() > 1 << 20 {
+            // a large line becomes the shared line without a copy of its bytes
+            let len = trimmed.len();
+            let mut owned = std::mem::take(&mut buf);
+            owned.truncate(len);
+            Arc::new(String::from_utf8(owned).expect("checked to be UTF-8 above"))
+        } else {
+            Arc::new(text.to_string())
+        };
         let answered = wire.received(line.clone());
         // rmcp's typed copy of a large tool result is never used (measurement reads the
         // wire), so it gets a stub: its buffer and parse would double the peak memory
@@ -156,7 +161,7 @@ async fn outbound<W: AsyncWrite + Unpin>(from_rmcp: DuplexStream, mut server_in:
             Ok(_) => {}
         }
         if let Ok(text) = std::str::from_utf8(trim_eol(&buf)) {
-            wire.sent(Arc::from(text));
+            wire.sent(Arc::new(text.to_string()));
         }
         if server_in.write_all(&buf).await.is_err() || server_in.flush().await.is_err() {
             break;

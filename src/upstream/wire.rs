@@ -17,18 +17,23 @@ pub enum Direction {
     Received,
 }
 
+/// One line of a server's traffic, shared by everything that keeps it. A `String` behind the
+/// count, not a `str`: a line read into a buffer becomes one without its bytes being copied
+/// (a 60 MB result was held twice while it was copied).
+pub type Line = Arc<String>;
+
 /// One line of traffic, kept verbatim.
 #[derive(Debug, Clone)]
 pub struct WireEvent {
     pub direction: Direction,
     pub at_ms: u64,
-    pub line: Arc<str>,
+    pub line: Line,
 }
 
 /// A response as the server sent it.
 #[derive(Debug, Clone)]
 pub struct RawResponse {
-    line: Arc<str>,
+    line: Line,
     result: Option<(usize, usize)>,
     /// The JSON-RPC error object, when the server answered with one.
     pub error: Option<serde_json::Value>,
@@ -36,7 +41,7 @@ pub struct RawResponse {
 
 impl RawResponse {
     /// Parse a response line; `None` when it is not a JSON-RPC response.
-    pub fn parse(line: Arc<str>) -> Option<(String, RawResponse)> {
+    pub fn parse(line: Line) -> Option<(String, RawResponse)> {
         #[derive(Deserialize)]
         struct Msg<'a> {
             id: Option<serde_json::Value>,
@@ -87,7 +92,7 @@ struct State {
     responses: HashMap<String, RawResponse>,
     warnings: Vec<String>,
     /// Where the server's notifications go, once someone asked for them (the proxy).
-    notifications: Option<tokio::sync::mpsc::UnboundedSender<Arc<str>>>,
+    notifications: Option<tokio::sync::mpsc::UnboundedSender<Line>>,
 }
 
 /// A JSON-RPC notification: a `method` and no `id`.
@@ -163,7 +168,7 @@ impl Wire {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn event(&self, st: &mut State, direction: Direction, line: &Arc<str>) {
+    fn event(&self, st: &mut State, direction: Direction, line: &Line) {
         if st.keep_events {
             let at_ms = self.started.elapsed().as_millis() as u64;
             st.events.push(WireEvent {
@@ -175,7 +180,7 @@ impl Wire {
     }
 
     /// Record a line we sent to the server.
-    pub fn sent(&self, line: Arc<str>) {
+    pub fn sent(&self, line: Line) {
         #[derive(Deserialize)]
         struct Req {
             id: Option<serde_json::Value>,
@@ -196,7 +201,7 @@ impl Wire {
 
     /// Record a JSON line the server sent. When it is a successful response, returns the
     /// method of its request and its id (as JSON text).
-    pub fn received(&self, line: Arc<str>) -> Option<(String, String)> {
+    pub fn received(&self, line: Line) -> Option<(String, String)> {
         let parsed = RawResponse::parse(line.clone());
         let mut st = self.lock();
         let mut answered = None;
@@ -223,7 +228,7 @@ impl Wire {
     pub fn subscribe_notifications(
         &self,
     ) -> (
-        tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
+        tokio::sync::mpsc::UnboundedReceiver<Line>,
         Arc<NotificationOrder>,
     ) {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -285,20 +290,30 @@ mod tests {
     #[test]
     fn keeps_result_text_byte_exact_and_matches_by_method() {
         let wire = Wire::new(true);
-        wire.sent(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into());
+        wire.sent(Arc::new(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_string(),
+        ));
         let line = r#"{"result":{"tools":[],"z":1,  "a":"\u00e9"},"jsonrpc":"2.0","id":1}"#;
-        wire.received(line.into());
-        wire.received("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}".into());
+        wire.received(Arc::new(line.to_string()));
+        wire.received(Arc::new(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}".to_string(),
+        ));
         let r = wire.take_response("tools/list").unwrap();
         assert!(wire.take_response("tools/list").is_none());
         assert_eq!(
-            wire.received(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.into()),
+            wire.received(Arc::new(
+                r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_string()
+            )),
             None,
             "a second answer to the same id is not matched to a request again"
         );
-        wire.sent(r#"{"jsonrpc":"2.0","id":"c","method":"tools/call"}"#.into());
+        wire.sent(Arc::new(
+            r#"{"jsonrpc":"2.0","id":"c","method":"tools/call"}"#.to_string(),
+        ));
         assert_eq!(
-            wire.received(r#"{"jsonrpc":"2.0","id":"c","result":{}}"#.into()),
+            wire.received(Arc::new(
+                r#"{"jsonrpc":"2.0","id":"c","result":{}}"#.to_string()
+            )),
             Some(("tools/call".to_string(), "\"c\"".to_string()))
         );
         assert_eq!(r.result_text(), r#"{"tools":[],"z":1,  "a":"\u00e9"}"#);
@@ -307,9 +322,9 @@ mod tests {
 
     #[test]
     fn error_responses_keep_the_error() {
-        let (id, r) = RawResponse::parse(
-            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"nope"}}"#.into(),
-        )
+        let (id, r) = RawResponse::parse(Arc::new(
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"nope"}}"#.to_string(),
+        ))
         .unwrap();
         assert_eq!(id, "\"a\"");
         assert_eq!(r.result_text(), "");
