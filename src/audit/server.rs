@@ -248,7 +248,7 @@ async fn run_probe(
     let measured = tokio::task::spawn_blocking(move || {
         let text = response.result_text();
         // read once: the measure and the engine borrow from it
-        let value: serde_json::Value = serde_json::from_str(text)
+        let value = crate::measure::read_json(text)
             .map_err(|e| crate::measure::MeasureError::new("tools/call result", e))?;
         let raw = measure_parsed_result(text, &value, &set)?;
         let error = raw.is_error.then(|| tool_error_text(text));

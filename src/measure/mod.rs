@@ -6,6 +6,7 @@ mod duplicate;
 mod init;
 mod json_eq;
 mod pagination;
+mod read;
 mod result;
 mod tools;
 
@@ -14,6 +15,7 @@ pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
 pub use init::{measure_initialize, InitInfo};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
 pub use pagination::is_paginated;
+pub use read::read_json;
 pub use result::{measure_parsed_result, measure_result, text_stats, tool_error_text};
 pub use tools::{measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure};
 

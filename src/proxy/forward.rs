@@ -177,7 +177,7 @@ impl Proxy {
         name: &str,
         outcome: CallOutcome,
     ) -> Result<(Budgeted, f64, Value), ErrorData> {
-        let raw: Value = serde_json::from_str(outcome.response.result_text()).map_err(|e| {
+        let raw: Value = crate::measure::read_json(outcome.response.result_text()).map_err(|e| {
             ErrorData::internal_error(
                 format!(
                     "the upstream server `{}` answered tools/call with a result that is not JSON: {e}",
