@@ -173,16 +173,61 @@ impl Long {
         piece: &[u8],
         scratch: &'s mut Backtracker,
     ) -> &'s [u32] {
+        self.walk(vocab, piece, scratch, None)
+            .expect("an encoding that keeps every token never gives up");
+        &scratch.tokens
+    }
+
+    /// The number of tokens of one piece, keeping only the last [`COUNT_WINDOW`] tokens to
+    /// back up into (a 60 MB piece has 7.5 million tokens: 30 MB of them kept for nothing).
+    /// Backing up further than that never happens in practice; when it would, the piece is
+    /// encoded again keeping every token, so the count is always the encoding's.
+    pub(crate) fn count(&self, vocab: &Vocab, piece: &[u8], scratch: &mut Backtracker) -> usize {
+        match self.walk(vocab, piece, scratch, Some(COUNT_WINDOW)) {
+            Some(n) => n,
+            None => self
+                .walk(vocab, piece, scratch, None)
+                .expect("an encoding that keeps every token never gives up"),
+        }
+    }
+
+    /// [`Self::count`] with another window, or `None` where it would encode again (tests).
+    #[cfg(test)]
+    pub(crate) fn count_in_window(
+        &self,
+        vocab: &Vocab,
+        piece: &[u8],
+        scratch: &mut Backtracker,
+        window: usize,
+    ) -> Option<usize> {
+        self.walk(vocab, piece, scratch, Some(window))
+    }
+
+    /// Left to right, the longest token that fits after the previous one and leaves the rest
+    /// encodable; at a dead end, back up. With a `window`, tokens more than twice that far
+    /// back are only counted; `None` when backing up would need one of them.
+    fn walk(
+        &self,
+        vocab: &Vocab,
+        piece: &[u8],
+        scratch: &mut Backtracker,
+        window: Option<usize>,
+    ) -> Option<usize> {
         let Backtracker { tokens, open } = scratch;
         tokens.clear();
         open.clear();
         open.resize(piece.len() / 64 + 1, u64::MAX);
         let is_open = |open: &[u64], p: usize| open[p / 64] >> (p % 64) & 1 == 1;
+        let mut dropped = 0;
         let mut pos = 0;
         let mut candidate = Some(self.longest_at(vocab, piece));
         while pos < piece.len() {
             match candidate {
                 Some(t) => {
+                    if tokens.is_empty() && dropped > 0 {
+                        // the token before is no longer known
+                        return None;
+                    }
                     let end = pos + vocab.bytes(t).len();
                     let fits = tokens
                         .last()
@@ -190,6 +235,10 @@ impl Long {
                     if fits && is_open(open, end) {
                         tokens.push(t);
                         pos = end;
+                        if let Some(w) = window.filter(|w| tokens.len() >= 2 * w) {
+                            tokens.drain(..w);
+                            dropped += w;
+                        }
                         if pos < piece.len() {
                             candidate = Some(self.longest_at(vocab, &piece[pos..]));
                         }
@@ -200,15 +249,18 @@ impl Long {
                 None => {
                     // nothing fits here: a dead end; back up and try the previous token shorter
                     open[pos / 64] &= !(1u64 << (pos % 64));
-                    let prev = tokens.pop().expect("single bytes always encode a piece");
+                    let prev = tokens.pop()?;
                     pos -= vocab.bytes(prev).len();
                     candidate = self.shorter(vocab, prev);
                 }
             }
         }
-        tokens
+        Some(dropped + tokens.len())
     }
 }
+
+/// Tokens a count keeps to back up into (see [`Long::count`]).
+const COUNT_WINDOW: usize = 1024;
 
 /// The rank of `left`'s bytes followed by `right`'s, if that is a token.
 fn joined_rank(vocab: &Vocab, left: u32, right: u32) -> Option<u32> {

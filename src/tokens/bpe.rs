@@ -177,7 +177,7 @@ impl Merger {
             return usize::from(!piece.is_empty());
         }
         if piece.len() > LONG_FROM_BYTES {
-            return enc.long().encode(&enc.vocab, piece, &mut self.long).len();
+            return enc.long().count(&enc.vocab, piece, &mut self.long);
         }
         self.merge_short(&enc.vocab, piece, u32::MAX);
         self.starts.len() - 1
@@ -236,7 +236,24 @@ mod tests {
 
     fn backtracked(enc: &Encoding, piece: &[u8]) -> Vec<u32> {
         let mut scratch = Backtracker::default();
-        enc.long().encode(&enc.vocab, piece, &mut scratch).to_vec()
+        let tokens = enc.long().encode(&enc.vocab, piece, &mut scratch).to_vec();
+        // the count that keeps only a window of tokens counts the same, and a window too small
+        // to back up into gives up rather than count wrong
+        assert_eq!(
+            enc.long().count(&enc.vocab, piece, &mut scratch),
+            tokens.len()
+        );
+        for window in [1, 2, 3, 8] {
+            let n = enc
+                .long()
+                .count_in_window(&enc.vocab, piece, &mut scratch, window);
+            assert!(
+                n.is_none_or(|n| n == tokens.len()),
+                "{n:?} {}",
+                tokens.len()
+            );
+        }
+        tokens
     }
 
     #[test]
