@@ -10,11 +10,13 @@ use serde_json::{json, Value};
 
 use crate::budget::{strip, Budgeted, CallInfo, Engine, StripRules, ToolPolicy};
 
-/// Results up to this size (the raw JSON text) are run [`SMALL_RUNS`] times and the median pass
-/// is reported; a larger one runs once, so a large payload never doubles the audit's time.
-pub const SMALL_RESULT_BYTES: usize = 256 * 1024;
-/// Passes over a small result; the median of them is its engine time.
-pub const SMALL_RUNS: usize = 3;
+/// Passes over each result; the median of them is its engine time. A process's first pass over
+/// a kind of text pays for what the later ones find ready (the strip patterns' automata grow
+/// states as they meet new bytes, fresh memory is faulted in, the spill file is new), which
+/// `replay --runs N`'s median leaves out: one pass of a 480 KB page read 2.3-3.4 ms where its
+/// median reads 1.35 ms. Three passes cost little beside counting the whole result, which the
+/// audit does anyway.
+pub const RUNS: usize = 3;
 
 /// The tool name the warm-up's pass is made under (it passes through: nothing is spilled).
 const WARM_UP_TOOL: &str = "mcp-budget-warm-up";
@@ -47,15 +49,6 @@ pub fn warm_up(engine: &Engine) -> u64 {
     let out = engine.run(&call, &text_result("warm-up: ok"));
     debug_assert!(out.spill.is_none(), "the warm-up pass spills nothing");
     started.elapsed().as_micros() as u64
-}
-
-/// How many passes a result of `raw_bytes` gets.
-pub fn runs_for(raw_bytes: usize) -> usize {
-    if raw_bytes <= SMALL_RESULT_BYTES {
-        SMALL_RUNS
-    } else {
-        1
-    }
 }
 
 /// Run `pass` `runs` times (at least once); the last output and the median time in

@@ -2,7 +2,7 @@
 //! Whatever was measured before a failure stays in the row.
 
 use super::clients::client_rows;
-use super::engine_time::{runs_for, timed_pass};
+use super::engine_time::{timed_pass, RUNS};
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{redactor_for, Probe, ServerSpec};
@@ -290,10 +290,9 @@ async fn run_probe(
 }
 
 /// Run a raw result through the engine, timing the engine pass alone as `replay` does (the
-/// median of a few passes for a small result; the start-up was paid before the first probe).
+/// median of three passes; the start-up was paid before the first probe).
 fn replay(engine: &Engine, call: &CallInfo, value: &serde_json::Value) -> BudgetedCost {
-    let size = call.raw.map_or(0, str::len);
-    let (out, engine_us) = timed_pass(runs_for(size), || engine.run(call, value));
+    let (out, engine_us) = timed_pass(RUNS, || engine.run(call, value));
     let (mut text_bytes, mut text_chars, mut text_lines) = (0, 0, 0);
     for block in out.result["content"].as_array().into_iter().flatten() {
         let text = block["text"]

@@ -82,7 +82,7 @@ impl Page {
 pub(crate) fn engine_time_note(report: &Report) -> Option<String> {
     let startup_us = report.engine_startup_us?;
     Some(format!(
-        "Engine times are one pass of the budget engine, timed as `replay --runs N` times it (the median of a few passes for a small result). Its start-up ({} ms: what only a process's first pass pays, such as compiling patterns and tables built at first use) was paid once, before the first probe, and is in no row.",
+        "Engine times are one pass of the budget engine, timed as `replay --runs N` times it (the median of 3 passes). Its start-up ({} ms: what only a process's first pass pays, such as compiling patterns and tables built at first use) was paid once, before the first probe, and is in no row.",
         crate::units::millis(startup_us as f64 / 1000.0)
     ))
 }
