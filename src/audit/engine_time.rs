@@ -103,10 +103,27 @@ mod tests {
     }
 
     #[test]
-    fn small_results_get_several_passes_large_ones_one() {
-        assert_eq!(runs_for(0), SMALL_RUNS);
-        assert_eq!(runs_for(SMALL_RESULT_BYTES), SMALL_RUNS);
-        assert_eq!(runs_for(SMALL_RESULT_BYTES + 1), 1);
+    fn every_result_gets_the_passes_of_a_median() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(
+            crate::budget::Policy::builtin(),
+            crate::tokens::Tokenizer::Cl100k,
+            crate::budget::SpillStore::new(dir.path(), crate::budget::DEFAULT_MAX_BYTES),
+        );
+        let call = CallInfo {
+            server: "s",
+            tool: "t",
+            raw: None,
+            output_schema: false,
+        };
+        let big = text_result(&"a large page. ".repeat(100_000));
+        let mut passes = 0;
+        let (out, _) = timed_pass(RUNS, || {
+            passes += 1;
+            engine.run(&call, &big)
+        });
+        assert_eq!(passes, 3, "a 1.4 MB result is timed as a small one is");
+        assert!(out.spill.is_some());
     }
 
     #[test]

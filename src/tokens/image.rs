@@ -136,8 +136,56 @@ pub fn claude_image_tokens(width_px: u32, height_px: u32) -> (usize, u32, u32) {
 /// no model sees it as an image: a client then pays for the base64 as text, and callers count it
 /// so (never as 0).
 pub fn image_data_cost(data_base64: &str) -> Option<(ImageInfo, usize)> {
-    let (_, info) = decode_image(data_base64)?;
+    let info = image_info(data_base64)?;
     Some((info, claude_image_tokens(info.width_px, info.height_px).0))
+}
+
+/// The header's facts of base64 image data, when [`decode_image`] would give them: the data is
+/// checked to be base64 whole, but only as much of it is decoded as the header needs (a PNG's
+/// size is in its first 24 bytes; a JPEG's after its metadata segments), not the whole image.
+pub fn image_info(data_base64: &str) -> Option<ImageInfo> {
+    use base64::Engine as _;
+    let data = data_base64.trim();
+    // groups of four decode on their own: the last one holds the padding and the bits the
+    // engine checks are zero, the others only need the alphabet
+    if !is_padded_base64(data)
+        || base64::engine::general_purpose::STANDARD
+            .decode(&data[data.len().saturating_sub(4)..])
+            .is_err()
+    {
+        return None;
+    }
+    let mut chars = 64;
+    loop {
+        let end = chars.min(data.len());
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&data[..end])
+            .ok()?;
+        if let Some(info) = image_dimensions(&bytes).filter(|i| i.width_px > 0 && i.height_px > 0) {
+            return Some(info);
+        }
+        if end == data.len() {
+            return None;
+        }
+        chars *= 16;
+    }
+}
+
+/// Whether `data` is what the standard base64 engine decodes: whole groups of four of its
+/// alphabet, `=` only as the last one or two characters.
+fn is_padded_base64(data: &str) -> bool {
+    let b = data.as_bytes();
+    if !b.len().is_multiple_of(4) {
+        return false;
+    }
+    let pad = b.iter().rev().take(2).take_while(|c| **c == b'=').count();
+    let body = &b[..b.len() - pad];
+    // no early exit: the whole check is branch-free and vectorised, 16 bytes and more at a time
+    body.iter().fold(true, |ok, &c| {
+        let letter = (c | 0x20).wrapping_sub(b'a') < 26;
+        let digit = c.wrapping_sub(b'0') < 10;
+        ok & (letter | digit | (c == b'+') | (c == b'/'))
+    })
 }
 
 /// The bytes of base64 image data and their header's facts, when it is an image at all (valid
@@ -154,6 +202,44 @@ pub fn decode_image(data_base64: &str) -> Option<(Vec<u8>, ImageInfo)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The header read from a prefix of the data gives what decoding it whole gives, for every
+    /// format, a JPEG whose size comes after 20 KB of metadata, and data that is no image or
+    /// no valid base64 (bad characters, bad padding, a length that is no multiple of four).
+    #[test]
+    fn the_info_from_a_prefix_is_the_info_of_the_whole() {
+        use base64::Engine as _;
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend_from_slice(&1200u32.to_be_bytes());
+        png.extend_from_slice(&900u32.to_be_bytes());
+        png.extend(std::iter::repeat_n(7u8, 50_000));
+        let mut jpeg = vec![0xFF, 0xD8, 0xFF, 0xE1];
+        let app = 20_000u16;
+        jpeg.extend_from_slice(&app.to_be_bytes());
+        jpeg.extend(std::iter::repeat_n(0u8, app as usize - 2));
+        jpeg.extend_from_slice(&[0xFF, 0xC0, 0, 17, 8]);
+        jpeg.extend_from_slice(&480u16.to_be_bytes());
+        jpeg.extend_from_slice(&640u16.to_be_bytes());
+        jpeg.extend(std::iter::repeat_n(1u8, 1000));
+        let png64 = b64(&png);
+        for data in [
+            png64.clone(),
+            b64(&jpeg),
+            b64(b"GIF89a\x20\x03\x58\x02rest of it"),
+            b64(b"not an image at all, only text"),
+            format!("{}!", &png64[..png64.len() - 1]),
+            png64[..png64.len() - 1].to_string(),
+            format!("{}====", &png64[..png64.len() - 4]),
+            // trailing bits that are not zero: "AB==" is refused by the engine
+            format!("{}AB==", &png64[..png64.len() - 4]),
+            format!("  {png64}\n"),
+        ] {
+            let whole = decode_image(&data).map(|(_, info)| info);
+            assert_eq!(image_info(&data), whole, "{}", &data[..40.min(data.len())]);
+        }
+        assert!(image_info(&png64).is_some() && image_info(&b64(&jpeg)).is_some());
+    }
 
     #[test]
     fn reads_png_gif_jpeg_webp_headers() {
