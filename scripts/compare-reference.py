@@ -10,7 +10,7 @@
 With no FILE, every payload of ../shared/corpus/responses is used. `--shapes SEED` adds the
 payload shapes of scripts/shapes.py (prose, Markdown, an indented tree, HTML, JSON, a diff, a
 log, CSV, one long line), generated from SEED at `--mb` MB each, so the numbers hold on
-payloads nobody tuned for. Both sides report the
+payloads nobody tuned for; `--demo` adds the demo server's probe results. Both sides report the
 median time of one budget pass (the reference excludes its own extraction; mcp-budget's
 `engine_us` is the engine pass alone). Prints a Markdown table with the ratio. `MCP_BUDGET_BIN` names another build to time.
 """
@@ -50,6 +50,30 @@ def ours(path, budget, runs, spill):
     return json.loads(out)["results"][0]
 
 
+def demo_payloads(out):
+    """The demo server's probe results (the binary's embedded payloads, shaped like the worst real
+    ones: a search page with data-URI images and tracking links, GitHub search and pull request
+    lists, a browser snapshot, a file as a resource, a screenshot), one response line a file."""
+    rec = pathlib.Path(out) / "recording"
+    subprocess.run([str(BIN), "audit", str(ROOT / "probes" / "demo.toml"), "--no-write", "--record", str(rec)],
+                   check=True, capture_output=True)
+    calls, files = {}, []
+    for line in (rec / "demo.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        msg = json.loads(event["line"])
+        if event["dir"] == "sent" and msg.get("method") == "tools/call":
+            calls[msg["id"]] = msg["params"]["name"]
+        elif event["dir"] == "received" and msg.get("id") in calls and "result" in msg:
+            path = pathlib.Path(out) / f"demo__{calls[msg['id']]}.jsonl"
+            path.write_text(event["line"])
+            files.append(str(path))
+    return sorted(files)
+
+
+def ms(value):
+    return f"{value:.3f}" if value < 0.1 else f"{value:.2f}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="*")
@@ -58,6 +82,7 @@ def main():
     ap.add_argument("--shapes", type=int, metavar="SEED", help="add the generated shapes")
     ap.add_argument("--mb", type=float, default=1.0, help="size of each generated shape")
     ap.add_argument("--no-corpus", action="store_true", help="only the files given and shapes")
+    ap.add_argument("--demo", action="store_true", help="add the demo server's probe results")
     args = ap.parse_args()
     files = list(args.files)
     if not files and not args.no_corpus:
@@ -68,6 +93,8 @@ def main():
         out = tempfile.mkdtemp(prefix="compare-shapes-")
         for shape in shapes.SHAPES:
             files.append(str(shapes.write(out, shape, args.shapes, int(args.mb * 1_000_000))))
+    if args.demo:
+        files.extend(demo_payloads(tempfile.mkdtemp(prefix="compare-demo-")))
     spill = tempfile.mkdtemp(prefix="compare-spill-")
     print(f"| payload | tokens before | reference ms | reference strategy | mcp-budget ms | mcp-budget strategy | tokens after | speed-up |")
     print("|---|---:|---:|---|---:|---|---:|---:|")
@@ -75,13 +102,13 @@ def main():
     for f in files:
         ref = reference(f, args.budget, args.runs, spill)
         me = ours(f, args.budget, args.runs, spill)
-        ms = me["engine_us"] / 1000.0
-        ratio = ref["median_ms"] / ms if ms > 0 else float("inf")
+        mine = me["engine_us"] / 1000.0
+        ratio = ref["median_ms"] / mine if mine > 0 else float("inf")
         big = me["tokens_before"] > 50_000
         if big:
             worst = ratio if worst is None else min(worst, ratio)
         name = os.path.basename(f)
-        print(f"| {name} | {me['tokens_before']:,} | {ref['median_ms']:.2f} | {ref['strategy']} | {ms:.2f} | {me['strategy']} "
+        print(f"| {name} | {me['tokens_before']:,} | {ms(ref['median_ms'])} | {ref['strategy']} | {ms(mine)} | {me['strategy']} "
               f"| {me['tokens_after']:,} | {ratio:.1f}x{' (>50k)' if big else ''} |")
     if worst is not None:
         print(f"\nslowest speed-up on payloads over 50k tokens: {worst:.1f}x")
