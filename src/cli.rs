@@ -63,6 +63,18 @@ pub struct ProxyArgs {
     /// Hide tools matching these globs (repeatable; wins over --allow)
     #[arg(long, value_name = "GLOB")]
     pub deny: Vec<String>,
+    /// Show two tools instead of the upstream's: mcp_budget_find_tools (search by what a tool
+    /// does) and mcp_budget_call_tool (call any of them); --allow, --deny and the policy apply
+    #[arg(long)]
+    pub lazy_tools: bool,
+    /// With --lazy-tools: also list the tools found, until SECS seconds after they were last
+    /// found or called (clients that re-list on tools/list_changed get them as real tools)
+    #[arg(long, value_name = "SECS", requires = "lazy_tools", value_parser = clap::value_parser!(u64).range(1..))]
+    pub lazy_expose: Option<u64>,
+    /// Show input schemas lean: $schema, $comment, titles that repeat names and null defaults
+    /// removed (what a schema accepts does not change); the policy's lean_schemas does it per tool
+    #[arg(long)]
+    pub lean_schemas: bool,
     /// Append one JSON line per call to this file
     #[arg(long, env = "MCP_BUDGET_LOG", value_name = "FILE")]
     pub log: Option<PathBuf>,

@@ -88,9 +88,45 @@ pub fn ceil_char_boundary(s: &str, i: usize) -> usize {
     i
 }
 
+/// `text` cut to at most `max` characters, at the end of a sentence (`.`, `!` or `?` before a
+/// space or a line break) when one is in the last third, else at a word, with `…` added.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    // a sentence ends at `.`, `!` or `?` before a space or a line break
+    let sentence = cut
+        .match_indices(['.', '!', '?'])
+        .map(|(i, _)| i)
+        .rfind(|&i| cut[i + 1..].starts_with([' ', '\n']))
+        .filter(|&i| i * 3 >= cut.len() * 2);
+    match sentence {
+        Some(i) => cut[..=i].to_string(),
+        None => {
+            let word = cut
+                .rfind(' ')
+                .filter(|&i| i * 3 >= cut.len() * 2)
+                .unwrap_or(cut.len());
+            format!("{}…", cut[..word].trim_end())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptions_are_cut_at_a_sentence_or_a_word() {
+        let d = "Search code across repositories. Returns matching files with line numbers and context.";
+        assert_eq!(shorten(d, 200), d);
+        assert_eq!(shorten(d, 40), "Search code across repositories.");
+        let cut = shorten(d, 60);
+        assert!(cut.ends_with('…') && cut.chars().count() <= 60, "{cut}");
+        assert!(!cut.contains("  "));
+        assert_eq!(shorten("日本語のテキストです", 5), "日本語の…");
+    }
 
     #[test]
     fn a_preview_is_cut_by_characters_and_escaped() {

@@ -66,6 +66,15 @@ pub struct ToolPolicy {
     /// The proxy cuts longer descriptions to this many characters (at a sentence end if one is
     /// near).
     pub max_description_chars: Option<usize>,
+    /// The proxy shows the tool's input schema lean (annotations a model does not need removed;
+    /// what the schema accepts unchanged).
+    pub lean_schemas: bool,
+    /// Try TOON (Token-Oriented Object Notation) for a JSON text that is a uniform array of
+    /// objects, before projection and shrink: used when it round-trips to the same value and
+    /// saves at least `toon_min_saving` of the tokens.
+    pub toon: bool,
+    /// The share of tokens TOON must save to be used (0.0-1.0).
+    pub toon_min_saving: f64,
 }
 
 impl ToolPolicy {
@@ -96,6 +105,9 @@ impl Default for ToolPolicy {
             hide: false,
             description: None,
             max_description_chars: None,
+            lean_schemas: false,
+            toon: false,
+            toon_min_saving: 0.2,
         }
     }
 }
@@ -128,6 +140,9 @@ struct RuleToml {
     hide: Option<bool>,
     description: Option<String>,
     max_description_chars: Option<usize>,
+    lean_schemas: Option<bool>,
+    toon: Option<bool>,
+    toon_min_saving: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -374,6 +389,21 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
     }
     if let Some(m) = positive(r.max_description_chars, "max_description_chars")? {
         p.max_description_chars = Some(m);
+    }
+    if let Some(l) = r.lean_schemas {
+        p.lean_schemas = l;
+    }
+    if let Some(t) = r.toon {
+        p.toon = t;
+    }
+    if let Some(m) = r.toon_min_saving {
+        if !(0.0..=1.0).contains(&m) {
+            return Err(PolicyError {
+                tool: tool.into(),
+                message: format!("`toon_min_saving` {m} is not a share between 0 and 1"),
+            });
+        }
+        p.toon_min_saving = m;
     }
     if let Some(s) = &r.strip {
         let st = &mut p.strip;

@@ -35,6 +35,16 @@ pub struct CallRecord {
     /// that could not be read, ...); the client got this error. `None` for an answered call.
     #[serde(default)]
     pub error: Option<String>,
+    /// The schema tax per turn when the call was made: the upstream's tool definitions, and
+    /// what the proxy showed the client instead (fewer with `--allow`/`--deny`, the policy,
+    /// `--lean-schemas`; three tools with `--lazy-tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_tokens_upstream: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_tokens_shown: Option<usize>,
+    /// The proxy's own tool the client called for this one (`mcp_budget_call_tool`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 /// An append-only JSONL file shared by every call.

@@ -100,6 +100,9 @@ pub(crate) fn call(tool: &str, raw: usize, ret: usize, ms: f64) -> CallRecord {
         upstream_ms: 1.0,
         engine_ms: ms,
         is_error: false,
+        schema_tokens_upstream: None,
+        schema_tokens_shown: None,
+        via: None,
     }
 }
 

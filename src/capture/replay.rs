@@ -279,7 +279,7 @@ fn request_key(method: &str, params: Option<&Value>) -> Value {
         _ => match params {
             Some(Value::Object(map)) => {
                 let mut map = map.clone();
-                map.remove("_meta");
+                map.shift_remove("_meta");
                 if map.is_empty() {
                     Value::Null
                 } else {

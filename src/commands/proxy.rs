@@ -48,6 +48,9 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             "stdio"
         }
         .into(),
+        lazy_tools: args.lazy_tools,
+        lazy_expose: args.lazy_expose.map(Duration::from_secs),
+        lean_schemas: args.lean_schemas,
     };
     let bearer = match &args.bearer_token_env {
         Some(var) => Some(
@@ -78,17 +81,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
                 args.timeout
             ),
         };
-        let s = &proxy.startup;
-        crate::printer::warn(&format!(
-            "mcp-budget proxy: `{}`: {} of {} tools shown; schema {} -> {} tokens per turn (hidden tools save {}, mcp_budget_read adds {}); results within {limits}",
-            name,
-            s.shown_tools,
-            s.upstream_tools,
-            thousands(s.upstream_tokens),
-            thousands(s.shown_tokens),
-            thousands(s.hidden_tokens),
-            thousands(s.read_tool_tokens)
-        ));
+        crate::printer::warn(&startup_line(&name, &proxy.startup, &limits));
         if let Some(mut warnings) = proxy.warnings() {
             tokio::spawn(async move {
                 while let Some(w) = warnings.recv().await {
@@ -108,7 +101,9 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
             let (bound, serve) = listen(proxy, options)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
-            crate::printer::warn(&format!("mcp-budget proxy: listening on http://{bound}/mcp"));
+            crate::printer::warn(&format!(
+                "mcp-budget proxy: listening on http://{bound}/mcp"
+            ));
             serve.await;
             return Ok(ExitStatus::Success);
         }
@@ -116,6 +111,50 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         running.waiting().await?;
         Ok(ExitStatus::Success)
     })
+}
+
+/// What the proxy says when it starts: the tools and their schema tax per turn before and
+/// after, and what each part of the difference came from.
+fn startup_line(name: &str, s: &mcp_budget::proxy::Startup, limits: &str) -> String {
+    let mut parts = Vec::new();
+    if s.lazy {
+        parts.push(format!(
+            "lazy tools: {} tools behind mcp_budget_find_tools and mcp_budget_call_tool",
+            s.shown_tools
+        ));
+    } else if s.hidden_tokens > 0 {
+        parts.push(format!("hidden tools save {}", thousands(s.hidden_tokens)));
+    }
+    if !s.lean.is_empty() {
+        let each: Vec<String> = s
+            .lean
+            .iter()
+            .map(|l| {
+                format!(
+                    "{} {} (-{})",
+                    thousands(l.removed),
+                    l.transform.label(),
+                    thousands(l.tokens)
+                )
+            })
+            .collect();
+        parts.push(format!("lean schemas: {}", each.join(", ")));
+    }
+    parts.push(format!(
+        "mcp_budget_read adds {}",
+        thousands(s.read_tool_tokens)
+    ));
+    let shown = if s.lazy {
+        format!("{} tools behind 3", s.shown_tools)
+    } else {
+        format!("{} of {} tools shown", s.shown_tools, s.upstream_tools)
+    };
+    format!(
+        "mcp-budget proxy: `{name}`: {shown}; schema {} -> {} tokens per turn ({}); results within {limits}",
+        thousands(s.upstream_tokens),
+        thousands(s.shown_tokens),
+        parts.join("; ")
+    )
 }
 
 /// The upstream from `-- COMMAND`, `--upstream-url` or `--server`.

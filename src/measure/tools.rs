@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use super::lints::lint_tool;
 use super::{compact_json, MeasureError};
 use crate::report::{ListCost, ToolCost, ToolsList};
 use crate::tokens::{Counts, TokenizerSet};
@@ -95,9 +96,10 @@ pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts),
         "icons",
         "_meta",
     ] {
-        rest.remove(known);
+        rest.shift_remove(known);
     }
     let annotations = tool.get("annotations");
+    let lints = lint_tool(&tool, set.primary());
     let cost = ToolCost {
         name,
         model_tokens: model.primary,
@@ -145,6 +147,10 @@ pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts),
                     .collect()
             })
             .unwrap_or_default(),
+        schema_lints: lints.lints,
+        fixed_model_tokens: Some(lints.fixed_tokens),
+        suggested_model_tokens: Some(lints.suggested_tokens),
+        description_cut_chars: lints.description_cut_chars,
     };
     Ok((cost, model))
 }

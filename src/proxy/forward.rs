@@ -73,12 +73,14 @@ impl Proxy {
         Ok(())
     }
 
-    /// Forward one call to the upstream and budget its result.
+    /// Forward one call to the upstream and budget its result (`via`: the proxy's tool the
+    /// client called for it, for the log).
     pub(super) async fn forward(
         &self,
         name: &str,
         args: Map<String, Value>,
         context: RequestContext<RoleServer>,
+        via: Option<&str>,
     ) -> Result<CallToolResult, ErrorData> {
         let client = caller(&context);
         let _running = InFlight::new(&self.shared, self.client_id);
@@ -119,6 +121,7 @@ impl Proxy {
                 upstream_ms,
                 engine_ms,
                 is_error: budgeted.result["isError"].as_bool() == Some(true),
+                via: via.map(String::from),
                 ..self.log_line(name, client)
             };
             self.log_answered(record, &budgeted, raw);
@@ -257,6 +260,12 @@ impl Proxy {
             client_name: client.0,
             client_version: client.1,
             transport: self.shared.opts.transport.clone(),
+            schema_tokens_upstream: Some(self.shared.startup.upstream_tokens),
+            schema_tokens_shown: Some(
+                self.shared
+                    .shown_tokens
+                    .load(std::sync::atomic::Ordering::Relaxed),
+            ),
             ..CallRecord::default()
         }
     }

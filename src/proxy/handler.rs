@@ -137,6 +137,9 @@ impl ServerHandler for Proxy {
             };
             return Ok(result.into());
         }
+        if let Some(result) = self.lazy_call(&request.name, &args, &context).await {
+            return Ok(result?.into());
+        }
         if !self.shared.filter.shows(&request.name)
             || self
                 .shared
@@ -151,7 +154,10 @@ impl ServerHandler for Proxy {
                 None,
             ));
         }
-        Ok(self.forward(&request.name, args, context).await?.into())
+        Ok(self
+            .forward(&request.name, args, context, None)
+            .await?
+            .into())
     }
 
     async fn list_prompts(

@@ -7,6 +7,7 @@ mod filter;
 mod forward;
 mod handler;
 mod http;
+mod lazy;
 mod notify;
 mod options;
 mod read;
@@ -18,7 +19,8 @@ mod warnings;
 
 pub use filter::{GlobError, ToolFilter};
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
+pub use lazy::{Catalog, ToolIndex, CALL_TOOL, FIND_TOOL};
 pub use options::ProxyOptions;
 pub use read::{read, read_tool_definition, read_within, ReadArgs, ReadError, READ_TOOL};
 pub use server::{Proxy, ProxyStartError};
-pub use tools::{shorten, Startup};
+pub use tools::{LeanSaving, Startup};

@@ -21,4 +21,11 @@ pub struct ProxyOptions {
     pub log: Option<Arc<CallLog>>,
     /// How clients reach the proxy, for the log (`stdio`).
     pub transport: String,
+    /// Show the lazy find and call tools instead of the upstream's definitions.
+    pub lazy_tools: bool,
+    /// With lazy tools: also list the tools found, for this long after they were last found or
+    /// called (a `tools/list_changed` is sent when the list changes).
+    pub lazy_expose: Option<std::time::Duration>,
+    /// Show every input schema lean (the policy's `lean_schemas` does it per tool).
+    pub lean_schemas: bool,
 }

@@ -43,10 +43,14 @@ impl Proxy {
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let (all, warnings) = upstream_tools(&session, &opts.server).await?;
-        let (tools, startup) = listing(&all, &filter, &opts);
+        let (tools, catalog, startup) = listing(&all, &filter, &opts);
         let info = server_info(&init, &opts.server);
         let upstream = Upstream::new(spec.clone(), session_opts, session);
-        let shared = Arc::new(Shared::new(upstream, opts, filter, tools, info));
+        let listed = (tools, catalog, startup.clone());
+        let shared = Arc::new(Shared::new(upstream, opts, filter, listed, info));
+        if let Some(ttl) = shared.opts.lazy_expose.filter(|_| shared.opts.lazy_tools) {
+            super::lazy::expire_exposed(Arc::downgrade(&shared), ttl);
+        }
         warnings.into_iter().for_each(|w| shared.warn(w));
         let _ = relay.shared.set(Arc::downgrade(&shared));
         let _ = shared.upstream.shared.set(Arc::downgrade(&shared));

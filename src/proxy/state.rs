@@ -11,7 +11,9 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::{json, Value};
 
 use super::filter::ToolFilter;
+use super::lazy::Catalog;
 use super::options::ProxyOptions;
+use super::tools::Startup;
 use super::warnings::Warnings;
 use crate::config::ServerSpec;
 use crate::upstream::{NotificationOrder, Session, SessionOptions};
@@ -124,6 +126,16 @@ pub(super) struct Shared {
     pub(super) filter: ToolFilter,
     /// The tools the client sees, as JSON definitions, `mcp_budget_read` last.
     pub(super) tools: std::sync::RwLock<Arc<Vec<Value>>>,
+    /// The upstream's tools as the client may see them (filtered, shaped by the policy) and
+    /// their search index: what the lazy tools find and call.
+    pub(super) catalog: std::sync::RwLock<Arc<Catalog>>,
+    /// The schema tax per turn of `tools` (for the call log).
+    pub(super) shown_tokens: AtomicUsize,
+    /// Tools found with the lazy find tool and shown in the list, with when they were last
+    /// found or called (`--lazy-expose`).
+    pub(super) exposed: std::sync::Mutex<Vec<(String, std::time::Instant)>>,
+    /// What the start-up counted (the upstream's schema tax, for the call log).
+    pub(super) startup: Startup,
     /// The connected clients (one over stdio, one per session over HTTP): the upstream's
     /// notifications are forwarded to them.
     pub(super) clients: std::sync::Mutex<Vec<Client>>,
@@ -177,13 +189,17 @@ impl Shared {
         upstream: Upstream,
         opts: ProxyOptions,
         filter: ToolFilter,
-        tools: Vec<Value>,
+        (tools, catalog, startup): (Vec<Value>, Catalog, Startup),
         info: Value,
     ) -> Shared {
         Shared {
             upstream: Arc::new(upstream),
             filter,
             tools: std::sync::RwLock::new(Arc::new(tools)),
+            catalog: std::sync::RwLock::new(Arc::new(catalog)),
+            shown_tokens: AtomicUsize::new(startup.shown_tokens),
+            exposed: std::sync::Mutex::new(Vec::new()),
+            startup,
             clients: std::sync::Mutex::new(Vec::new()),
             next_client: AtomicU64::new(1),
             routes: std::sync::Mutex::new(HashMap::new()),

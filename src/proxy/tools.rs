@@ -8,10 +8,12 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::filter::ToolFilter;
+use super::lazy::{call_tool_definition, find_tool_definition, Catalog, CALL_TOOL, FIND_TOOL};
 use super::options::ProxyOptions;
 use super::read::{read_tool_definition, READ_TOOL};
 use super::state::Shared;
-use crate::measure::{compact_json, model_view};
+use crate::measure::{apply_transform, compact_json, model_view, LeanTransform};
+use crate::text::shorten;
 use crate::tokens::Tokenizer;
 use crate::upstream::{PageWalker, Session, UpstreamError};
 
@@ -26,6 +28,10 @@ pub struct Startup {
     /// What the hidden tools would have cost per turn, and what `mcp_budget_read` costs.
     pub hidden_tokens: usize,
     pub read_tool_tokens: usize,
+    /// The client is shown the lazy find and call tools instead of the upstream's.
+    pub lazy: bool,
+    /// What `--lean-schemas` (or the policy's `lean_schemas`) saved, per transform.
+    pub lean: Vec<LeanSaving>,
 }
 
 /// Every tool of the upstream, following `nextCursor` with the page walker `audit` uses, each
@@ -50,7 +56,7 @@ pub(super) async fn upstream_tools(
         let page: Value = serde_json::from_str(page).unwrap_or_default();
         for tool in page["tools"].as_array().into_iter().flatten() {
             let name = tool["name"].as_str().unwrap_or("").to_string();
-            if name == READ_TOOL {
+            if [READ_TOOL, FIND_TOOL, CALL_TOOL].contains(&name.as_str()) {
                 clash = true;
             } else if !names.insert(name.clone()) {
                 repeated.push(name);
@@ -82,16 +88,30 @@ pub(super) async fn upstream_tools(
     }
     if clash {
         warnings.push(format!(
-            "upstream `{server}` has a tool of its own named `{READ_TOOL}`: it is hidden, and `{READ_TOOL}` is the proxy's"
+            "upstream `{server}` has a tool of its own named like the proxy's (`{READ_TOOL}`, `{FIND_TOOL}`, `{CALL_TOOL}`): it is hidden, and the name is the proxy's"
         ));
     }
     Ok((all, warnings))
 }
 
-/// The tools a client is shown: `--allow`/`--deny` and the policy's `hide` applied, and
-/// descriptions replaced (`description`) or cut (`max_description_chars`) as the policy says.
-fn shown(all: &[Value], filter: &ToolFilter, policy: &crate::budget::Policy) -> Vec<Value> {
-    all.iter()
+/// What the lean schemas saved, per transform, over the tools shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeanSaving {
+    pub transform: LeanTransform,
+    /// Keywords removed, and the tokens per turn that saved.
+    pub removed: usize,
+    pub tokens: usize,
+}
+
+/// The tools a client may see: `--allow`/`--deny` and the policy's `hide` applied, descriptions
+/// replaced (`description`) or cut (`max_description_chars`) as the policy says, and input
+/// schemas lean where `--lean-schemas` or the policy's `lean_schemas` asks (each transform's
+/// saving counted).
+fn shown(all: &[Value], filter: &ToolFilter, opts: &ProxyOptions) -> (Vec<Value>, Vec<LeanSaving>) {
+    let policy = opts.engine.policy();
+    let mut saved: Vec<LeanSaving> = Vec::new();
+    let tools = all
+        .iter()
         .filter_map(|t| {
             let name = t["name"].as_str().unwrap_or("");
             let p = policy.for_tool(name);
@@ -106,65 +126,94 @@ fn shown(all: &[Value], filter: &ToolFilter, policy: &crate::budget::Policy) -> 
             {
                 t["description"] = json!(shorten(d, max));
             }
+            if opts.lean_schemas || p.lean_schemas {
+                lean(&mut t, name, opts.tokenizer, &mut saved);
+            }
             Some(t)
         })
-        .collect()
+        .collect();
+    (tools, saved)
 }
 
-/// `text` cut to at most `max` characters, at the end of a sentence when one is in the last
-/// third, else at a word, with `…` added.
-pub fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    let sentence = cut.rfind(". ").filter(|&i| i * 3 >= cut.len() * 2);
-    match sentence {
-        Some(i) => cut[..=i].to_string(),
-        None => {
-            let word = cut
-                .rfind(' ')
-                .filter(|&i| i * 3 >= cut.len() * 2)
-                .unwrap_or(cut.len());
-            format!("{}…", cut[..word].trim_end())
+/// Make one tool's schema lean, transform by transform, adding what each saved.
+fn lean(tool: &mut Value, name: &str, tokenizer: Tokenizer, saved: &mut Vec<LeanSaving>) {
+    let name = name.to_string();
+    let mut before = tool_tokens(tool, tokenizer);
+    for transform in LeanTransform::ALL {
+        let Some(schema) = tool.get_mut("inputSchema") else {
+            return;
+        };
+        let removed = apply_transform(schema, &name, transform);
+        if removed == 0 {
+            continue;
         }
+        let after = tool_tokens(tool, tokenizer);
+        match saved.iter_mut().find(|s| s.transform == transform) {
+            Some(s) => {
+                s.removed += removed;
+                s.tokens += before.saturating_sub(after);
+            }
+            None => saved.push(LeanSaving {
+                transform,
+                removed,
+                tokens: before.saturating_sub(after),
+            }),
+        }
+        before = after;
     }
 }
 
-/// The tools a client is shown at start-up (`mcp_budget_read` last), and what they and the
-/// upstream's cost per turn.
+/// The tools a client is shown at start-up, the catalog behind the lazy tools, and what they
+/// and the upstream's cost per turn.
 pub(super) fn listing(
     all: &[Value],
     filter: &ToolFilter,
     opts: &ProxyOptions,
-) -> (Vec<Value>, Startup) {
+) -> (Vec<Value>, Catalog, Startup) {
     let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
-    let tools = client_tools(all, filter, opts.engine.policy());
-    // the read tool is last
-    let (read_tool, upstream_shown) = tools.split_last().expect("the read tool is listed");
-    let shown_tools = upstream_shown.len();
-    let kept: usize = upstream_shown
-        .iter()
-        .map(|t| tool_tokens(t, opts.tokenizer))
-        .sum();
-    let read_tool_tokens = tool_tokens(read_tool, opts.tokenizer);
+    let (shown, lean) = shown(all, filter, opts);
+    let kept: usize = shown.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
+    let catalog = Catalog::new(shown);
+    let tools = client_tools(&catalog, opts, &[]);
+    let read_tool_tokens = tool_tokens(&read_tool_definition(), opts.tokenizer);
     let startup = Startup {
         upstream_tools: all.len(),
-        shown_tools,
+        shown_tools: catalog.tools().len(),
         upstream_tokens,
-        shown_tokens: kept + read_tool_tokens,
-        hidden_tokens: upstream_tokens - kept,
+        shown_tokens: schema_tokens(&tools, opts.tokenizer),
+        hidden_tokens: upstream_tokens.saturating_sub(kept),
         read_tool_tokens,
+        lazy: opts.lazy_tools,
+        lean,
     };
-    (tools, startup)
+    (tools, catalog, startup)
 }
 
-/// What a client is shown of the upstream's tools `all`: the allowed ones, shaped by the policy,
-/// then `mcp_budget_read` last. At start-up and after the upstream's tools change.
-fn client_tools(all: &[Value], filter: &ToolFilter, policy: &crate::budget::Policy) -> Vec<Value> {
-    let mut tools = shown(all, filter, policy);
+/// What a client is shown: the catalog's tools then `mcp_budget_read` last; with lazy tools,
+/// the exposed ones (found lately, `--lazy-expose`) then the find, call and read tools.
+pub(super) fn client_tools(
+    catalog: &Catalog,
+    opts: &ProxyOptions,
+    exposed: &[String],
+) -> Vec<Value> {
+    let mut tools: Vec<Value> = if opts.lazy_tools {
+        let mut t: Vec<Value> = exposed
+            .iter()
+            .filter_map(|n| catalog.get(n).cloned())
+            .collect();
+        t.push(find_tool_definition(catalog.tools().len()));
+        t.push(call_tool_definition());
+        t
+    } else {
+        catalog.tools().to_vec()
+    };
     tools.push(read_tool_definition());
     tools
+}
+
+/// The schema tax of a list of definitions, per turn.
+pub(super) fn schema_tokens(tools: &[Value], tokenizer: Tokenizer) -> usize {
+    tools.iter().map(|t| tool_tokens(t, tokenizer)).sum()
 }
 
 /// A tool's schema tax: its model view, as `audit` counts it.
@@ -191,23 +240,27 @@ impl Shared {
                 return;
             }
         };
-        let tools = client_tools(&all, &self.filter, self.opts.engine.policy());
-        *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
+        let (shown, _) = shown(&all, &self.filter, &self.opts);
+        *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Catalog::new(shown));
+        self.relist();
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn descriptions_are_cut_at_a_sentence_or_a_word() {
-        let d = "Search code across repositories. Returns matching files with line numbers and context.";
-        assert_eq!(shorten(d, 200), d);
-        assert_eq!(shorten(d, 40), "Search code across repositories.");
-        let cut = shorten(d, 60);
-        assert!(cut.ends_with('…') && cut.chars().count() <= 60, "{cut}");
-        assert!(!cut.contains("  "));
-        assert_eq!(shorten("日本語のテキストです", 5), "日本語の…");
+    /// Rebuild the client's list from the catalog and the exposed tools; whether it changed.
+    pub(super) fn relist(&self) -> bool {
+        let catalog = self
+            .catalog
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let exposed = self.exposed_names();
+        let tools = client_tools(&catalog, &self.opts, &exposed);
+        self.shown_tokens.store(
+            schema_tokens(&tools, self.opts.tokenizer),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        let mut current = self.tools.write().unwrap_or_else(|p| p.into_inner());
+        let changed = **current != tools;
+        *current = Arc::new(tools);
+        changed
     }
 }

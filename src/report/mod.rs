@@ -5,6 +5,7 @@ pub mod charts;
 pub mod clients;
 mod count;
 mod csv;
+mod definitions;
 pub mod findings;
 pub(crate) mod grid;
 mod html;

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::definitions::{SchemaLint, SchemaScore, ToolCost};
+
 use super::clients::{ClientProfile, ClientResult, ClientSchema};
 
 /// Bumped when a field changes meaning or is removed.
@@ -102,6 +104,12 @@ pub struct Finding {
     pub message: String,
     /// The one-line fix.
     pub fix: String,
+    /// Tokens per turn the fix saves, measured on the definition (definition rules only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saves_tokens: Option<usize>,
+    /// Wire tokens the fix saves where the model does not see them (`heavy-output-schema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saves_wire_tokens: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,6 +158,9 @@ pub struct ServerReport {
     pub limits: Vec<LimitVerdict>,
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// How lean the definitions are, 0-100 with a grade (servers with tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_score: Option<SchemaScore>,
     /// What each client sends per turn of these tool definitions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<ClientSchema>,
@@ -181,42 +192,6 @@ pub struct ToolsList {
     /// A second tools/list gave the tools in the same order.
     #[serde(default)]
     pub relist_same_order: Option<bool>,
-}
-
-/// What one tool's definition costs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ToolCost {
-    pub name: String,
-    /// Compact `{"name","description","input_schema"}`: what the model receives every turn.
-    pub model_tokens: usize,
-    pub description_tokens: usize,
-    pub input_schema_tokens: usize,
-    pub output_schema_tokens: usize,
-    pub annotations_tokens: usize,
-    pub title_tokens: usize,
-    pub icons_tokens: usize,
-    pub icons_bytes: usize,
-    pub meta_tokens: usize,
-    /// Fields a client does not show the model and that are none of the above (e.g. `execution`).
-    pub other_tokens: usize,
-    /// The tool's definition as it appeared in tools/list.
-    pub wire_bytes: usize,
-    pub wire_tokens: usize,
-    pub read_only: bool,
-    pub required_args: usize,
-    /// Names of the input schema's top-level properties (for the design checks).
-    #[serde(default)]
-    pub input_params: Vec<String>,
-    /// `data:` URIs (inline icons or images) inside the definition.
-    #[serde(default)]
-    pub data_uris: usize,
-    /// `model_tokens` by the other tokenizers.
-    #[serde(default)]
-    pub by_tokenizer: BTreeMap<String, usize>,
-    /// The numbers in the definition's `_meta` (e.g. `anthropic/maxResultSizeChars`, which
-    /// raises Claude Code's spill threshold for this tool).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub meta_numbers: BTreeMap<String, u64>,
 }
 
 /// A prompts or resources list.
@@ -437,6 +412,7 @@ impl ServerReport {
             cost: None,
             limits: Vec::new(),
             findings: Vec::new(),
+            schema_score: None,
             clients: Vec::new(),
         }
     }

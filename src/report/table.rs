@@ -74,12 +74,30 @@ fn summary(report: &Report, width: Option<u16>) -> String {
         out.push_str(&format!("\nFindings ({})\n", findings.len()));
         for (server, f) in findings {
             let tool = f.tool.as_deref().map_or(String::new(), |t| format!("/{t}"));
+            // the definition rules' messages say what they save; the others get it added
+            let saves = match super::page::saves(f).as_str() {
+                "-" | "0" => String::new(),
+                _ if f.message.contains("save") => String::new(),
+                s => format!(" (saves {s})"),
+            };
             out.push_str(&format!(
-                "  {:<7} {}: {} [{}]\n",
+                "  {:<7} {}: {}{saves} [{}]\n",
                 f.severity,
                 one_line(&format!("{server}{tool}")),
                 lines(&f.message),
                 f.rule
+            ));
+        }
+    }
+    for s in &report.servers {
+        if let Some(c) = &s.schema_score {
+            out.push_str(&format!(
+                "Schema score of {}: {} ({}); {} of {} schema tokens per turn recoverable\n",
+                one_line(&s.name),
+                c.score,
+                c.grade,
+                thousands(c.recoverable_tokens),
+                thousands(c.schema_tokens)
             ));
         }
     }

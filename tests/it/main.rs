@@ -19,6 +19,7 @@ mod proxy;
 mod proxy_hostile;
 mod real_servers;
 mod renderers;
+mod schema_lints;
 mod secrets;
 mod support;
 mod tokens_exact;

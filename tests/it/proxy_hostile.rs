@@ -284,7 +284,7 @@ fn issue12_25_an_upstream_mcp_budget_read_is_hidden_behind_the_proxys_own() {
     assert_eq!(tools.len(), 2);
     p.tool_names(2);
     let stderr = p.stop();
-    let warning = "upstream `python3` has a tool of its own named `mcp_budget_read`: it is hidden, and `mcp_budget_read` is the proxy's";
+    let warning = "upstream `python3` has a tool of its own named like the proxy's (`mcp_budget_read`, `mcp_budget_find_tools`, `mcp_budget_call_tool`): it is hidden, and the name is the proxy's";
     assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
 }
 

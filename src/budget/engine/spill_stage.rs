@@ -274,7 +274,7 @@ pub(super) fn spill_content<'a>(
         (None, None) if result.get("structuredContent").is_some_and(Value::is_null) => {
             let mut v = result.clone();
             if let Some(m) = v.as_object_mut() {
-                m.remove("structuredContent");
+                m.shift_remove("structuredContent");
             }
             Cow::Owned(compact(&v).into_bytes())
         }

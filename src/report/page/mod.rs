@@ -5,6 +5,8 @@ mod clients;
 mod sections;
 mod summary;
 
+pub(crate) use sections::saves;
+
 use crate::report::charts::ChartKind;
 use crate::report::Report;
 

@@ -315,6 +315,7 @@ pub(super) fn findings(report: &Report, out: &mut Vec<Block>) {
             ("server", false, false),
             ("tool", false, true),
             ("finding", false, false),
+            ("saves per turn", true, false),
             ("fix", false, false),
         ]);
         for (s, f) in findings {
@@ -324,6 +325,7 @@ pub(super) fn findings(report: &Report, out: &mut Vec<Block>) {
                 s.to_string(),
                 f.tool.clone().unwrap_or_else(|| "-".into()),
                 f.message.clone(),
+                saves(f),
                 f.fix.clone(),
             ]);
         }
@@ -331,6 +333,37 @@ pub(super) fn findings(report: &Report, out: &mut Vec<Block>) {
         out.push(Block::Para(
             "`mcp-budget audit --explain RULE` says what a rule checks and why.".into(),
         ));
+    }
+    let scores: Vec<String> = report
+        .servers
+        .iter()
+        .filter_map(|s| s.schema_score.as_ref().map(|c| (s, c)))
+        .map(|(s, c)| {
+            format!(
+                "{} {} ({}), {} of {} schema tokens per turn recoverable",
+                s.name,
+                c.score,
+                c.grade,
+                thousands(c.recoverable_tokens),
+                thousands(c.schema_tokens)
+            )
+        })
+        .collect();
+    if !scores.is_empty() {
+        out.push(Block::Para(format!(
+            "Schema score (0-100, defined in the README): {}.",
+            scores.join("; ")
+        )));
+    }
+}
+
+/// What a finding's fix saves: tokens per turn, or on the wire only, or `-`.
+pub(crate) fn saves(f: &crate::report::Finding) -> String {
+    match (f.saves_tokens, f.saves_wire_tokens) {
+        (Some(t), _) if t > 0 => thousands(t),
+        (_, Some(w)) => format!("{} (wire)", thousands(w)),
+        (Some(0), None) => "0".into(),
+        _ => "-".into(),
     }
 }
 

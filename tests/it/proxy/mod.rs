@@ -5,6 +5,7 @@
 mod clients;
 mod forwarding;
 mod http;
+mod lazy;
 mod lifecycle;
 mod notifications;
 mod relay;

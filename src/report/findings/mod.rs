@@ -6,99 +6,14 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::limits::{claude_code_token_limits, client_limits};
-use super::model::{Finding, Report, ServerReport, Status};
+use super::model::{Finding, Report, SchemaLint, ServerReport, Status};
 use crate::units::thousands;
 
-/// A description longer than this many tokens is flagged.
-pub const LONG_DESCRIPTION_TOKENS: usize = 500;
+mod rules;
+mod score;
 
-/// One rule of the checklist.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rule {
-    pub id: &'static str,
-    pub severity: &'static str,
-    pub title: &'static str,
-    /// What the rule checks.
-    pub checks: &'static str,
-    /// Why it matters.
-    pub why: &'static str,
-    pub fix: &'static str,
-}
-
-pub const RULES: &[Rule] = &[
-    Rule {
-        id: "list-without-limit",
-        severity: "warning",
-        title: "List-shaped tool without a limit or cursor parameter",
-        checks: "A tool whose name says it lists, searches or queries (list_*, search_*, *_query, find_*, get_all_*) has no input parameter named like limit, max_results, per_page, page_size, count, top, cursor, page, offset or page_token.",
-        why: "Without a way to ask for less, every call returns everything: one call can exceed a client's result cap (Claude Code refuses results over 25,000 tokens) and the model cannot page.",
-        fix: "add a `limit` parameter with a small default and a `cursor` for the next page",
-    },
-    Rule {
-        id: "result-over-cap-unpaginated",
-        severity: "error",
-        title: "Result over a client cap with no truncation marker or pagination",
-        checks: "A probe's result is over Claude Code's 25,000-token cap and its structure shows no pagination: no top-level key such as nextCursor, hasMore, truncated or total in its JSON text or structuredContent, and no truncation or continuation marker as the last line of a text (words inside the payload do not count).",
-        why: "The client refuses or silently cuts the result, and the model has no way to ask for the rest.",
-        fix: "return a page that fits with a `nextCursor` (or say `truncated` and how to get more)",
-    },
-    Rule {
-        id: "long-description",
-        severity: "warning",
-        title: "Tool description over 500 tokens",
-        checks: "A tool's description is longer than 500 tokens (primary tokenizer).",
-        why: "Descriptions are sent on every turn of every conversation that mounts the server: the schema tax.",
-        fix: "keep the description to what the tool does and when to use it; move details into parameter descriptions",
-    },
-    Rule {
-        id: "schema-dwarfs-description",
-        severity: "info",
-        title: "Input schema far larger than the description",
-        checks: "A tool's input schema is over 300 tokens and more than 10 times its description.",
-        why: "Large schemas (long enums, nested definitions, repeated descriptions) cost every turn, and a model picks tools by their description, which is here the small part.",
-        fix: "trim the schema (shorter enums, shared definitions, fewer optional fields) and say what the tool is for",
-    },
-    Rule {
-        id: "data-uri-in-tools-list",
-        severity: "warning",
-        title: "Inline data: URI (icon or image) inside tools/list",
-        checks: "A tool definition contains a data:image/ or data:audio/ URI (base64 inline).",
-        why: "Clients that forward the whole definition pay thousands of tokens per turn for an icon.",
-        fix: "serve icons by https URL instead of inline base64",
-    },
-    Rule {
-        id: "structured-duplicate",
-        severity: "warning",
-        title: "structuredContent repeats the text content",
-        checks: "A probe result's structuredContent carries the same data as one of its text blocks.",
-        why: "Clients that show the model both pay for the same data twice.",
-        fix: "keep structuredContent and make the text block a short summary of it",
-    },
-    Rule {
-        id: "unstable-tools-list",
-        severity: "warning",
-        title: "tools/list differs between two calls",
-        checks: "Two tools/list calls in the same session returned different bytes (another order, or changing descriptions).",
-        why: "Prompt caching needs the tool definitions byte for byte the same on every turn; a reordered list makes every turn a cache miss.",
-        fix: "return the tools in a fixed order with fixed descriptions",
-    },
-    Rule {
-        id: "cursor-ignored",
-        severity: "error",
-        title: "The server ignores the pagination cursor",
-        checks: "tools/list asked with the server's own nextCursor returned the same page again.",
-        why: "Clients that follow the cursor loop or see duplicate tools; tools past the first page are unreachable.",
-        fix: "honour `cursor` in tools/list, or send no nextCursor",
-    },
-    Rule {
-        id: "too-many-tools",
-        severity: "warning",
-        title: "More tools than a client mounts",
-        checks: "The server alone offers more tools than a client's limit (Cursor about 40, VS Code 128).",
-        why: "Clients drop or refuse the tools past their limit, and every tool adds to the schema tax.",
-        fix: "split the server by task or let users enable tool groups",
-    },
-];
+pub use rules::{Rule, LONG_DESCRIPTION_TOKENS, RULES};
+pub use score::schema_score;
 
 /// The rule with this id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
@@ -134,7 +49,16 @@ fn finding(rule: &Rule, tool: Option<&str>, message: String) -> Finding {
         tool: tool.map(String::from),
         message,
         fix: rule.fix.into(),
+        saves_tokens: None,
+        saves_wire_tokens: None,
     }
+}
+
+/// A finding with what its fix saves, per turn and on the wire.
+fn saving(mut f: Finding, tokens: Option<usize>, wire: Option<usize>) -> Finding {
+    f.saves_tokens = tokens;
+    f.saves_wire_tokens = wire.filter(|&w| w > 0);
+    f
 }
 
 fn by_id(id: &str) -> &'static Rule {
@@ -164,7 +88,9 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
                 ),
             ));
         }
-        if t.description_tokens > LONG_DESCRIPTION_TOKENS {
+        let measured = t.fixed_model_tokens.is_some();
+        if !measured && t.description_tokens > LONG_DESCRIPTION_TOKENS {
+            // a report written before the definitions were measured (a baseline)
             out.push(finding(
                 by_id("long-description"),
                 Some(&t.name),
@@ -175,28 +101,44 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
             ));
         }
         if t.input_schema_tokens > 300 && t.input_schema_tokens > 10 * t.description_tokens.max(1) {
-            out.push(finding(
-                by_id("schema-dwarfs-description"),
-                Some(&t.name),
-                format!(
-                    "input schema is {} tokens, description {}",
-                    thousands(t.input_schema_tokens),
-                    thousands(t.description_tokens)
+            let saves = t
+                .fixed_model_tokens
+                .map(|f| t.model_tokens.saturating_sub(f));
+            out.push(saving(
+                finding(
+                    by_id("schema-dwarfs-description"),
+                    Some(&t.name),
+                    format!(
+                        "input schema is {} tokens, description {}{}",
+                        thousands(t.input_schema_tokens),
+                        thousands(t.description_tokens),
+                        saves.filter(|&s| s > 0).map_or(String::new(), |s| format!(
+                            "; the measured fixes save {} tokens per turn",
+                            thousands(s)
+                        ))
+                    ),
                 ),
+                saves,
+                None,
             ));
         }
         if t.data_uris > 0 {
-            out.push(finding(
-                by_id("data-uri-in-tools-list"),
-                Some(&t.name),
-                format!(
-                    "{} inline data: URI(s), {} bytes of icons",
-                    t.data_uris,
-                    thousands(t.icons_bytes)
+            out.push(saving(
+                finding(
+                    by_id("data-uri-in-tools-list"),
+                    Some(&t.name),
+                    format!(
+                        "{} inline data: URI(s), {} bytes of icons",
+                        t.data_uris,
+                        thousands(t.icons_bytes)
+                    ),
                 ),
+                None,
+                Some(t.icons_tokens),
             ));
         }
     }
+    out.extend(lint_findings(s));
     let (_, cap) = claude_code_token_limits();
     for p in &s.probes {
         let Some(raw) = &p.raw else { continue };
@@ -272,10 +214,69 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
     out
 }
 
+/// The definition rules' verdicts: one finding per tool, or, for a rule that hits more than
+/// [`PER_TOOL_AT_MOST`] tools, one for the server with the total and the largest savings (each
+/// tool's is in the JSON report's `schema_lints`).
+fn lint_findings(s: &ServerReport) -> Vec<Finding> {
+    let mut by_rule: Vec<(&str, Vec<(&str, &SchemaLint)>)> = Vec::new();
+    for t in &s.tools {
+        for l in &t.schema_lints {
+            match by_rule.iter_mut().find(|(r, _)| *r == l.rule) {
+                Some((_, hits)) => hits.push((&t.name, l)),
+                None => by_rule.push((&l.rule, vec![(&t.name, l)])),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (id, mut hits) in by_rule {
+        let Some(rule) = rule(id) else { continue };
+        let wire_only = id == "heavy-output-schema";
+        if hits.len() <= PER_TOOL_AT_MOST {
+            for (tool, l) in hits {
+                out.push(saving(
+                    finding(rule, Some(tool), l.message.clone()),
+                    (!wire_only).then_some(l.saves_tokens),
+                    Some(l.saves_wire_tokens),
+                ));
+            }
+            continue;
+        }
+        let tokens: usize = hits.iter().map(|(_, l)| l.saves_tokens).sum();
+        let wire: usize = hits.iter().map(|(_, l)| l.saves_wire_tokens).sum();
+        hits.sort_by_key(|(_, l)| std::cmp::Reverse(l.saves_tokens.max(l.saves_wire_tokens)));
+        let largest: Vec<String> = hits
+            .iter()
+            .take(3)
+            .map(|(t, l)| format!("{t} {}", thousands(l.saves_tokens.max(l.saves_wire_tokens))))
+            .collect();
+        let message = format!(
+            "{} tools: the fix saves {} {} in all (largest: {})",
+            hits.len(),
+            thousands(if wire_only { wire } else { tokens }),
+            if wire_only {
+                "wire tokens per tools/list"
+            } else {
+                "tokens per turn"
+            },
+            largest.join(", ")
+        );
+        out.push(saving(
+            finding(rule, None, message),
+            (!wire_only).then_some(tokens),
+            Some(wire),
+        ));
+    }
+    out
+}
+
+/// A definition rule that hits more tools than this is one finding for the server.
+pub const PER_TOOL_AT_MOST: usize = 3;
+
 /// Fill in every server's findings.
 pub fn apply(report: &mut Report) {
     for s in &mut report.servers {
         s.findings = check_server(s);
+        s.schema_score = schema_score(s);
     }
 }
 

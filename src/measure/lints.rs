@@ -1,0 +1,428 @@
+//! The definition rules that say what they save: each fix is applied to the real definition and
+//! the model view counted again, so `saves_tokens` is a measurement, not an estimate. The rules'
+//! texts (`--explain`) are in `report/findings.rs`; this file finds and measures.
+
+use serde_json::{json, Map, Value};
+
+use super::lean::{apply_transform, each_child_mut, each_schema, LeanTransform};
+use super::{compact_json, model_view};
+use crate::report::findings::LONG_DESCRIPTION_TOKENS;
+use crate::report::SchemaLint;
+use crate::text::{preview, shorten};
+use crate::tokens::Tokenizer;
+use crate::units::thousands;
+
+/// Where the rules draw their lines. [`LintLimits::default`] is what `audit` uses (and what
+/// `--explain` says); tests lower them to run every rule on real definitions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LintLimits {
+    /// A description over this many tokens is long, and its cut keeps at most this many.
+    pub description_tokens: usize,
+    /// An enum or examples list this large (tokens), and at least this share of the tool,
+    /// dwarfs the rest.
+    pub list_tokens: usize,
+    pub list_share: f64,
+    /// An `outputSchema` over this many tokens is heavy on the wire.
+    pub output_schema_tokens: usize,
+    /// A subschema is worth a `$defs` entry when its compact JSON is at least this long.
+    pub shared_bytes: usize,
+}
+
+impl Default for LintLimits {
+    fn default() -> Self {
+        LintLimits {
+            description_tokens: LONG_DESCRIPTION_TOKENS,
+            list_tokens: 100,
+            list_share: 0.5,
+            output_schema_tokens: 1_000,
+            shared_bytes: 40,
+        }
+    }
+}
+
+/// What the rules found on one tool, and the model tokens after the fixes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolLints {
+    pub lints: Vec<SchemaLint>,
+    /// Every fix applied together.
+    pub fixed_tokens: usize,
+    /// The suggested policy applied: the lean schema and the description cut.
+    pub suggested_tokens: usize,
+    /// `max_description_chars` of the suggested policy, for a long description.
+    pub description_cut_chars: Option<usize>,
+}
+
+fn view_tokens(tool: &Map<String, Value>, tok: Tokenizer) -> usize {
+    tok.count(&compact_json(&model_view(tool)))
+}
+
+fn with_schema(tool: &Map<String, Value>, f: impl FnOnce(&mut Value)) -> Map<String, Value> {
+    let mut t = tool.clone();
+    if let Some(s) = t.get_mut("inputSchema") {
+        f(s);
+    }
+    t
+}
+
+fn lint(rule: &str, saves: usize, wire: usize, message: String) -> SchemaLint {
+    SchemaLint {
+        rule: rule.into(),
+        saves_tokens: saves,
+        saves_wire_tokens: wire,
+        message,
+    }
+}
+
+/// Run every definition rule on one tool definition, at the audit's limits.
+pub fn lint_tool(tool: &Map<String, Value>, tok: Tokenizer) -> ToolLints {
+    lint_tool_with(tool, tok, &LintLimits::default())
+}
+
+/// Run every definition rule on one tool definition.
+pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLimits) -> ToolLints {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let base = view_tokens(tool, tok);
+    let mut out = ToolLints::default();
+    let mut fixed = tool.clone();
+
+    for (t, rule) in [
+        (LeanTransform::MetaKeys, "schema-meta-keys"),
+        (LeanTransform::RepeatedTitles, "title-repeats-name"),
+        (LeanTransform::NullDefaults, "null-default"),
+    ] {
+        let mut removed = 0;
+        let alone = with_schema(tool, |s| removed = apply_transform(s, name, t));
+        if removed == 0 {
+            continue;
+        }
+        if let Some(s) = fixed.get_mut("inputSchema") {
+            apply_transform(s, name, t);
+        }
+        let saves = base.saturating_sub(view_tokens(&alone, tok));
+        let what = match t {
+            LeanTransform::MetaKeys => format!("{removed} `$schema`/`$comment` key(s)"),
+            LeanTransform::RepeatedTitles => format!("{removed} title(s) that repeat a name"),
+            LeanTransform::NullDefaults => format!("{removed} `default: null`"),
+        };
+        out.lints.push(lint(
+            rule,
+            saves,
+            0,
+            format!(
+                "{what}: removing them saves {} tokens per turn",
+                thousands(saves)
+            ),
+        ));
+    }
+    let lean = fixed.clone();
+
+    let mut shared = Vec::new();
+    let factored = with_schema(tool, |s| shared = factor_repeats(s, limits.shared_bytes));
+    let saves = base.saturating_sub(view_tokens(&factored, tok));
+    if !shared.is_empty() && saves > 0 {
+        if let Some(s) = fixed.get_mut("inputSchema") {
+            factor_repeats(s, limits.shared_bytes);
+        }
+        let copies: usize = shared.iter().map(|(_, n)| n).sum();
+        let names: Vec<String> = shared
+            .iter()
+            .take(3)
+            .map(|(d, _)| format!("`{d}`"))
+            .collect();
+        out.lints.push(lint(
+            "repeated-subtree",
+            saves,
+            0,
+            format!(
+                "{copies} copies of {} repeated subschema(s) ({}{}) could be `$defs` entries: saves {} tokens per turn",
+                shared.len(),
+                names.join(", "),
+                if shared.len() > 3 { ", ..." } else { "" },
+                thousands(saves)
+            ),
+        ));
+    }
+
+    if let Some(l) = dwarfing_list(tool, base, tok, limits, &mut fixed) {
+        out.lints.push(l);
+    }
+
+    let mut suggested = lean;
+    if let Some(d) = tool.get("description").and_then(Value::as_str) {
+        if let Some((chars, cut)) = description_cut(d, limits.description_tokens, tok) {
+            let short = json!(cut);
+            let mut cut_tool = tool.clone();
+            cut_tool.insert("description".into(), short.clone());
+            fixed.insert("description".into(), short.clone());
+            suggested.insert("description".into(), short);
+            let saves = base.saturating_sub(view_tokens(&cut_tool, tok));
+            let last = cut
+                .rsplit_terminator(['.', '!', '?'])
+                .next()
+                .unwrap_or(&cut);
+            out.lints.push(lint(
+                "long-description",
+                saves,
+                0,
+                format!(
+                    "description is {} tokens (over {}); cut after \"{}\" (max_description_chars = {chars}) it saves {} tokens per turn",
+                    thousands(tok.count(d)),
+                    thousands(limits.description_tokens),
+                    preview(last.trim(), 60),
+                    thousands(saves)
+                ),
+            ));
+            out.description_cut_chars = Some(chars);
+        }
+    }
+
+    if let Some(o) = tool.get("outputSchema") {
+        let tokens = tok.count(&compact_json(o));
+        if tokens > limits.output_schema_tokens {
+            let mut without = tool.clone();
+            without.shift_remove("outputSchema");
+            let wire = tok
+                .count(&compact_json(&Value::Object(tool.clone())))
+                .saturating_sub(tok.count(&compact_json(&Value::Object(without))));
+            out.lints.push(lint(
+                "heavy-output-schema",
+                0,
+                wire,
+                format!(
+                    "outputSchema is {} tokens: {} on the wire per tools/list, not in the model's context",
+                    thousands(tokens),
+                    thousands(wire)
+                ),
+            ));
+        }
+    }
+    out.fixed_tokens = view_tokens(&fixed, tok).min(base);
+    out.suggested_tokens = view_tokens(&suggested, tok).min(base);
+    out
+}
+
+/// An `enum` or `examples` list that is at least half the tool: the saving of dropping it (for
+/// an enum, the most a shorter one could save).
+fn dwarfing_list(
+    tool: &Map<String, Value>,
+    base: usize,
+    tok: Tokenizer,
+    limits: &LintLimits,
+    fixed: &mut Map<String, Value>,
+) -> Option<SchemaLint> {
+    let schema = tool.get("inputSchema")?;
+    let mut biggest: Option<(usize, &'static str, String)> = None;
+    each_schema(schema, &mut |m, prop| {
+        for key in ["enum", "examples"] {
+            if let Some(list @ Value::Array(items)) = m.get(key) {
+                let tokens = tok.count(&compact_json(list));
+                if biggest.as_ref().is_none_or(|(t, _, _)| tokens > *t) {
+                    let what = format!(
+                        "{} of {} values{}",
+                        if key == "enum" { "an enum" } else { "examples" },
+                        items.len(),
+                        prop.map(|p| format!(" (`{p}`)")).unwrap_or_default()
+                    );
+                    biggest = Some((
+                        tokens,
+                        if key == "enum" { "enum" } else { "examples" },
+                        what,
+                    ));
+                }
+            }
+        }
+    });
+    let (tokens, key, what) = biggest?;
+    if tokens < limits.list_tokens || (tokens as f64) < limits.list_share * base as f64 {
+        return None;
+    }
+    let target = tokens;
+    let drop = |s: &mut Value| {
+        let mut done = false;
+        drop_list(s, key, target, tok, &mut done);
+    };
+    let without = with_schema(tool, drop);
+    if key == "examples" {
+        if let Some(s) = fixed.get_mut("inputSchema") {
+            drop(s);
+        }
+    }
+    let saves = base.saturating_sub(view_tokens(&without, tok));
+    Some(lint(
+        "list-dwarfs-tool",
+        saves,
+        0,
+        format!(
+            "{what} is {} of the tool's {} tokens; {} saves {} tokens per turn",
+            thousands(tokens),
+            thousands(base),
+            if key == "enum" {
+                "a free-text parameter with the values described in a line"
+            } else {
+                "dropping the examples"
+            },
+            thousands(saves)
+        ),
+    ))
+}
+
+fn drop_list(s: &mut Value, key: &str, tokens: usize, tok: Tokenizer, done: &mut bool) {
+    let Value::Object(m) = s else { return };
+    if !*done
+        && m.get(key)
+            .is_some_and(|l| tok.count(&compact_json(l)) == tokens)
+    {
+        m.shift_remove(key);
+        *done = true;
+        return;
+    }
+    each_child_mut(m, &mut |sub, _| drop_list(sub, key, tokens, tok, done));
+}
+
+/// Where a long description would be cut: the last sentence end (else word end) whose prefix
+/// is at most `max_tokens`, as `(max_description_chars, the cut text)`, checked to be what the
+/// proxy's `shorten` gives for that setting. `None` when the description is not over the limit.
+pub fn description_cut(d: &str, max_tokens: usize, tok: Tokenizer) -> Option<(usize, String)> {
+    if tok.count(d) <= max_tokens {
+        return None;
+    }
+    let sentence_ends: Vec<usize> = d
+        .match_indices(['.', '!', '?'])
+        .map(|(i, _)| i + 1)
+        .filter(|&e| d[e..].starts_with([' ', '\n']))
+        .collect();
+    let fits = |e: &usize| tok.count(&d[..*e]) <= max_tokens;
+    // the prefix count grows with the prefix: the last end that fits, by bisection
+    let last_fit = |ends: &[usize]| -> Option<usize> {
+        let n = ends.partition_point(fits);
+        n.checked_sub(1).map(|i| ends[i])
+    };
+    let end = last_fit(&sentence_ends).or_else(|| {
+        let word_ends: Vec<usize> = d.match_indices(' ').map(|(i, _)| i).collect();
+        last_fit(&word_ends)
+    })?;
+    for extra in [2, 1] {
+        let chars = d[..end].chars().count() + extra;
+        let cut = shorten(d, chars);
+        if tok.count(&cut) <= max_tokens + 1 && cut.trim_end_matches('…').len() <= end {
+            return Some((chars, cut));
+        }
+    }
+    None
+}
+
+/// Replace subschemas that occur more than once with `$ref`s to new `$defs` entries, largest
+/// saving first. Returns the entries made and how many copies each replaced. Subschemas with a
+/// `$ref`, `$id` or anchor inside stay (moving them could change what they refer to).
+pub fn factor_repeats(schema: &mut Value, min_bytes: usize) -> Vec<(String, usize)> {
+    let mut made = Vec::new();
+    for _ in 0..32 {
+        let mut seen: Vec<(String, usize, Option<String>)> = Vec::new();
+        if let Value::Object(root) = schema {
+            each_child_mut(root, &mut |sub, name| collect(sub, name, &mut seen));
+        }
+        let best = seen
+            .into_iter()
+            .filter(|(text, n, _)| {
+                *n > 1
+                    && text.len() >= min_bytes
+                    && !["\"$ref\"", "\"$id\"", "\"$anchor\"", "\"$dynamic"]
+                        .iter()
+                        .any(|k| text.contains(k))
+            })
+            .max_by_key(|(text, n, _)| (n - 1) * text.len());
+        let Some((text, n, name)) = best else { break };
+        let Ok(target) = serde_json::from_str::<Value>(&text) else {
+            break;
+        };
+        let Value::Object(root) = schema else { break };
+        let defs = root.entry("$defs").or_insert_with(|| json!({}));
+        let Value::Object(defs) = defs else { break };
+        let base = name.unwrap_or_else(|| "shared".into());
+        let mut key = base.clone();
+        let mut i = 2;
+        while defs.contains_key(&key) {
+            key = format!("{base}{i}");
+            i += 1;
+        }
+        let reference =
+            json!({"$ref": format!("#/$defs/{}", key.replace('~', "~0").replace('/', "~1"))});
+        each_child_mut(root, &mut |sub, _| replace(sub, &target, &reference));
+        if let Some(Value::Object(defs)) = root.get_mut("$defs") {
+            defs.insert(key.clone(), target);
+        }
+        made.push((key, n));
+    }
+    made
+}
+
+fn collect(v: &mut Value, name: Option<&str>, seen: &mut Vec<(String, usize, Option<String>)>) {
+    let text = compact_json(v);
+    match seen.iter_mut().find(|(t, _, _)| *t == text) {
+        Some(entry) => entry.1 += 1,
+        None => seen.push((text, 1, name.map(String::from))),
+    }
+    if let Value::Object(m) = v {
+        each_child_mut(m, &mut |sub, n| collect(sub, n, seen));
+    }
+}
+
+fn replace(v: &mut Value, target: &Value, with: &Value) {
+    if v == target {
+        *v = with.clone();
+        return;
+    }
+    if let Value::Object(m) = v {
+        each_child_mut(m, &mut |sub, _| replace(sub, target, with));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn repeated_subschemas_become_defs_and_say_what_they_save() {
+        let address = json!({"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}, "zip": {"type": "string"}}, "required": ["street", "city"]});
+        let t = tool(
+            json!({"name": "ship", "description": "Ship a parcel.", "inputSchema": {
+                "type": "object",
+                "properties": {"from": address, "to": address, "billing": address}
+            }}),
+        );
+        let l = lint_tool(&t, Tokenizer::Cl100k);
+        let rep = l
+            .lints
+            .iter()
+            .find(|l| l.rule == "repeated-subtree")
+            .unwrap();
+        let mut s = t["inputSchema"].clone();
+        let made = factor_repeats(&mut s, 40);
+        assert_eq!(made, vec![("from".to_string(), 3)]);
+        assert_eq!(s["properties"]["to"], json!({"$ref": "#/$defs/from"}));
+        assert_eq!(s["$defs"]["from"], address);
+        let mut fixed = t.clone();
+        fixed.insert("inputSchema".into(), s);
+        assert_eq!(
+            rep.saves_tokens,
+            view_tokens(&t, Tokenizer::Cl100k) - view_tokens(&fixed, Tokenizer::Cl100k)
+        );
+        assert!(rep.saves_tokens > 20, "{rep:?}");
+    }
+
+    #[test]
+    fn a_long_description_is_cut_at_a_sentence_that_fits() {
+        let sentence = "This tool reads a file from the workspace and returns its text. ";
+        let d = sentence.repeat(60);
+        let (chars, cut) = description_cut(&d, 500, Tokenizer::Cl100k).unwrap();
+        assert!(cut.ends_with("its text."), "{cut}");
+        assert!(Tokenizer::Cl100k.count(&cut) <= 500);
+        assert!(Tokenizer::Cl100k.count(&format!("{cut} {}", sentence.trim())) > 500);
+        assert_eq!(shorten(&d, chars), cut);
+        assert!(description_cut(sentence, 500, Tokenizer::Cl100k).is_none());
+    }
+}

@@ -1,0 +1,176 @@
+//! The lazy tools answered: a find returns definitions from the catalog, a call is checked
+//! against the tool's schema and forwarded, and the tools found are exposed for a while when
+//! `--lazy-expose` asks.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::CallToolResult;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{json, Map, Value};
+
+use super::{
+    bad_arguments_text, schema_errors, Catalog, CALL_TOOL, DEFAULT_FIND_LIMIT, FIND_TOOL,
+    MAX_FIND_LIMIT,
+};
+use crate::proxy::forward::from_json;
+use crate::proxy::server::Proxy;
+use crate::proxy::state::{lock, Shared};
+
+/// A tool result that is an error with this text (the model reads it).
+fn error_result(text: &str) -> Result<CallToolResult, ErrorData> {
+    from_json(json!({"content": [{"type": "text", "text": text}], "isError": true}))
+}
+
+fn text_result(text: &str) -> Result<CallToolResult, ErrorData> {
+    from_json(json!({"content": [{"type": "text", "text": text}]}))
+}
+
+impl Proxy {
+    fn catalog(&self) -> Arc<Catalog> {
+        self.shared
+            .catalog
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// A call of one of the lazy tools; `None` when `name` is not one of them (or the proxy is
+    /// not lazy).
+    pub(in crate::proxy) async fn lazy_call(
+        &self,
+        name: &str,
+        args: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Result<CallToolResult, ErrorData>> {
+        if !self.shared.opts.lazy_tools {
+            return None;
+        }
+        match name {
+            FIND_TOOL => Some(self.find(args)),
+            CALL_TOOL => Some(self.call(args, context.clone()).await),
+            _ => None,
+        }
+    }
+
+    fn find(&self, args: &Map<String, Value>) -> Result<CallToolResult, ErrorData> {
+        let Some(query) = args.get("query").and_then(Value::as_str) else {
+            return error_result(&format!(
+                "{FIND_TOOL} needs `query`: what you want to do, in plain words"
+            ));
+        };
+        let limit = match args.get("limit") {
+            None | Some(Value::Null) => DEFAULT_FIND_LIMIT,
+            Some(v) => match v.as_u64() {
+                Some(n @ 1..) => (n as usize).min(MAX_FIND_LIMIT),
+                _ => {
+                    return error_result(&format!(
+                        "{FIND_TOOL}: `limit` must be a whole number from 1 to {MAX_FIND_LIMIT}"
+                    ))
+                }
+            },
+        };
+        let catalog = self.catalog();
+        let text = catalog.find_text(query, limit);
+        let found: Vec<String> = catalog
+            .find(query, limit)
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(String::from))
+            .collect();
+        self.shared.expose(&found);
+        text_result(&text)
+    }
+
+    async fn call(
+        &self,
+        args: &Map<String, Value>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Some(name) = args.get("name").and_then(Value::as_str) else {
+            return error_result(&format!(
+                "{CALL_TOOL} needs `name`: a tool's name, as {FIND_TOOL} returned it"
+            ));
+        };
+        let arguments = match args.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a.clone(),
+            Some(_) => {
+                return error_result(&format!(
+                    "{CALL_TOOL}: `arguments` must be an object of the tool's arguments"
+                ))
+            }
+        };
+        let catalog = self.catalog();
+        let Some(tool) = catalog.get(name) else {
+            return error_result(&catalog.unknown_text(name));
+        };
+        let errors = schema_errors(tool, &Value::Object(arguments.clone()));
+        if !errors.is_empty() {
+            return error_result(&bad_arguments_text(tool, &errors));
+        }
+        self.shared.expose(&[name.to_string()]);
+        self.forward(name, arguments, context, Some(CALL_TOOL))
+            .await
+    }
+}
+
+impl Shared {
+    /// The tools exposed now, longest exposed first.
+    pub(in crate::proxy) fn exposed_names(&self) -> Vec<String> {
+        lock(&self.exposed).iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// Add tools to the client's list (`--lazy-expose`), or renew them; the clients are told
+    /// when the list changed.
+    fn expose(&self, names: &[String]) {
+        if self.opts.lazy_expose.is_none() || names.is_empty() {
+            return;
+        }
+        {
+            let mut exposed = lock(&self.exposed);
+            let now = Instant::now();
+            for n in names {
+                match exposed.iter_mut().find(|(e, _)| e == n) {
+                    Some(e) => e.1 = now,
+                    None => exposed.push((n.clone(), now)),
+                }
+            }
+        }
+        if self.relist() {
+            self.tell_tools_changed();
+        }
+    }
+
+    /// Send every client `notifications/tools/list_changed`.
+    fn tell_tools_changed(&self) {
+        let note = serde_json::from_value::<rmcp::model::ServerNotification>(
+            json!({"method": "notifications/tools/list_changed"}),
+        );
+        let Ok(note) = note else { return };
+        for client in self.live_clients() {
+            let _ = client.queue.try_send(note.clone());
+        }
+    }
+}
+
+/// Take exposed tools off the list `ttl` after they were last found or called, for as long as
+/// the proxy lives.
+pub(in crate::proxy) fn expire_exposed(shared: std::sync::Weak<Shared>, ttl: Duration) {
+    let tick = (ttl / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(tick).await;
+            let Some(s) = shared.upgrade() else { return };
+            let gone = {
+                let mut exposed = lock(&s.exposed);
+                let before = exposed.len();
+                exposed.retain(|(_, at)| at.elapsed() < ttl);
+                exposed.len() != before
+            };
+            if gone && s.relist() {
+                s.tell_tools_changed();
+            }
+        }
+    });
+}

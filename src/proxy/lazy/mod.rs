@@ -1,0 +1,258 @@
+//! Lazy tools (`proxy --lazy-tools`): the client is shown two tools of the proxy's instead of
+//! the upstream's definitions. `mcp_budget_find_tools` returns the full definitions of the
+//! tools that best match a plain-language query, `mcp_budget_call_tool` calls any of them (its
+//! result through the engine as usual). A wrong name or arguments that fail the tool's schema
+//! come back as a tool error carrying the definition, so the model can correct itself in one
+//! turn. With `--lazy-expose SECS` the tools found are also added to the client's list (a
+//! `tools/list_changed` is sent), and taken off again SECS seconds after they were last found
+//! or called.
+
+mod call;
+
+pub(super) use call::expire_exposed;
+mod search;
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+pub use search::{terms, ToolIndex};
+
+pub const FIND_TOOL: &str = "mcp_budget_find_tools";
+pub const CALL_TOOL: &str = "mcp_budget_call_tool";
+/// How many definitions a find returns unless asked, and at most.
+pub const DEFAULT_FIND_LIMIT: usize = 5;
+pub const MAX_FIND_LIMIT: usize = 20;
+
+/// The definition of `mcp_budget_find_tools` (`total` is how many tools it searches).
+pub fn find_tool_definition(total: usize) -> Value {
+    json!({
+        "name": FIND_TOOL,
+        "description": format!("Find tools by what they do. {total} tools are available but not listed: describe the task in plain words and get the full definitions (name, description, input schema) of the best matches. Then call one with {CALL_TOOL}."),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What you want to do, e.g. \"list open pull requests\""},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_FIND_LIMIT, "description": format!("How many tools to return (default {DEFAULT_FIND_LIMIT})")}
+            },
+            "required": ["query"]
+        },
+        "annotations": {"readOnlyHint": true}
+    })
+}
+
+/// The definition of `mcp_budget_call_tool`.
+pub fn call_tool_definition() -> Value {
+    json!({
+        "name": CALL_TOOL,
+        "description": format!("Call a tool found with {FIND_TOOL}, by its name, with arguments that match its input schema."),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The tool's name"},
+                "arguments": {"type": "object", "description": "The tool's arguments"}
+            },
+            "required": ["name"]
+        }
+    })
+}
+
+/// The tools behind the lazy pair: the upstream's, as the client may see them (filtered, shaped
+/// by the policy, lean when asked), and their search index.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    tools: Vec<Value>,
+    by_name: HashMap<String, usize>,
+    index: ToolIndex,
+}
+
+impl Catalog {
+    pub fn new(tools: Vec<Value>) -> Catalog {
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t["name"].as_str().unwrap_or("").to_string(), i))
+            .collect();
+        let index = ToolIndex::new(&tools);
+        Catalog {
+            tools,
+            by_name,
+            index,
+        }
+    }
+
+    pub fn tools(&self) -> &[Value] {
+        &self.tools
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The best matches for `query`, best first.
+    pub fn find(&self, query: &str, limit: usize) -> Vec<&Value> {
+        self.index
+            .search(query, limit)
+            .into_iter()
+            .map(|(i, _)| &self.tools[i])
+            .collect()
+    }
+
+    /// What `mcp_budget_find_tools` answers: the definitions found, and what to do next.
+    pub fn find_text(&self, query: &str, limit: usize) -> String {
+        let found = self.find(query, limit);
+        let mut body = json!({
+            "query": query,
+            "tools": found,
+            "of": self.tools.len(),
+        });
+        if found.is_empty() {
+            let names: Vec<&str> = self
+                .tools
+                .iter()
+                .take(40)
+                .filter_map(|t| t["name"].as_str())
+                .collect();
+            body["note"] = json!(format!(
+                "No tool matched. Try other words; some of the tools: {}",
+                names.join(", ")
+            ));
+        } else {
+            body["note"] = json!(format!(
+                "Call one with {CALL_TOOL} {{\"name\": ..., \"arguments\": {{...}}}}."
+            ));
+        }
+        serde_json::to_string(&body).unwrap_or_default()
+    }
+
+    /// The error a call of an unknown (or hidden) tool gets: the closest tools' definitions.
+    pub fn unknown_text(&self, name: &str) -> String {
+        // names a typo away first, then the names that share words with it
+        let mut near: Vec<(usize, &Value)> = self
+            .tools
+            .iter()
+            .map(|t| (edit_distance(name, t["name"].as_str().unwrap_or("")), t))
+            .filter(|(d, _)| *d <= (name.chars().count() / 3).max(2))
+            .collect();
+        near.sort_by_key(|(d, _)| *d);
+        let mut closest: Vec<&Value> = near.into_iter().map(|(_, t)| t).collect();
+        for t in self.find(&terms(name).join(" "), 3) {
+            if !closest.iter().any(|c| std::ptr::eq(*c, t)) {
+                closest.push(t);
+            }
+        }
+        closest.truncate(3);
+        serde_json::to_string(&json!({
+            "error": format!("no tool named `{name}`; the closest by name are below (or search with {FIND_TOOL})"),
+            "closest": closest,
+        }))
+        .unwrap_or_default()
+    }
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Why `tool` would refuse `arguments`: each way they break its input schema, as
+/// `path: message` (at most 10); empty when they match, or when the schema cannot be compiled
+/// (the upstream judges then).
+pub fn schema_errors(tool: &Value, arguments: &Value) -> Vec<String> {
+    let Some(schema) = tool.get("inputSchema") else {
+        return Vec::new();
+    };
+    let Ok(validator) = jsonschema::validator_for(schema) else {
+        return Vec::new();
+    };
+    validator
+        .iter_errors(arguments)
+        .take(10)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            let at = if path.is_empty() {
+                "(the arguments)".to_string()
+            } else {
+                path
+            };
+            format!("{at}: {e}")
+        })
+        .collect()
+}
+
+/// The error a call with arguments that break the schema gets: the errors and the definition.
+pub fn bad_arguments_text(tool: &Value, errors: &[String]) -> String {
+    serde_json::to_string(&json!({
+        "error": format!(
+            "the arguments do not match the input schema of `{}`: {}",
+            tool["name"].as_str().unwrap_or(""),
+            errors.join("; ")
+        ),
+        "definition": tool,
+    }))
+    .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_checked_against_the_schema() {
+        let tool = json!({"name": "get_issue", "inputSchema": {"type": "object",
+            "properties": {"owner": {"type": "string"}, "number": {"type": "integer"}},
+            "required": ["owner", "number"], "additionalProperties": false}});
+        assert!(schema_errors(&tool, &json!({"owner": "o", "number": 3})).is_empty());
+        let errors = schema_errors(&tool, &json!({"owner": "o", "number": "3", "x": 1}));
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors.iter().any(|e| e.starts_with("/number:")),
+            "{errors:?}"
+        );
+        let missing = schema_errors(&tool, &json!({}));
+        assert!(missing.iter().any(|e| e.contains("owner")), "{missing:?}");
+        let text = bad_arguments_text(&tool, &errors);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["definition"], tool);
+        // a schema that cannot be compiled leaves the judging to the upstream
+        let broken = json!({"name": "x", "inputSchema": {"type": 12}});
+        assert!(schema_errors(&broken, &json!({})).is_empty());
+    }
+
+    #[test]
+    fn an_unknown_name_gets_the_closest_definitions() {
+        let catalog = Catalog::new(vec![
+            json!({"name": "get_issue", "description": "Get an issue"}),
+            json!({"name": "list_issues", "description": "List issues"}),
+            json!({"name": "get_file", "description": "Read a file"}),
+        ]);
+        let text: Value = serde_json::from_str(&catalog.unknown_text("get_isue")).unwrap();
+        let names: Vec<&str> = text["closest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names[0], "get_issue", "{names:?}");
+        assert_eq!(edit_distance("get_isue", "get_issue"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(
+            catalog.get("get_file").unwrap()["description"],
+            "Read a file"
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! The definition rules on real definitions: every tool of the corpus's tool lists (the GitHub
+//! server's 117, the reference servers', Playwright's, Bright Data's). Each rule's saving is
+//! checked by tests/fixtures/check_lints.py, which applies the fix itself and counts with Python
+//! tiktoken. The rules run twice: at the audit's limits, and at limits low enough that every
+//! rule meets real definitions (no corpus tool has a 1,000-token outputSchema).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use mcp_budget::measure::{factor_repeats, lint_tool_with, LintLimits};
+use mcp_budget::tokens::Tokenizer;
+use serde_json::{json, Map, Value};
+
+use crate::support::{corpus, repo, venv_python};
+
+/// Every tool definition of the corpus's tool lists, with the list's name.
+pub fn corpus_tools(corpus: &Path) -> Vec<(String, Map<String, Value>)> {
+    let mut files: Vec<_> = ["toolslists/live", "toolslists/github-mcp-server"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(corpus.join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let pages: Vec<Value> = match serde_json::from_str::<Value>(&text) {
+            Ok(v) if v.get("result").is_some() => vec![v["result"].clone()],
+            Ok(v) => vec![v],
+            Err(_) => text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| serde_json::from_str::<Value>(l).unwrap()["result"].clone())
+                .collect(),
+        };
+        for page in pages {
+            for t in page["tools"].as_array().into_iter().flatten() {
+                out.push((name.clone(), t.as_object().unwrap().clone()));
+            }
+        }
+    }
+    out
+}
+
+const LOW: LintLimits = LintLimits {
+    description_tokens: 60,
+    list_tokens: 30,
+    list_share: 0.05,
+    output_schema_tokens: 60,
+    shared_bytes: 24,
+};
+
+#[test]
+fn every_rule_saves_what_an_independent_count_of_the_fixed_definition_says() {
+    let Some(corpus) = corpus() else { return };
+    let Some(python) = venv_python("tiktoken", "tiktoken") else {
+        return;
+    };
+    let mut tools = corpus_tools(&corpus);
+    assert!(tools.len() > 250, "{}", tools.len());
+    // no corpus tool repeats a subschema large enough for a `$defs` entry to pay for itself
+    // (the largest repeats are two copies of 117 bytes in Playwright's browser_drag); one made
+    // of a real part, the memory server's entity schema, taken three times
+    let entity = tools
+        .iter()
+        .find(|(_, t)| t["name"] == "create_entities")
+        .map(|(_, t)| t["inputSchema"]["properties"]["entities"]["items"].clone())
+        .expect("the memory server's create_entities");
+    let composed = json!({"name": "merge_entities", "description": "Merge two entities into a third.",
+        "inputSchema": {"type": "object", "properties": {"first": entity, "second": entity, "into": entity}}});
+    tools.push(("composed".into(), composed.as_object().unwrap().clone()));
+    let home = tempfile::tempdir().unwrap();
+    let cases = home.path().join("cases.jsonl");
+    let mut lines = String::new();
+    let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();
+    for limits in [LintLimits::default(), LOW] {
+        for (_, tool) in &tools {
+            let lints = lint_tool_with(tool, Tokenizer::Cl100k, &limits);
+            for l in &lints.lints {
+                *per_rule.entry(l.rule.clone()).or_default() += 1;
+                let mut case = json!({
+                    "tool": tool,
+                    "rule": l.rule,
+                    "saves_tokens": l.saves_tokens,
+                    "saves_wire_tokens": l.saves_wire_tokens,
+                    "limit": limits.description_tokens,
+                });
+                if l.rule == "repeated-subtree" {
+                    let mut s = tool["inputSchema"].clone();
+                    assert!(!factor_repeats(&mut s, limits.shared_bytes).is_empty());
+                    case["factored"] = s;
+                }
+                lines.push_str(&case.to_string());
+                lines.push('\n');
+            }
+            // what every fix together leaves is never more than the tool, and the suggested
+            // policy (lean and a cut description) never saves more than all fixes
+            let base = Tokenizer::Cl100k.count(&mcp_budget::measure::compact_json(
+                &mcp_budget::measure::model_view(tool),
+            ));
+            assert!(lints.fixed_tokens <= lints.suggested_tokens.min(base) + 1);
+        }
+    }
+    for rule in [
+        "schema-meta-keys",
+        "title-repeats-name",
+        "null-default",
+        "repeated-subtree",
+        "list-dwarfs-tool",
+        "long-description",
+        "heavy-output-schema",
+    ] {
+        assert!(
+            per_rule.get(rule).copied().unwrap_or(0) > 0,
+            "{rule} met no real definition: {per_rule:?}"
+        );
+    }
+    std::fs::write(&cases, lines).unwrap();
+    let out = Command::new(python)
+        .current_dir(repo().join("tests/fixtures"))
+        .arg("check_lints.py")
+        .arg(&cases)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["mismatches"], json!([]), "{got}");
+    for (rule, n) in &per_rule {
+        assert_eq!(got["checked"][rule], *n as u64, "{rule}");
+    }
+}
+
+#[test]
+fn the_audit_limits_find_what_the_corpus_carries() {
+    let Some(corpus) = corpus() else { return };
+    let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();
+    let mut saved = 0;
+    for (_, tool) in corpus_tools(&corpus) {
+        for l in lint_tool_with(&tool, Tokenizer::Cl100k, &LintLimits::default()).lints {
+            saved += l.saves_tokens;
+            *per_rule.entry(l.rule).or_default() += 1;
+        }
+    }
+    // zod's `$schema` on the TypeScript servers' tools, pydantic's titles and null defaults on
+    // the Python servers', and sequential thinking's 566-token description
+    assert!(per_rule["schema-meta-keys"] >= 100, "{per_rule:?}");
+    assert!(per_rule["title-repeats-name"] >= 10, "{per_rule:?}");
+    assert!(per_rule["null-default"] >= 3, "{per_rule:?}");
+    assert_eq!(per_rule["long-description"], 1, "{per_rule:?}");
+    assert!(saved > 2_000, "{saved}");
+}
