@@ -261,6 +261,10 @@ pub struct AuditArgs {
     /// Print what a findings rule checks and why, then exit (`--explain list` lists the rules)
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
+    /// Write a policy for `proxy --policy` that cuts the schema tax without losing what a client
+    /// validates: lean schemas, long descriptions cut at a sentence end
+    #[arg(long, value_name = "FILE")]
+    pub suggest_policy: Option<PathBuf>,
     /// Do not draw the PNG and SVG charts
     #[arg(long)]
     pub no_charts: bool,

@@ -84,6 +84,19 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     }
     let recorded = recorded(opts.recorder.as_deref());
     print_report(&report, &args)?;
+    if let Some(path) = &args.suggest_policy {
+        let text = mcp_budget::report::suggested_policy(&report);
+        mcp_budget::atomic::write_atomic(path, |w| w.write_all(text.as_bytes()))
+            .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
+        let (now, then) = mcp_budget::report::suggested_tax(&report);
+        warn(&format!(
+            "suggested policy written to {}: schema tax {} -> {} tokens per turn with it (mcp-budget proxy --policy {} -- <server>)",
+            path.display(),
+            mcp_budget::units::thousands(now),
+            mcp_budget::units::thousands(then),
+            path.display()
+        ));
+    }
     // a recording that failed, or a server that could not be audited (2), outranks a failed
     // gate (1)
     let audited = match recorded {

@@ -172,7 +172,12 @@ pub(super) fn listing(
 ) -> (Vec<Value>, Catalog, Startup) {
     let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
     let (shown, lean) = shown(all, filter, opts);
-    let kept: usize = shown.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
+    let names: HashSet<&str> = shown.iter().filter_map(|t| t["name"].as_str()).collect();
+    let hidden_tokens: usize = all
+        .iter()
+        .filter(|t| !names.contains(t["name"].as_str().unwrap_or("")))
+        .map(|t| tool_tokens(t, opts.tokenizer))
+        .sum();
     let catalog = Catalog::new(shown);
     let tools = client_tools(&catalog, opts, &[]);
     let read_tool_tokens = tool_tokens(&read_tool_definition(), opts.tokenizer);
@@ -181,7 +186,7 @@ pub(super) fn listing(
         shown_tools: catalog.tools().len(),
         upstream_tokens,
         shown_tokens: schema_tokens(&tools, opts.tokenizer),
-        hidden_tokens: upstream_tokens.saturating_sub(kept),
+        hidden_tokens,
         read_tool_tokens,
         lazy: opts.lazy_tools,
         lean,

@@ -14,6 +14,7 @@ pub mod limits;
 mod markdown;
 mod model;
 mod page;
+mod policy_toml;
 pub mod pricing;
 mod render;
 mod replay;
@@ -25,6 +26,7 @@ pub use self::csv::CsvKind;
 /// Re-exported for callers that format report numbers; the formatters live in `units`.
 pub use count::render_count_table;
 pub use model::*;
+pub use policy_toml::{suggested_policy, suggested_tax};
 pub use render::{render, Format};
 pub use replay::{render_replay_table, ReplayRow};
 pub use server_list::{render_server_list, server_list_json};

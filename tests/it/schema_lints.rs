@@ -156,3 +156,113 @@ fn the_audit_limits_find_what_the_corpus_carries() {
     assert_eq!(per_rule["long-description"], 1, "{per_rule:?}");
     assert!(saved > 2_000, "{saved}");
 }
+
+/// `audit --suggest-policy` on real tool lists, and the proxy applying the policy: the schema
+/// tax the proxy shows is the one the audit said the policy would leave.
+#[test]
+fn the_suggested_policy_leaves_the_tax_the_audit_says() {
+    let Some(corpus) = corpus() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let server = repo().join("tests/fixtures/toolslist_server.py");
+    let lists = [
+        ("git", "toolslists/live/git.tools-list.jsonl"),
+        (
+            "seq",
+            "toolslists/live/sequential-thinking.tools-list.jsonl",
+        ),
+    ];
+    let mut probes = String::new();
+    for (name, list) in lists {
+        probes.push_str(&format!(
+            "[servers.{name}]\ncommand = \"python3\"\nargs = [{:?}, {:?}]\n\n",
+            server.to_str().unwrap(),
+            corpus.join(list).to_str().unwrap()
+        ));
+    }
+    let probe_file = home.path().join("probes.toml");
+    std::fs::write(&probe_file, probes).unwrap();
+    let policy = home.path().join("lean.toml");
+    let out = Command::new(crate::support::bin_path())
+        .arg("audit")
+        .arg(&probe_file)
+        .args([
+            "--no-charts",
+            "--client",
+            "naive",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(home.path().join("out"))
+        .arg("--suggest-policy")
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(home.path().join("out/audit.json")).unwrap())
+            .unwrap();
+    let text = std::fs::read_to_string(&policy).unwrap();
+    let parsed: toml::Value = toml::from_str(&text).unwrap();
+    assert_eq!(parsed["policy"]["lean_schemas"].as_bool(), Some(true));
+    // sequential thinking's 566-token description is cut where the finding says
+    let seq = &report["servers"][1]["tools"][0];
+    assert_eq!(seq["name"], "sequentialthinking");
+    assert_eq!(
+        parsed["policy"]["tools"]["sequentialthinking"]["max_description_chars"]
+            .as_integer()
+            .map(|i| i as u64),
+        seq["description_cut_chars"].as_u64()
+    );
+    let mut total = (0, 0);
+    for (i, (name, list)) in lists.iter().enumerate() {
+        let s = &report["servers"][i];
+        assert_eq!(s["name"], *name);
+        let tools = s["tools"].as_array().unwrap();
+        let now: u64 = tools
+            .iter()
+            .map(|t| t["model_tokens"].as_u64().unwrap())
+            .sum();
+        let then: u64 = tools
+            .iter()
+            .map(|t| t["suggested_model_tokens"].as_u64().unwrap())
+            .sum();
+        assert!(then < now, "{name}: {then} vs {now}");
+        total = (total.0 + now, total.1 + then);
+        // the proxy with the policy: what it shows costs what the audit said, plus its own tool
+        let out = Command::new(crate::support::bin_path())
+            .args(["proxy", "--policy"])
+            .arg(&policy)
+            .args(["--", "python3"])
+            .arg(&server)
+            .arg(corpus.join(list))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let line = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        let read = mcp_budget::proxy::read_tool_definition();
+        let read = Tokenizer::Cl100k.count(&mcp_budget::measure::compact_json(
+            &mcp_budget::measure::model_view(read.as_object().unwrap()),
+        ));
+        let want = format!(
+            "schema {} -> {} tokens per turn",
+            mcp_budget::units::thousands(now as usize),
+            mcp_budget::units::thousands((then as usize) + read)
+        );
+        assert!(line.contains(&want), "{name}: `{line}` lacks `{want}`");
+    }
+    assert!(
+        text.contains(&format!(
+            "{} -> {} tokens per turn",
+            mcp_budget::units::thousands(total.0 as usize),
+            mcp_budget::units::thousands(total.1 as usize)
+        )),
+        "{text}"
+    );
+    assert!(stderr.contains("suggested policy written to"), "{stderr}");
+}

@@ -6,6 +6,7 @@ mod clients;
 mod forwarding;
 mod http;
 mod lazy;
+mod lean;
 mod lifecycle;
 mod notifications;
 mod relay;
