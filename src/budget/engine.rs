@@ -24,6 +24,8 @@ use crate::tokens::Tokenizer;
 pub enum Strategy {
     PassThrough,
     Stripped,
+    /// JSON re-encoded as TOON: the same value in fewer tokens.
+    Toon,
     Projected,
     Shrunk,
     Spilled,
@@ -34,6 +36,7 @@ impl Strategy {
         match self {
             Strategy::PassThrough => "pass_through",
             Strategy::Stripped => "stripped",
+            Strategy::Toon => "toon",
             Strategy::Projected => "projected",
             Strategy::Shrunk => "shrunk",
             Strategy::Spilled => "spilled",

@@ -19,6 +19,7 @@ mod shrink;
 mod size;
 mod spill;
 mod strip;
+mod toon;
 
 pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
 pub use input::{load_payload, parse_result, Payload, PayloadError};
@@ -35,3 +36,6 @@ pub use spill::{
     DEFAULT_MAX_BYTES, SPILL_URI_PREFIX,
 };
 pub use strip::{strip, StripCounts, TRACKING_PARAMS};
+pub use toon::{
+    decode as toon_decode, encode as toon_encode, toon_result, DecodeError as ToonDecodeError,
+};

@@ -107,7 +107,7 @@ impl Default for ToolPolicy {
             max_description_chars: None,
             lean_schemas: false,
             toon: false,
-            toon_min_saving: 0.2,
+            toon_min_saving: 0.1,
         }
     }
 }

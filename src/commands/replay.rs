@@ -91,5 +91,6 @@ fn replay_one(
         note: b.note.clone(),
         spill_error: b.spill_error,
         result: b.result,
+        toon_tokens: mcp_budget::budget::toon_result(&payload.result).map(|t| engine.cost(&t)),
     })
 }

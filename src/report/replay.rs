@@ -28,17 +28,28 @@ pub struct ReplayRow {
     pub spill_error: Option<String>,
     /// The budgeted MCP tool result.
     pub result: serde_json::Value,
+    /// The whole result with its JSON text written as TOON (lossless), in the budget's tokens;
+    /// `None` when its JSON holds no array of same-shaped objects. The engine uses TOON only
+    /// with the policy's `toon` and only when that fits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toon_tokens: Option<usize>,
 }
 
 /// The table form.
 pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
     let mut t = grid(Fit::Wrap(width));
-    t.set_header([
-        "file", "tool", "before", "after", "budget", "strategy", "engine", "spill",
-    ]);
+    let toon = rows.iter().any(|r| r.toon_tokens.is_some());
+    let mut header = vec![
+        "file", "tool", "before", "after", "budget", "strategy", "engine",
+    ];
+    if toon {
+        header.push("as TOON");
+    }
+    header.push("spill");
+    t.set_header(header);
     let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for r in rows {
-        t.add_row(vec![
+        let mut row = vec![
             Cell::new(one_line(&r.file)),
             Cell::new(one_line(&r.tool)),
             right(thousands(r.tokens_before)),
@@ -46,12 +57,18 @@ pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
             right(thousands(r.budget)),
             Cell::new(&r.strategy),
             right(micros_as_ms(r.engine_us)),
-            Cell::new(one_line(&match (&r.spill_path, &r.spill_error) {
+        ];
+        if toon {
+            row.push(right(r.toon_tokens.map_or("-".into(), thousands)));
+        }
+        row.push(Cell::new(one_line(
+            &match (&r.spill_path, &r.spill_error) {
                 (Some(path), _) => path.clone(),
                 (None, Some(e)) => format!("NOT SAVED: {e}"),
                 (None, None) => String::new(),
-            })),
-        ]);
+            },
+        )));
+        t.add_row(row);
     }
     format!("{t}\n")
 }

@@ -1057,3 +1057,74 @@ fn a_stripped_preview_says_where_to_continue_in_the_original() {
         "{note}"
     );
 }
+
+/// The policy's `toon`: a real table (the memory server's 178 relations, from the corpus) too
+/// big for the budget as compact JSON but not as TOON is sent as TOON, which reads back to the
+/// same value; without `toon` the JSON is shrunk and stays JSON.
+#[test]
+fn a_table_too_big_as_json_fits_as_toon_and_reads_back_the_same() {
+    let Some(corpus) = corpus() else { return };
+    let line =
+        std::fs::read_to_string(corpus.join("responses/memory__search_nodes.jsonl")).unwrap();
+    let result: Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    let graph: Value =
+        serde_json::from_str(result["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let table = json!({"relations": graph["relations"]});
+    assert_eq!(table["relations"].as_array().unwrap().len(), 178);
+    let text = serde_json::to_string(&table).unwrap();
+    let toon = mcp_budget::budget::toon_encode(&table).unwrap();
+    let (json_tokens, toon_tokens) = (
+        mcp_budget::tokens::Tokenizer::Cl100k.count(&text),
+        mcp_budget::tokens::Tokenizer::Cl100k.count(&toon),
+    );
+    // a third fewer: no keys, quotes or braces per row
+    assert!(
+        toon_tokens * 10 < json_tokens * 7,
+        "{toon_tokens} vs {json_tokens}"
+    );
+    let budget = (json_tokens + toon_tokens) / 2;
+    let input = text_result(&text);
+    let dir = tempfile::tempdir().unwrap();
+    let mut policy = mcp_budget::budget::Policy::builtin();
+    policy.set_budget(budget).unwrap();
+    let plain = mcp_budget::budget::Engine::new(
+        policy.clone(),
+        mcp_budget::tokens::Tokenizer::Cl100k,
+        mcp_budget::budget::SpillStore::new(dir.path(), 1 << 30),
+    );
+    policy
+        .extend_from_toml(&toml::from_str::<toml::Value>("toon = true").unwrap())
+        .unwrap();
+    let with_toon = mcp_budget::budget::Engine::new(
+        policy,
+        mcp_budget::tokens::Tokenizer::Cl100k,
+        mcp_budget::budget::SpillStore::new(dir.path(), 1 << 30),
+    );
+    let call = mcp_budget::budget::CallInfo {
+        server: "memory",
+        tool: "read_graph",
+        raw: None,
+        output_schema: false,
+    };
+    let off = plain.run(&call, &input);
+    assert_eq!(off.strategy, Strat::Shrunk);
+    let kept: Value =
+        serde_json::from_str(off.result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert!(kept["relations"].as_array().unwrap().len() < 178);
+
+    let on = with_toon.run(&call, &input);
+    assert_eq!(on.strategy, Strat::Toon);
+    assert!(on.tokens_after <= budget, "{} > {budget}", on.tokens_after);
+    let sent = on.result["content"][0]["text"].as_str().unwrap();
+    assert_eq!(mcp_budget::budget::toon_decode(sent).unwrap(), table);
+    let note = on.note.as_deref().unwrap();
+    let said = format!(
+        "JSON written as TOON (the same value, tables of rows): {} -> {} tokens",
+        mcp_budget::units::thousands(json_tokens),
+        mcp_budget::units::thousands(toon_tokens)
+    );
+    assert!(note.contains(&said), "{note}");
+    // the original JSON is saved, as for every strategy that changes a result
+    let spill = on.spill.as_ref().unwrap();
+    assert_eq!(std::fs::read_to_string(&spill.path).unwrap(), text);
+}

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Structured, Work, READ_SHRUNK_BYTES};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
+use super::super::toon::{decode, encode};
 use super::{Budgeted, Engine, Run, Strategy};
 
 impl Engine {
@@ -26,6 +27,11 @@ impl Engine {
         rest.structured = None;
         rest.cost_up_to(&self.counter, run.limit)?;
         let base_cuts = run.facts.cuts.clone();
+        if run.policy.toon {
+            if let Some(done) = self.toon_stage(run) {
+                return Some(done);
+            }
+        }
         if let Some(projection) = run.policy.project.clone() {
             let mut applied = false;
             for_each_json(&mut run.work, |json| {
@@ -98,6 +104,54 @@ impl Engine {
             cuts
         };
         run.stage("shrink");
+        None
+    }
+}
+
+impl Engine {
+    /// Each JSON text that TOON writes in at least `toon_min_saving` fewer tokens, and that reads
+    /// back to the same value, as TOON; done when that fits. Else the JSON is as it was.
+    fn toon_stage(&self, run: &mut Run) -> Option<Budgeted> {
+        let before = (run.work.clone(), run.facts.cuts.clone());
+        let mut changed = false;
+        for part in &mut run.work.parts {
+            let Part::Json { text, value } = part else {
+                continue;
+            };
+            let parsed = value.get(text);
+            let Some(toon) = encode(parsed) else { continue };
+            if decode(&toon).ok().as_ref() != Some(parsed) {
+                continue;
+            }
+            // against the compact JSON, which the engine could send instead without losing
+            // anything either (a pretty-printed text is no fair comparison)
+            let json_tokens = self
+                .counter
+                .count(text)
+                .min(self.counter.count(&compact(parsed)));
+            let toon_tokens = self.counter.count(&toon);
+            let saved = json_tokens.saturating_sub(toon_tokens);
+            if (saved as f64) < run.policy.toon_min_saving * json_tokens as f64 || saved == 0 {
+                continue;
+            }
+            run.facts.cuts.push(format!(
+                "JSON written as TOON (the same value, tables of rows): {} -> {} tokens",
+                crate::units::thousands(json_tokens),
+                crate::units::thousands(toon_tokens)
+            ));
+            *part = Part::Prose {
+                text: Cow::Owned(toon),
+                scan: Default::default(),
+            };
+            changed = true;
+        }
+        if changed {
+            run.stage("toon");
+            if let Some(done) = self.try_finish(run, Strategy::Toon) {
+                return Some(done);
+            }
+        }
+        (run.work, run.facts.cuts) = before;
         None
     }
 }
