@@ -117,12 +117,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
 /// after, and what each part of the difference came from.
 fn startup_line(name: &str, s: &mcp_budget::proxy::Startup, limits: &str) -> String {
     let mut parts = Vec::new();
-    if s.lazy {
-        parts.push(format!(
-            "lazy tools: {} tools behind mcp_budget_find_tools and mcp_budget_call_tool",
-            s.shown_tools
-        ));
-    } else if s.hidden_tokens > 0 {
+    if s.hidden_tokens > 0 {
         parts.push(format!("hidden tools save {}", thousands(s.hidden_tokens)));
     }
     if !s.lean.is_empty() {
@@ -145,7 +140,10 @@ fn startup_line(name: &str, s: &mcp_budget::proxy::Startup, limits: &str) -> Str
         thousands(s.read_tool_tokens)
     ));
     let shown = if s.lazy {
-        format!("{} tools behind 3", s.shown_tools)
+        format!(
+            "{} of {} tools behind mcp_budget_find_tools and mcp_budget_call_tool",
+            s.shown_tools, s.upstream_tools
+        )
     } else {
         format!("{} of {} tools shown", s.shown_tools, s.upstream_tools)
     };
