@@ -119,18 +119,12 @@ fn every_rule_saves_what_an_independent_count_of_the_fixed_definition_says() {
         );
     }
     std::fs::write(&cases, lines).unwrap();
-    let out = Command::new(python)
-        .current_dir(repo().join("tests/fixtures"))
-        .arg("check_lints.py")
-        .arg(&cases)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let got: Value = crate::support::run_json(
+        Command::new(python)
+            .current_dir(repo().join("tests/fixtures"))
+            .arg("check_lints.py")
+            .arg(&cases),
     );
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["mismatches"], json!([]), "{got}");
     for (rule, n) in &per_rule {
         assert_eq!(got["checked"][rule], *n as u64, "{rule}");

@@ -350,3 +350,15 @@ pub fn venv_python(module: &str, what: &str) -> Option<PathBuf> {
     eprintln!("SKIP: {what} is not installed in target/test-venv (run .ci/run)");
     None
 }
+
+/// Run `cmd` (a test fixture) to success and read its stdout as one JSON value; a failure shows
+/// its stderr.
+pub fn run_json(cmd: &mut std::process::Command) -> serde_json::Value {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}

@@ -65,18 +65,12 @@ fn github_upstream(list: &Path) -> Vec<String> {
 
 /// Run tests/fixtures/lazy_client.py with `plan` against `proxy ARGS -- UPSTREAM` (stdio) or a URL.
 fn lazy_client(python: &Path, plan: &Value, target: &[String]) -> Value {
-    let out = Command::new(python)
-        .arg(repo().join("tests/fixtures/lazy_client.py"))
-        .arg(plan.to_string())
-        .args(target)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    crate::support::run_json(
+        Command::new(python)
+            .arg(repo().join("tests/fixtures/lazy_client.py"))
+            .arg(plan.to_string())
+            .args(target),
+    )
 }
 
 fn proxy_command(proxy: &[&str], upstream: &[String]) -> Vec<String> {

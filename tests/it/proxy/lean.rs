@@ -23,18 +23,12 @@ fn lean_schemas_accept_exactly_what_the_originals_accept() {
         .filter(|p| p.is_file())
         .collect();
     lists.sort();
-    let out = Command::new(python)
-        .arg(repo().join("tests/fixtures/lean_equivalence.py"))
-        .arg(bin_path())
-        .args(&lists)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let got: Value = crate::support::run_json(
+        Command::new(python)
+            .arg(repo().join("tests/fixtures/lean_equivalence.py"))
+            .arg(bin_path())
+            .args(&lists),
     );
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["differ"], serde_json::json!([]), "{got}");
     assert!(got["tools"].as_u64().unwrap() > 300, "{got}");
     // half the real tools carry something the lean form drops

@@ -65,17 +65,11 @@ fn sdk_run(python: &std::path::Path, tool: &str, proxy: &[&str]) -> Value {
 
 /// Run tests/fixtures/sdk_client.py with these arguments; its JSON output.
 fn sdk(python: &std::path::Path, args: &[&str]) -> Value {
-    let out = Command::new(python)
-        .arg(crate::support::repo().join("tests/fixtures/sdk_client.py"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    crate::support::run_json(
+        Command::new(python)
+            .arg(crate::support::repo().join("tests/fixtures/sdk_client.py"))
+            .args(args),
+    )
 }
 
 /// `mcp-budget proxy` in front of `tests/fixtures/hostile_server.py MODE`, driven line by line;
