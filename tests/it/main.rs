@@ -22,6 +22,7 @@ mod renderers;
 mod schema_lints;
 mod secrets;
 mod support;
+mod survey;
 mod tokens_exact;
 mod transports;
 mod trust;

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The survey of real MCP servers (README "A survey of real servers"): install every server of
+# probes/survey/ at its pinned version into target/survey (npm and PyPI, one venv per Python
+# server), make the local data its probes read (a git clone of this repository, web pages from
+# the corpus served on 127.0.0.1, a SQLite file, an Excel file), audit them all in one run, and
+# write reports/survey/. Servers that fail to install are listed in reports/survey/failures.md
+# with the reason; servers that fail to start are in the report with theirs.
+#
+#     scripts/survey.sh            # about 10 minutes on 2 cores, most of it npm and pip
+#
+# Needs node/npm, python3, git, and chromium for the browser servers (.ci/run installs it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+survey=${SURVEY_DIR:-$root/target/survey}
+out=${SURVEY_OUT:-$root/reports/survey}
+port=${SURVEY_PORT:-8765}
+mkdir -p "$survey/npm" "$survey/py" "$survey/data" "$out"
+failures=$(mktemp)
+
+echo "== npm servers (pinned)"
+[ -f "$survey/npm/package.json" ] || echo '{"name":"mcp-budget-survey","private":true}' > "$survey/npm/package.json"
+grep -h '^# npm: ' probes/survey/*.toml | sed 's/^# npm: //' | sort -u | while read -r pkg; do
+    name=${pkg%@*}
+    if [ -d "$survey/npm/node_modules/$name" ]; then continue; fi
+    if ! log=$(cd "$survey/npm" && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --save-exact "$pkg" 2>&1); then
+        echo "| $pkg (npm) | $(echo "$log" | grep -m1 -i 'err' | cut -c1-160 | tr '|' '/') |" >> "$failures"
+    fi
+done
+
+echo "== PyPI servers (pinned, one venv each)"
+grep -h '^# pypi: ' probes/survey/*.toml | sed 's/^# pypi: //' | sort -u | while read -r venv spec; do
+    dir="$survey/py/$venv"
+    if [ -x "$dir/bin/python" ] && "$dir/bin/pip" show -q "${spec%%==*}" > /dev/null 2>&1; then continue; fi
+    python3 -m venv "$dir"
+    if ! log=$("$dir/bin/pip" install -q --disable-pip-version-check "$spec" 2>&1); then
+        echo "| $spec (PyPI) | $(echo "$log" | tail -1 | cut -c1-160 | tr '|' '/') |" >> "$failures"
+    fi
+done
+
+echo "== local data"
+data="$survey/data"
+if [ ! -d "$data/repo/.git" ]; then
+    git clone -q "$root" "$data/repo"
+fi
+mkdir -p "$data/web"
+for page in wikipedia wikipedia-2 guardian-1 engadget nytimes-5 google-sre-book-1; do
+    cp "$root/../shared/corpus/readability-pages/$page.source.html" "$data/web/$page.html" 2>/dev/null || true
+done
+cp "$root/../shared/corpus/local-docs/"*.md "$data/" 2>/dev/null || true
+python3 - "$data/shop.db" <<'PY'
+import random, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("drop table if exists orders")
+db.execute("create table orders (id integer primary key, customer text, item text, qty integer, price real, placed text)")
+rng = random.Random(7)
+items = ["usb-c hub", "wireless earbuds", "laptop stand", "hdmi cable", "webcam", "keyboard", "mouse"]
+db.executemany("insert into orders values (?,?,?,?,?,?)", [
+    (i, f"customer_{rng.randint(1, 400)}", rng.choice(items), rng.randint(1, 5),
+     round(rng.uniform(5, 300), 2), f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}")
+    for i in range(1, 5001)])
+db.commit()
+PY
+if [ -x "$survey/py/excel/bin/python" ]; then
+    "$survey/py/excel/bin/python" - "$data/sales.xlsx" <<'PY'
+import random, sys
+from openpyxl import Workbook
+wb = Workbook(); ws = wb.active; ws.title = "Sales"
+ws.append(["region", "month", "units", "revenue"])
+rng = random.Random(7)
+for region in ["north", "south", "east", "west"]:
+    for month in range(1, 13):
+        ws.append([region, month, rng.randint(10, 500), round(rng.uniform(1e3, 5e4), 2)])
+wb.save(sys.argv[1])
+PY
+fi
+
+echo "== web pages on 127.0.0.1:$port"
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$data/web" > /dev/null 2>&1 &
+web=$!
+trap 'kill $web 2>/dev/null; rm -f "$failures"' EXIT
+for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+
+echo "== audit"
+bin=${MCP_BUDGET_BIN:-$root/target/release/mcp-budget}
+[ -x "$bin" ] || cargo build --release
+SURVEY_DIR="$survey" SURVEY_WEB="http://127.0.0.1:$port" \
+    "$bin" audit probes/survey/*.toml --concurrency 6 --out "$out" --client all --spill-dir "$survey/spill" 2> "$out/audit.stderr" > "$out/audit.txt"
+status=$?
+{
+    echo "# Servers that did not install"
+    echo
+    if [ -s "$failures" ]; then
+        echo "| package | why |"; echo "|---|---|"; cat "$failures"
+    else
+        echo "Every package installed."
+    fi
+} > "$out/failures.md"
+python3 scripts/survey-analysis.py "$out/audit.json" > "$out/numbers.md"
+echo "audit exit $status; reports in $out"
