@@ -16,14 +16,18 @@ survey=${SURVEY_DIR:-$root/target/survey}
 out=${SURVEY_OUT:-$root/reports/survey}
 port=${SURVEY_PORT:-8765}
 mkdir -p "$survey/npm" "$survey/py" "$survey/data" "$out"
+rm -f "$out/audit.json"
 failures=$(mktemp)
 
-echo "== npm servers (pinned)"
-[ -f "$survey/npm/package.json" ] || echo '{"name":"mcp-budget-survey","private":true}' > "$survey/npm/package.json"
-grep -h '^# npm: ' probes/survey/*.toml | sed 's/^# npm: //' | sort -u | while read -r pkg; do
-    name=${pkg%@*}
-    if [ -d "$survey/npm/node_modules/$name" ]; then continue; fi
-    if ! log=$(cd "$survey/npm" && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --save-exact "$pkg" 2>&1); then
+echo "== npm servers (pinned, one folder each, so no package gets another's dependencies)"
+for file in probes/survey/*.toml; do
+    pkg=$(sed -n 's/^# npm: //p' "$file")
+    [ -n "$pkg" ] || continue
+    dir="$survey/npm/$(basename "$file" .toml)"
+    if [ -d "$dir/node_modules/${pkg%@*}" ]; then continue; fi
+    mkdir -p "$dir"
+    [ -f "$dir/package.json" ] || echo '{"private": true}' > "$dir/package.json"
+    if ! log=$(cd "$dir" && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --save-exact "$pkg" 2>&1); then
         echo "| $pkg (npm) | $(echo "$log" | grep -m1 -i 'err' | cut -c1-160 | tr '|' '/') |" >> "$failures"
     fi
 done

@@ -247,6 +247,15 @@ pub struct AuditArgs {
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_response_bytes: usize,
+    /// The protocol era to speak: `legacy` (the `initialize` handshake), `2026-07-28`
+    /// (`server/discover`, stateless), or `auto` (discover first, then `initialize`)
+    #[arg(
+        long,
+        env = "MCP_BUDGET_PROTOCOL",
+        value_name = "ERA",
+        default_value = "legacy"
+    )]
+    pub protocol: String,
     /// Model whose prices the dollar costs use (see README for the table)
     #[arg(
         long,

@@ -16,6 +16,17 @@ pub async fn connect(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session
     let io = open(spec, opts)
         .await
         .map_err(|e| e.redacted(&redactor_for(spec)))?;
+    // SSE is the 2024-11-05 transport: a server on it speaks the handshake era only
+    let legacy;
+    let opts = if matches!(spec.transport, TransportSpec::Sse { .. }) {
+        legacy = SessionOptions {
+            protocol: crate::upstream::Protocol::Legacy,
+            ..opts.clone()
+        };
+        &legacy
+    } else {
+        opts
+    };
     Session::connect_io(spec, io, opts).await
 }
 

@@ -140,6 +140,11 @@ pub struct ServerReport {
     #[serde(default)]
     pub warnings: Vec<String>,
     pub protocol_version: Option<String>,
+    /// Every protocol version the audit saw the server speak: the 2026-07-28 era's from
+    /// `server/discover`, and the handshake era's from `initialize` (with `--protocol auto`,
+    /// both are asked; with one era forced, only that one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eras: Vec<String>,
     pub server_info: Option<serde_json::Value>,
     pub instructions_tokens: usize,
     pub initialize_ms: Option<f64>,
@@ -400,6 +405,7 @@ impl ServerReport {
             error: None,
             warnings: Vec::new(),
             protocol_version: None,
+            eras: Vec::new(),
             server_info: None,
             instructions_tokens: 0,
             initialize_ms: None,

@@ -60,13 +60,14 @@ impl UpstreamClient {
         } else {
             ClientCapabilities::default()
         };
-        UpstreamClient {
-            info: ClientConfig::new(
-                capabilities,
-                Implementation::new("mcp-budget", env!("CARGO_PKG_VERSION")),
-            ),
-            downstream,
-        }
+        let mut info = ClientConfig::new(
+            capabilities,
+            Implementation::new("mcp-budget", env!("CARGO_PKG_VERSION")),
+        );
+        // `initialize` offers the newest version of the handshake era (2026-07-28 has no
+        // handshake: it is asked for with `server/discover`)
+        info.protocol_version = rmcp::model::ProtocolVersion::V_2025_11_25;
+        UpstreamClient { info, downstream }
     }
 }
 

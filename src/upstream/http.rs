@@ -120,11 +120,17 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream) {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(line.clone());
-        if let Some(s) = &session {
+        let modern = modern_headers(&line);
+        if let Some(s) = session.as_ref().filter(|_| modern.is_empty()) {
             req = req.header("mcp-session-id", s.clone());
         }
-        if let Some(p) = &protocol {
-            req = req.header("mcp-protocol-version", p.clone());
+        if modern.is_empty() {
+            if let Some(p) = &protocol {
+                req = req.header("mcp-protocol-version", p.clone());
+            }
+        }
+        for (name, value) in modern {
+            req = req.header(name, value);
         }
         let resp = match req.send().await {
             Ok(r) => r,
@@ -230,6 +236,56 @@ fn ok_status(r: reqwest::Response) -> Result<reqwest::Response, String> {
     } else {
         Err(format!("HTTP {}", r.status()))
     }
+}
+
+/// The headers a 2026-07-28 request carries over streamable HTTP (no session: the version, the
+/// method and, for a call, the name it concerns), read from the request's own `_meta`; none
+/// for a message of the handshake era.
+fn modern_headers(line: &str) -> Vec<(&'static str, HeaderValue)> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        return Vec::new();
+    };
+    let Some(version) = v["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str()
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Ok(h) = HeaderValue::from_str(version) {
+        out.push(("mcp-protocol-version", h));
+    }
+    if let Some(h) = v["method"]
+        .as_str()
+        .and_then(|m| HeaderValue::from_str(m).ok())
+    {
+        out.push(("mcp-method", h));
+    }
+    let name = match v["method"].as_str() {
+        Some("tools/call" | "prompts/get") => v["params"]["name"].as_str(),
+        Some("resources/read") => v["params"]["uri"].as_str(),
+        _ => None,
+    };
+    if let Some(name) = name {
+        out.push(("mcp-name", header_text(name)));
+    }
+    out
+}
+
+/// A value as a header: as it is when it is printable ASCII without edge spaces, else in the
+/// `=?base64?...?=` form the 2026-07-28 transport defines.
+fn header_text(value: &str) -> HeaderValue {
+    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && value == value.trim()
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    let text = if plain {
+        value.to_string()
+    } else {
+        use base64::Engine as _;
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    };
+    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 /// The `id` of a request line, if it is a request.

@@ -23,7 +23,7 @@ mod wire;
 pub use client::{BoxFuture, Downstream};
 pub use error::UpstreamError;
 pub use http::load_ca_file;
-pub use options::SessionOptions;
+pub use options::{Protocol, SessionOptions, MODERN_VERSION};
 pub use pages::{ListStop, Listed, PageWalker, MAX_PAGES};
 pub use request::{answer_or_cancel, CallOutcome, Forwarded};
 pub use server_io::ServerIo;

@@ -5,6 +5,35 @@ use std::sync::Arc;
 
 use super::Downstream;
 
+/// Which era of the protocol a session speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// The `initialize` handshake (2024-11-05 to 2025-11-25).
+    #[default]
+    Legacy,
+    /// 2026-07-28: `server/discover`, no handshake, every request self-contained.
+    Modern,
+    /// `server/discover` first, `initialize` when the server is legacy.
+    Auto,
+}
+
+/// The newest revision of the 2026 era, and the handshake era's newest.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "legacy" => Ok(Protocol::Legacy),
+            "2026-07-28" | "modern" => Ok(Protocol::Modern),
+            "auto" => Ok(Protocol::Auto),
+            other => Err(format!(
+                "unknown protocol `{other}`: legacy, 2026-07-28 or auto"
+            )),
+        }
+    }
+}
+
 /// Settings of a session.
 #[derive(Clone)]
 pub struct SessionOptions {
@@ -20,6 +49,8 @@ pub struct SessionOptions {
     /// Variables removed from the environment a stdio server inherits (the proxy's
     /// `--bearer-token-env`); the server's own configured `env` still applies.
     pub env_remove: Vec<String>,
+    /// The era to speak (`--protocol`).
+    pub protocol: Protocol,
 }
 
 impl std::fmt::Debug for SessionOptions {
@@ -30,6 +61,7 @@ impl std::fmt::Debug for SessionOptions {
             .field("extra_roots", &self.extra_roots.len())
             .field("downstream", &self.downstream.is_some())
             .field("env_remove", &self.env_remove)
+            .field("protocol", &self.protocol)
             .finish()
     }
 }
@@ -42,6 +74,7 @@ impl Default for SessionOptions {
             extra_roots: Vec::new(),
             downstream: None,
             env_remove: Vec::new(),
+            protocol: Protocol::Legacy,
         }
     }
 }

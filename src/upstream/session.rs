@@ -1,22 +1,26 @@
 //! One MCP client session to a server (audited, or behind the proxy): rmcp for the protocol, the
 //! wire record for the bytes. Every request is matched to its response by id, so any number of tasks
-//! can share a session; only `initialize` pairs by method (it is the first request).
+//! can share a session; only the handshake (`initialize`, or `server/discover` in the 2026-07-28
+//! era) pairs by method (it is the first request).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rmcp::model::ProtocolVersion;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ProgressToken};
-use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService,
+    ServiceError,
+};
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
 
 use super::client::UpstreamClient;
 use super::process::ChildGuard;
 use super::request::list_request;
 use super::{
-    answer_or_cancel, dropped, pump, CallOutcome, Forwarded, RawResponse, ServerIo, SessionOptions,
-    UpstreamError, Wire,
+    answer_or_cancel, dropped, pump, CallOutcome, Forwarded, Protocol, RawResponse, ServerIo,
+    SessionOptions, UpstreamError, Wire,
 };
 use crate::config::{redactor_for, Probe, Redactor, ServerSpec};
 
@@ -27,10 +31,24 @@ pub struct Session {
     child: Option<ChildGuard>,
     tasks: Vec<JoinHandle<()>>,
     init: RawResponse,
+    /// The handshake that opened the session: `initialize` or `server/discover`.
+    handshake: &'static str,
     pub init_latency_ms: f64,
     id: u64,
     /// Every error and warning of this session passes through it.
     redactor: Arc<Redactor>,
+}
+
+/// Why the handshake failed. When `server/discover` and then `initialize` both failed, the
+/// `initialize` failure is what a legacy server (or no MCP server at all) says: it comes
+/// first, and the discover failure after it.
+fn handshake_error(e: &rmcp::service::ClientInitializeError) -> String {
+    match e {
+        rmcp::service::ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
+            format!("{fallback} (server/discover before it: {discover})")
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Sessions started by this process so far (each gets the next number as its id).
@@ -66,28 +84,48 @@ impl Session {
         } = io;
         let pumps = pump::start(server_out, server_in, wire.clone(), opts.max_response_bytes);
         tasks.extend(pumps.tasks);
+        let lifecycle = match opts.protocol {
+            Protocol::Legacy => ClientLifecycleMode::Initialize,
+            Protocol::Modern => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+            Protocol::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: None,
+            },
+        };
         let served = UpstreamClient::new(opts.downstream.clone())
             // the pump already bounds message size (--max-response-bytes); rmcp's own 16 MiB
             // default would drop a larger line silently and leave its request waiting
-            .serve(
+            .serve_with_lifecycle(
                 AsyncRwTransport::<RoleClient, _, _>::new(pumps.rmcp_read, pumps.rmcp_write)
                     .with_max_line_length(usize::MAX),
+                lifecycle,
             )
             .await;
         let service = match served {
             Ok(s) => s,
             Err(e) => {
-                let message = explain(&e.to_string(), child.as_mut(), &wire).await;
+                let message = explain(&handshake_error(&e), child.as_mut(), &wire).await;
                 if let Some(c) = child {
                     c.shutdown().await;
                 }
                 return Err(UpstreamError::Initialize { message });
             }
         };
-        let init = wire
-            .take_response("initialize")
+        // the era is the handshake that succeeded: a `server/discover` result, else `initialize`
+        let discovered = wire
+            .take_response("server/discover")
+            .filter(|r| r.error.is_none());
+        let handshake = if discovered.is_some() {
+            "server/discover"
+        } else {
+            "initialize"
+        };
+        let init = discovered
+            .or_else(|| wire.take_response("initialize"))
             .ok_or_else(|| UpstreamError::Initialize {
-                message: "no initialize response was captured".into(),
+                message: format!("no {handshake} response was captured"),
             })?;
         Ok(Session {
             service,
@@ -95,6 +133,7 @@ impl Session {
             child,
             tasks,
             init,
+            handshake,
             init_latency_ms: ms(started),
             id: SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
             redactor,
@@ -106,7 +145,22 @@ impl Session {
         self.id
     }
 
-    /// The `initialize` response as the server sent it.
+    /// The protocol version both sides speak: the one the server's `initialize` result names,
+    /// or the one chosen from its `server/discover` result.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.service
+            .peer()
+            .peer_info()
+            .map(|i| i.protocol_version.to_string())
+    }
+
+    /// The handshake that opened the session: `initialize` or `server/discover`.
+    pub fn handshake(&self) -> &'static str {
+        self.handshake
+    }
+
+    /// The handshake's response (`initialize`, or `server/discover` in the 2026-07-28 era) as
+    /// the server sent it.
     pub fn initialize_response(&self) -> &RawResponse {
         &self.init
     }

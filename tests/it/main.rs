@@ -11,6 +11,7 @@ mod corpus;
 mod corpus_expected;
 mod demo_audit;
 mod engine;
+mod eras;
 mod fail_fast;
 mod gate;
 mod github_projections;

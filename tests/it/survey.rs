@@ -20,13 +20,13 @@ fn three_survey_servers_audit_from_their_probe_files() {
             return;
         }
     }
-    // the layout scripts/survey.sh makes: npm/node_modules/.bin and data/ with a repository
+    // the layout scripts/survey.sh makes: npm/<server>/node_modules/.bin and data/ with a repository
     let survey = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(
-        repo().join("target/test-servers"),
-        survey.path().join("npm"),
-    )
-    .unwrap();
+    std::fs::create_dir(survey.path().join("npm")).unwrap();
+    for name in ["everything", "filesystem", "memory"] {
+        let link = survey.path().join("npm").join(name);
+        std::os::unix::fs::symlink(repo().join("target/test-servers"), link).unwrap();
+    }
     let data = survey.path().join("data/repo");
     std::fs::create_dir_all(data.join("src")).unwrap();
     std::fs::copy(repo().join("README.md"), data.join("README.md")).unwrap();
