@@ -24,6 +24,10 @@ def main():
     say = out.append
     say(f"# The survey's numbers\n\n{len(servers)} servers audited: {len(ok)} ok, {len(failed)} failed to start or list.\n")
 
+    modern = [s for s in ok if "2026-07-28" in s.get("eras", [])]
+    say(f"Protocol eras (`--protocol auto`): {len(modern)} of {len(ok)} speak 2026-07-28 "
+        f"({', '.join(s['name'] for s in modern) or 'none'}), every one of those also the handshake era; "
+        f"{sum(1 for s in ok if s.get('protocol_version') == '2024-11-05')} answer only 2024-11-05.\n")
     say("## Schema tax per server (tokens per turn, cl100k_base model view)\n")
     taxes = sorted(((s["tools_list"]["model_tokens"], s) for s in ok), key=lambda t: -t[0])
     values = [t for t, _ in taxes]
@@ -31,12 +35,13 @@ def main():
         q = statistics.quantiles(values, n=10) if len(values) >= 2 else values
         say(f"Median {n(int(statistics.median(values)))}, p90 {n(int(q[-1]))}, max {n(values[0])}, "
             f"total {n(sum(values))} for {sum(s['tools_list']['tool_count'] for s in ok)} tools.\n")
-    say("| server | protocol | tools | schema tax | heaviest tool | score |")
-    say("|---|---|---:|---:|---|---|")
+    say("| server | measured in | eras | tools | schema tax | heaviest tool | score |")
+    say("|---|---|---|---:|---:|---|---|")
     for tax, s in taxes:
         top = max(s["tools"], key=lambda t: t["model_tokens"], default=None)
         score = s.get("schema_score") or {}
-        say(f"| {s['name']} | {s.get('protocol_version') or '-'} | {s['tools_list']['tool_count']} | {n(tax)} | "
+        say(f"| {s['name']} | {s.get('protocol_version') or '-'} | {', '.join(s.get('eras', [])) or '-'} | "
+            f"{s['tools_list']['tool_count']} | {n(tax)} | "
             f"{top['name'] + ' (' + n(top['model_tokens']) + ')' if top else '-'} | "
             f"{str(score.get('score', '-')) + ' ' + score.get('grade', '')} |")
 
@@ -77,7 +82,7 @@ def main():
     for s in ok:
         for f in s["findings"]:
             saves[f["rule"]] += f.get("saves_tokens") or 0
-    say("| rule | findings | servers | tokens per turn the fixes save |")
+    say("| rule | findings | servers | tokens per turn each saves (the fixes overlap) |")
     say("|---|---:|---:|---:|")
     for rule, k in rules.most_common():
         where = sum(1 for s in ok if any(f["rule"] == rule for f in s["findings"]))

@@ -89,7 +89,7 @@ echo "== audit"
 bin=${MCP_BUDGET_BIN:-$root/target/release/mcp-budget}
 [ -x "$bin" ] || cargo build --release
 SURVEY_DIR="$survey" SURVEY_WEB="http://127.0.0.1:$port" \
-    "$bin" audit probes/survey/*.toml --concurrency 6 --out "$out" --client all --spill-dir "$survey/spill" 2> "$out/audit.stderr" > "$out/audit.txt"
+    "$bin" audit probes/survey/*.toml --protocol auto --concurrency 6 --out "$out" --client all --spill-dir "$survey/spill" 2> "$out/audit.stderr" > "$out/audit.txt"
 status=$?
 {
     echo "# Servers that did not install"
