@@ -4,7 +4,9 @@
 //! `title` is a property, not a title. `$schema` goes only where the schema means the same under
 //! the dialect MCP assumes without one (2020-12).
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
+
+use super::compact_json;
 
 /// A visitor of schema objects, told the property name when the schema is a `properties` entry.
 pub type SchemaVisitor<'a> = dyn FnMut(&mut Map<String, Value>, Option<&str>) + 'a;
@@ -217,6 +219,84 @@ pub fn lean_tool(tool: &Value) -> (Value, Vec<(LeanTransform, usize)>) {
         }
     }
     (out, done)
+}
+
+/// Replace subschemas that occur more than once with `$ref`s to new `$defs` entries, largest
+/// saving first. Returns the entries made and how many copies each replaced. Subschemas with a
+/// `$ref`, `$id` or anchor inside stay (moving them could change what they refer to).
+pub fn factor_repeats(schema: &mut Value, min_bytes: usize) -> Vec<(String, usize)> {
+    let mut made = Vec::new();
+    for _ in 0..32 {
+        let mut seen = Seen::default();
+        if let Value::Object(root) = schema {
+            each_child_mut(root, &mut |sub, name| collect(sub, name, &mut seen));
+        }
+        let seen = seen.order;
+        let best = seen
+            .into_iter()
+            .filter(|(text, n, _)| {
+                *n > 1
+                    && text.len() >= min_bytes
+                    && !["\"$ref\"", "\"$id\"", "\"$anchor\"", "\"$dynamic"]
+                        .iter()
+                        .any(|k| text.contains(k))
+            })
+            .max_by_key(|(text, n, _)| (n - 1) * text.len());
+        let Some((text, n, name)) = best else { break };
+        let Ok(target) = serde_json::from_str::<Value>(&text) else {
+            break;
+        };
+        let Value::Object(root) = schema else { break };
+        let defs = root.entry("$defs").or_insert_with(|| json!({}));
+        let Value::Object(defs) = defs else { break };
+        let base = name.unwrap_or_else(|| "shared".into());
+        let mut key = base.clone();
+        let mut i = 2;
+        while defs.contains_key(&key) {
+            key = format!("{base}{i}");
+            i += 1;
+        }
+        let reference =
+            json!({"$ref": format!("#/$defs/{}", key.replace('~', "~0").replace('/', "~1"))});
+        each_child_mut(root, &mut |sub, _| replace(sub, &target, &reference));
+        if let Some(Value::Object(defs)) = root.get_mut("$defs") {
+            defs.insert(key.clone(), target);
+        }
+        made.push((key, n));
+    }
+    made
+}
+
+/// Every subschema's compact text, in the order first met, with its count and the property it
+/// first described.
+#[derive(Default)]
+struct Seen {
+    order: Vec<(String, usize, Option<String>)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+fn collect(v: &mut Value, name: Option<&str>, seen: &mut Seen) {
+    let text = compact_json(v);
+    match seen.index.get(&text) {
+        Some(&i) => seen.order[i].1 += 1,
+        None => {
+            seen.index.insert(text.clone(), seen.order.len());
+            seen.order.push((text, 1, name.map(String::from)));
+        }
+    }
+    if let Value::Object(m) = v {
+        each_child_mut(m, &mut |sub, n| collect(sub, n, seen));
+    }
+}
+
+fn replace(v: &mut Value, target: &Value, with: &Value) {
+    if v == target {
+        *v = with.clone();
+        return;
+    }
+    if let Value::Object(m) = v {
+        each_child_mut(m, &mut |sub, _| replace(sub, target, with));
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::lean::{apply_transform, each_child_mut, each_schema, LeanTransform};
+use super::lean::{apply_transform, each_child_mut, each_schema, factor_repeats, LeanTransform};
 use super::{compact_json, model_view};
 use crate::report::findings::LONG_DESCRIPTION_TOKENS;
 use crate::report::SchemaLint;
@@ -73,17 +73,58 @@ fn lint(rule: &str, saves: usize, wire: usize, message: String) -> SchemaLint {
     }
 }
 
+/// What `measure_tool` has already counted of a tool (so the rules do not count it again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    /// The model view.
+    pub model: usize,
+    pub description: usize,
+    pub output_schema: usize,
+}
+
+impl Counted {
+    /// Count them (for a caller that has not).
+    pub fn of(tool: &Map<String, Value>, tok: Tokenizer) -> Counted {
+        let count = |key: &str| match tool.get(key) {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(s)) => tok.count(s),
+            Some(other) => tok.count(&compact_json(other)),
+        };
+        Counted {
+            model: view_tokens(tool, tok),
+            description: count("description"),
+            output_schema: count("outputSchema"),
+        }
+    }
+}
+
 /// Run every definition rule on one tool definition, at the audit's limits.
-pub fn lint_tool(tool: &Map<String, Value>, tok: Tokenizer) -> ToolLints {
-    lint_tool_with(tool, tok, &LintLimits::default())
+pub fn lint_tool(tool: &Map<String, Value>, tok: Tokenizer, counted: Counted) -> ToolLints {
+    lint_counted(tool, tok, &LintLimits::default(), counted)
 }
 
 /// Run every definition rule on one tool definition.
 pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLimits) -> ToolLints {
+    lint_counted(tool, tok, limits, Counted::of(tool, tok))
+}
+
+/// The rules, given what is already counted. Only what a fix changes is counted again: a tool
+/// no rule fires on costs no count at all.
+fn lint_counted(
+    tool: &Map<String, Value>,
+    tok: Tokenizer,
+    limits: &LintLimits,
+    counted: Counted,
+) -> ToolLints {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-    let base = view_tokens(tool, tok);
+    let base = counted.model;
     let mut out = ToolLints::default();
     let mut fixed = tool.clone();
+    // what the fixed (every fix) and suggested (lean and cut) definitions have had done, so
+    // that each is counted only when no count already made says what it costs
+    let mut lean_steps = 0;
+    let mut one_step_tokens = base;
+    let (mut fixed_only, mut described) = (false, false);
 
     for (t, rule) in [
         (LeanTransform::MetaKeys, "schema-meta-keys"),
@@ -98,7 +139,10 @@ pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLi
         if let Some(s) = fixed.get_mut("inputSchema") {
             apply_transform(s, name, t);
         }
-        let saves = base.saturating_sub(view_tokens(&alone, tok));
+        let alone_tokens = view_tokens(&alone, tok);
+        lean_steps += 1;
+        one_step_tokens = alone_tokens;
+        let saves = base.saturating_sub(alone_tokens);
         let what = match t {
             LeanTransform::MetaKeys => format!("{removed} `$schema`/`$comment` key(s)"),
             LeanTransform::RepeatedTitles => format!("{removed} title(s) that repeat a name"),
@@ -118,11 +162,16 @@ pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLi
 
     let mut shared = Vec::new();
     let factored = with_schema(tool, |s| shared = factor_repeats(s, limits.shared_bytes));
-    let saves = base.saturating_sub(view_tokens(&factored, tok));
-    if !shared.is_empty() && saves > 0 {
+    let saves = if shared.is_empty() {
+        0
+    } else {
+        base.saturating_sub(view_tokens(&factored, tok))
+    };
+    if saves > 0 {
         if let Some(s) = fixed.get_mut("inputSchema") {
             factor_repeats(s, limits.shared_bytes);
         }
+        fixed_only = true;
         let copies: usize = shared.iter().map(|(_, n)| n).sum();
         let names: Vec<String> = shared
             .iter()
@@ -143,13 +192,20 @@ pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLi
         ));
     }
 
-    if let Some(l) = dwarfing_list(tool, base, tok, limits, &mut fixed) {
+    if let Some((l, dropped)) = dwarfing_list(tool, base, tok, limits, &mut fixed) {
+        fixed_only |= dropped;
         out.lints.push(l);
     }
 
     let mut suggested = lean;
-    if let Some(d) = tool.get("description").and_then(Value::as_str) {
+    let long = counted.description > limits.description_tokens;
+    if let Some(d) = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|_| long)
+    {
         if let Some((chars, cut)) = description_cut(d, limits.description_tokens, tok) {
+            described = true;
             let short = json!(cut);
             let mut cut_tool = tool.clone();
             cut_tool.insert("description".into(), short.clone());
@@ -166,7 +222,7 @@ pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLi
                 0,
                 format!(
                     "description is {} tokens (over {}); cut after \"{}\" (max_description_chars = {chars}) it saves {} tokens per turn",
-                    thousands(tok.count(d)),
+                    thousands(counted.description),
                     thousands(limits.description_tokens),
                     preview(last.trim(), 60),
                     thousands(saves)
@@ -176,8 +232,8 @@ pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLi
         }
     }
 
-    if let Some(o) = tool.get("outputSchema") {
-        let tokens = tok.count(&compact_json(o));
+    if tool.contains_key("outputSchema") {
+        let tokens = counted.output_schema;
         if tokens > limits.output_schema_tokens {
             let mut without = tool.clone();
             without.shift_remove("outputSchema");
@@ -196,59 +252,74 @@ pub fn lint_tool_with(tool: &Map<String, Value>, tok: Tokenizer, limits: &LintLi
             ));
         }
     }
-    out.fixed_tokens = view_tokens(&fixed, tok).min(base);
-    out.suggested_tokens = view_tokens(&suggested, tok).min(base);
+    // the suggested definition is the fixed one unless a fix only `fixed` has was made, and one
+    // lean transform alone was counted when it was made
+    let suggested_tokens = match (lean_steps, described) {
+        (0, false) => base,
+        (1, false) => one_step_tokens,
+        _ => view_tokens(&suggested, tok),
+    };
+    out.fixed_tokens = if fixed_only {
+        view_tokens(&fixed, tok)
+    } else {
+        suggested_tokens
+    }
+    .min(base);
+    out.suggested_tokens = suggested_tokens.min(base);
     out
 }
 
 /// An `enum` or `examples` list that is at least half the tool: the saving of dropping it (for
-/// an enum, the most a shorter one could save).
+/// an enum, the most a shorter one could save), and whether `fixed` dropped it (examples only:
+/// an enum decides validity).
 fn dwarfing_list(
     tool: &Map<String, Value>,
     base: usize,
     tok: Tokenizer,
     limits: &LintLimits,
     fixed: &mut Map<String, Value>,
-) -> Option<SchemaLint> {
+) -> Option<(SchemaLint, bool)> {
     let schema = tool.get("inputSchema")?;
-    let mut biggest: Option<(usize, &'static str, String)> = None;
+    let mut biggest: Option<(usize, &'static str, Value, String)> = None;
     each_schema(schema, &mut |m, prop| {
         for key in ["enum", "examples"] {
-            if let Some(list @ Value::Array(items)) = m.get(key) {
-                let tokens = tok.count(&compact_json(list));
-                if biggest.as_ref().is_none_or(|(t, _, _)| tokens > *t) {
-                    let what = format!(
-                        "{} of {} values{}",
-                        if key == "enum" { "an enum" } else { "examples" },
-                        items.len(),
-                        prop.map(|p| format!(" (`{p}`)")).unwrap_or_default()
-                    );
-                    biggest = Some((
-                        tokens,
-                        if key == "enum" { "enum" } else { "examples" },
-                        what,
-                    ));
-                }
+            let Some(list @ Value::Array(items)) = m.get(key) else {
+                continue;
+            };
+            let text = compact_json(list);
+            // a token is at least a byte: a shorter list cannot reach the limit
+            if text.len() < limits.list_tokens {
+                continue;
+            }
+            let tokens = tok.count(&text);
+            if biggest.as_ref().is_none_or(|(t, ..)| tokens > *t) {
+                let what = format!(
+                    "{} of {} values{}",
+                    if key == "enum" { "an enum" } else { "examples" },
+                    items.len(),
+                    prop.map(|p| format!(" (`{p}`)")).unwrap_or_default()
+                );
+                biggest = Some((tokens, key, list.clone(), what));
             }
         }
     });
-    let (tokens, key, what) = biggest?;
+    let (tokens, key, list, what) = biggest?;
     if tokens < limits.list_tokens || (tokens as f64) < limits.list_share * base as f64 {
         return None;
     }
-    let target = tokens;
     let drop = |s: &mut Value| {
         let mut done = false;
-        drop_list(s, key, target, tok, &mut done);
+        drop_list(s, key, &list, &mut done);
     };
     let without = with_schema(tool, drop);
-    if key == "examples" {
+    let examples = key == "examples";
+    if examples {
         if let Some(s) = fixed.get_mut("inputSchema") {
             drop(s);
         }
     }
     let saves = base.saturating_sub(view_tokens(&without, tok));
-    Some(lint(
+    let lint = lint(
         "list-dwarfs-tool",
         saves,
         0,
@@ -256,27 +327,26 @@ fn dwarfing_list(
             "{what} is {} of the tool's {} tokens; {} saves {} tokens per turn",
             thousands(tokens),
             thousands(base),
-            if key == "enum" {
-                "a free-text parameter with the values described in a line"
-            } else {
+            if examples {
                 "dropping the examples"
+            } else {
+                "a free-text parameter with the values described in a line"
             },
             thousands(saves)
         ),
-    ))
+    );
+    Some((lint, examples))
 }
 
-fn drop_list(s: &mut Value, key: &str, tokens: usize, tok: Tokenizer, done: &mut bool) {
+/// Remove the first `key` list equal to `list` in a schema position.
+fn drop_list(s: &mut Value, key: &str, list: &Value, done: &mut bool) {
     let Value::Object(m) = s else { return };
-    if !*done
-        && m.get(key)
-            .is_some_and(|l| tok.count(&compact_json(l)) == tokens)
-    {
+    if !*done && m.get(key) == Some(list) {
         m.shift_remove(key);
         *done = true;
         return;
     }
-    each_child_mut(m, &mut |sub, _| drop_list(sub, key, tokens, tok, done));
+    each_child_mut(m, &mut |sub, _| drop_list(sub, key, list, done));
 }
 
 /// Where a long description would be cut: the last sentence end (else word end) whose prefix
@@ -311,72 +381,6 @@ pub fn description_cut(d: &str, max_tokens: usize, tok: Tokenizer) -> Option<(us
     None
 }
 
-/// Replace subschemas that occur more than once with `$ref`s to new `$defs` entries, largest
-/// saving first. Returns the entries made and how many copies each replaced. Subschemas with a
-/// `$ref`, `$id` or anchor inside stay (moving them could change what they refer to).
-pub fn factor_repeats(schema: &mut Value, min_bytes: usize) -> Vec<(String, usize)> {
-    let mut made = Vec::new();
-    for _ in 0..32 {
-        let mut seen: Vec<(String, usize, Option<String>)> = Vec::new();
-        if let Value::Object(root) = schema {
-            each_child_mut(root, &mut |sub, name| collect(sub, name, &mut seen));
-        }
-        let best = seen
-            .into_iter()
-            .filter(|(text, n, _)| {
-                *n > 1
-                    && text.len() >= min_bytes
-                    && !["\"$ref\"", "\"$id\"", "\"$anchor\"", "\"$dynamic"]
-                        .iter()
-                        .any(|k| text.contains(k))
-            })
-            .max_by_key(|(text, n, _)| (n - 1) * text.len());
-        let Some((text, n, name)) = best else { break };
-        let Ok(target) = serde_json::from_str::<Value>(&text) else {
-            break;
-        };
-        let Value::Object(root) = schema else { break };
-        let defs = root.entry("$defs").or_insert_with(|| json!({}));
-        let Value::Object(defs) = defs else { break };
-        let base = name.unwrap_or_else(|| "shared".into());
-        let mut key = base.clone();
-        let mut i = 2;
-        while defs.contains_key(&key) {
-            key = format!("{base}{i}");
-            i += 1;
-        }
-        let reference =
-            json!({"$ref": format!("#/$defs/{}", key.replace('~', "~0").replace('/', "~1"))});
-        each_child_mut(root, &mut |sub, _| replace(sub, &target, &reference));
-        if let Some(Value::Object(defs)) = root.get_mut("$defs") {
-            defs.insert(key.clone(), target);
-        }
-        made.push((key, n));
-    }
-    made
-}
-
-fn collect(v: &mut Value, name: Option<&str>, seen: &mut Vec<(String, usize, Option<String>)>) {
-    let text = compact_json(v);
-    match seen.iter_mut().find(|(t, _, _)| *t == text) {
-        Some(entry) => entry.1 += 1,
-        None => seen.push((text, 1, name.map(String::from))),
-    }
-    if let Value::Object(m) = v {
-        each_child_mut(m, &mut |sub, n| collect(sub, n, seen));
-    }
-}
-
-fn replace(v: &mut Value, target: &Value, with: &Value) {
-    if v == target {
-        *v = with.clone();
-        return;
-    }
-    if let Value::Object(m) = v {
-        each_child_mut(m, &mut |sub, _| replace(sub, target, with));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,7 +398,7 @@ mod tests {
                 "properties": {"from": address, "to": address, "billing": address}
             }}),
         );
-        let l = lint_tool(&t, Tokenizer::Cl100k);
+        let l = lint_tool_with(&t, Tokenizer::Cl100k, &LintLimits::default());
         let rep = l
             .lints
             .iter()

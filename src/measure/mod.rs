@@ -16,10 +16,8 @@ pub use compact::compact_json;
 pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
 pub use init::{measure_initialize, InitInfo};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
-pub use lean::{apply_transform, lean_tool, LeanTransform};
-pub use lints::{
-    description_cut, factor_repeats, lint_tool, lint_tool_with, LintLimits, ToolLints,
-};
+pub use lean::{apply_transform, factor_repeats, lean_tool, LeanTransform};
+pub use lints::{description_cut, lint_tool, lint_tool_with, Counted, LintLimits, ToolLints};
 pub use pagination::is_paginated;
 pub use read::read_json;
 pub use result::{measure_parsed_result, measure_result, text_stats, tool_error_text};

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use super::lints::lint_tool;
+use super::lints::{lint_tool, Counted};
 use super::{compact_json, MeasureError};
 use crate::report::{ListCost, ToolCost, ToolsList};
 use crate::tokens::{Counts, TokenizerSet};
@@ -99,13 +99,20 @@ pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts),
         rest.shift_remove(known);
     }
     let annotations = tool.get("annotations");
-    let lints = lint_tool(&tool, set.primary());
+    let description_tokens = count(tool.get("description"));
+    let output_schema_tokens = count(tool.get("outputSchema"));
+    let counted = Counted {
+        model: model.primary,
+        description: description_tokens,
+        output_schema: output_schema_tokens,
+    };
+    let lints = lint_tool(&tool, set.primary(), counted);
     let cost = ToolCost {
         name,
         model_tokens: model.primary,
-        description_tokens: count(tool.get("description")),
+        description_tokens,
         input_schema_tokens: count(tool.get("inputSchema")),
-        output_schema_tokens: count(tool.get("outputSchema")),
+        output_schema_tokens,
         annotations_tokens: count(annotations),
         title_tokens: count(tool.get("title")),
         icons_tokens: count(tool.get("icons")),
