@@ -11,23 +11,6 @@
 
 use super::super::model::{SchemaScore, ServerReport};
 
-/// The rules about tool definitions (the ones the score counts); the rest are about results.
-pub const DEFINITION_RULES: &[&str] = &[
-    "list-without-limit",
-    "long-description",
-    "schema-dwarfs-description",
-    "data-uri-in-tools-list",
-    "unstable-tools-list",
-    "cursor-ignored",
-    "too-many-tools",
-    "schema-meta-keys",
-    "title-repeats-name",
-    "null-default",
-    "repeated-subtree",
-    "list-dwarfs-tool",
-    "heavy-output-schema",
-];
-
 /// The score of a server with tools (its findings already filled in); `None` without tools.
 pub fn schema_score(s: &ServerReport) -> Option<SchemaScore> {
     if s.tools.is_empty() {
@@ -46,7 +29,7 @@ pub fn schema_score(s: &ServerReport) -> Option<SchemaScore> {
     let findings: f64 = s
         .findings
         .iter()
-        .filter(|f| DEFINITION_RULES.contains(&f.rule.as_str()))
+        .filter(|f| super::rule(&f.rule).is_some_and(|r| !r.about_results))
         .map(|f| match f.severity.as_str() {
             "error" => 10.0,
             "warning" => 4.0,
