@@ -19,6 +19,7 @@ use mcp_budget::budget::{
     MIN_BUDGET,
 };
 use mcp_budget::tokens::Tokenizer;
+use mcp_budget::units::thousands;
 use serde_json::{json, Map, Value};
 
 /// Tool names to run under: plain ones, and those with a built-in GitHub projection.
@@ -212,12 +213,19 @@ fn check_reduced(input: &Value, raw: &str, out: &Budgeted, note_first: bool) -> 
         );
     }
     // JSON stays JSON: JSON blocks are never dropped, only shrunk or projected (unless the note
-    // alone is sent)
+    // alone is sent, or there are more of them than an array keeps items: then they are cut as
+    // an array's items are, from the end, and the note says how many are left)
     let json_in = json_blocks(input);
     let body: Vec<&Value> = content.iter().filter(|b| **b != note_block).collect();
     let json_out = body.iter().filter(|b| json_text(b).is_some()).count();
+    let note_text = note_block["text"].as_str().unwrap_or("");
+    let as_items = format!(
+        "content: {} of {} items kept",
+        thousands(json_out),
+        thousands(json_in)
+    );
     ensure!(
-        json_out >= json_in || body.is_empty(),
+        json_out >= json_in || body.is_empty() || (json_out >= 1 && note_text.contains(&as_items)),
         "{json_in} JSON text blocks in, {json_out} out ({strategy})"
     );
     match &out.spill {

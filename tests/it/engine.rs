@@ -602,6 +602,44 @@ fn arrays_of_5000_items() {
     }
 }
 
+/// The Python SDK's shape for a tool returning a list: one JSON text block per record, and the
+/// whole list in structuredContent. The blocks are cut as an array's items are (from the end,
+/// the note saying how many are left), not each emptied to `{}`.
+#[test]
+fn one_json_block_per_record_is_cut_like_an_array() {
+    let rows: Vec<Value> = (0..2000)
+        .map(|i| json!({"id": i, "name": format!("row {i}"), "score": i * 7 % 100}))
+        .collect();
+    let blocks: Vec<Value> = rows
+        .iter()
+        .map(|r| json!({"type": "text", "text": compact(r)}))
+        .collect();
+    let input = json!({"content": blocks, "structuredContent": {"result": rows}});
+    for budget in [1000, 4000] {
+        let out = run(budget, "fetch", &input);
+        assert!(
+            matches!(out.strategy, Strat::Shrunk),
+            "{}",
+            out.strategy.name()
+        );
+        let content = out.result["content"].as_array().unwrap();
+        let kept: Vec<Value> = content[..content.len() - 1]
+            .iter()
+            .map(|b| serde_json::from_str(b["text"].as_str().unwrap()).unwrap())
+            .collect();
+        // the first records, whole and in order
+        assert!(!kept.is_empty() && kept.len() < 2000);
+        assert_eq!(kept[..], rows[..kept.len()]);
+        let note = content.last().unwrap()["text"].as_str().unwrap();
+        let said = format!("content: {} of 2,000 items kept", kept.len());
+        assert!(note.contains(&said), "{note}");
+        let structured = out.result["structuredContent"]["result"]
+            .as_array()
+            .unwrap();
+        assert_eq!(structured[..], rows[..structured.len()]);
+    }
+}
+
 #[test]
 fn images_blobs_links_and_audio() {
     let png =

@@ -191,10 +191,32 @@ pub(super) fn shrunk<'a>(work: &Work<'a>, caps: Caps, start: Caps) -> (Work<'a>,
         depth: caps.depth,
         ..ShrinkReport::default()
     };
+    // more JSON blocks than the policy keeps items of an array are records (the Python SDK
+    // sends a list as one block per item): they are capped like an array's items, at least one
+    // kept, and the note says how many; fewer are each kept and shrunk
+    let blocks = work
+        .parts
+        .iter()
+        .filter(|p| matches!(p, Part::Json { .. }))
+        .count();
+    let keep = if blocks > start.array_items {
+        caps.array_items.max(1)
+    } else {
+        usize::MAX
+    };
+    if blocks > keep {
+        report.arrays.insert("content".into(), (1, keep, blocks));
+    }
+    let mut seen = 0;
     // build the shrunk copy directly: cloning a large JSON value first would double the work
     let parts = work
         .parts
         .iter()
+        .filter(|p| {
+            let json = matches!(p, Part::Json { .. });
+            seen += usize::from(json);
+            !json || seen <= keep
+        })
         .map(|p| match p {
             Part::Json { text, value } => {
                 let (value, r) = shrink_json(text, value, caps, start);
