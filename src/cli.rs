@@ -91,6 +91,16 @@ pub struct ProxyArgs {
     /// Seconds the upstream has to start and answer `initialize`
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub timeout: u64,
+    /// The era spoken to the upstream: `handshake-first` (`initialize`, and 2026-07-28 when
+    /// the server refuses it), `legacy`, `2026-07-28` or `auto` (discover first). Clients of
+    /// either era are served whatever this is.
+    #[arg(
+        long = "upstream-protocol",
+        env = "MCP_BUDGET_UPSTREAM_PROTOCOL",
+        value_name = "ERA",
+        default_value = "handshake-first"
+    )]
+    pub upstream_protocol: String,
     /// Serve streamable HTTP on this address instead of stdio (e.g. 127.0.0.1:8931)
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
@@ -253,7 +263,7 @@ pub struct AuditArgs {
         long,
         env = "MCP_BUDGET_PROTOCOL",
         value_name = "ERA",
-        default_value = "legacy"
+        default_value = "auto"
     )]
     pub protocol: String,
     /// Model whose prices the dollar costs use (see README for the table)

@@ -8,11 +8,32 @@ use rmcp::ServiceExt;
 use crate::capture::{self, Replay};
 use crate::config::{redactor_for, ServerSpec, TransportSpec};
 use crate::demo::DemoServer;
-use crate::upstream::{ServerIo, Session, SessionOptions, UpstreamError};
+use crate::upstream::{Protocol, ServerIo, Session, SessionOptions, UpstreamError};
 
 /// Start or reach the server and run the `initialize` handshake. Errors never carry a secret of
 /// the spec or of the inherited environment (a server's stderr can print them).
 pub async fn connect(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session, UpstreamError> {
+    if opts.protocol == Protocol::HandshakeFirst {
+        let first = SessionOptions {
+            protocol: Protocol::Legacy,
+            ..opts.clone()
+        };
+        return match connect_as(spec, &first).await {
+            Err(UpstreamError::HandshakeRefused { .. }) => {
+                let modern = SessionOptions {
+                    protocol: Protocol::Modern,
+                    ..opts.clone()
+                };
+                connect_as(spec, &modern).await
+            }
+            other => other,
+        };
+    }
+    connect_as(spec, opts).await
+}
+
+/// [`connect`] in the era `opts` names (never [`Protocol::HandshakeFirst`]).
+async fn connect_as(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session, UpstreamError> {
     let io = open(spec, opts)
         .await
         .map_err(|e| e.redacted(&redactor_for(spec)))?;
@@ -20,7 +41,7 @@ pub async fn connect(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session
     let legacy;
     let opts = if matches!(spec.transport, TransportSpec::Sse { .. }) {
         legacy = SessionOptions {
-            protocol: crate::upstream::Protocol::Legacy,
+            protocol: Protocol::Legacy,
             ..opts.clone()
         };
         &legacy

@@ -4,6 +4,7 @@
 
 mod clients;
 mod engine_time;
+mod era;
 mod observer;
 mod server;
 

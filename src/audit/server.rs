@@ -129,6 +129,10 @@ async fn run(
         // a second listing: prompt caching only works when the tools come back byte for byte
         if let Ok(again) = list_all(&mut session, "tools/list").await {
             report.tools_list.relist_identical = Some(again.pages == listed.pages);
+            report.tools_list.relist_differs_at_page =
+                (0..again.pages.len().max(listed.pages.len()))
+                    .find(|&i| again.pages.get(i) != listed.pages.get(i))
+                    .map(|i| i + 1);
             let names = |pages: &[String]| -> Vec<String> {
                 pages
                     .iter()
@@ -180,6 +184,7 @@ async fn run(
             .await;
         }
         let probes = plan_probes(spec, report, opts.auto_probe);
+        let mut typed = Vec::new();
         for (done, probe) in probes.iter().enumerate() {
             observer.phase(
                 &spec.name,
@@ -189,8 +194,13 @@ async fn run(
                 },
             );
             let tool = report.tools.iter().find(|t| t.name == probe.tool).cloned();
-            let row = run_probe(&mut session, &spec.name, probe, tool, opts).await;
+            let (row, result_type) = run_probe(&mut session, &spec.name, probe, tool, opts).await;
+            typed.extend(result_type.map(|t| (probe.tool.clone(), t)));
             report.probes.push(row);
+        }
+        if super::era::is_modern(&session) {
+            let c = super::era::conformance(&session, &listed.pages, &typed).await;
+            report.era_conformance = Some(c);
         }
         Ok(())
     }
@@ -264,7 +274,7 @@ async fn run_probe(
     // the tool's definition as listed: its output schema and `_meta` numbers shape the result
     tool: Option<ToolCost>,
     opts: &AuditOptions,
-) -> ProbeResult {
+) -> (ProbeResult, Option<bool>) {
     let mut row = ProbeResult {
         arguments: serde_json::Value::Object(probe.shown_arguments.clone()),
         label: probe.label.clone(),
@@ -274,10 +284,13 @@ async fn run_probe(
         Ok(o) => o,
         Err(e) => {
             (row.status, row.error) = (ProbeStatus::Error, Some(e.to_string()));
-            return row;
+            return (row, None);
         }
     };
     row.latency_ms = outcome.latency_ms;
+    // the 2026-07-28 era puts `resultType` on every result
+    let typed = super::era::is_modern(session)
+        .then(|| crate::measure::era_marks(outcome.response.result_text()).result_type);
     let set = opts.tokenizers.clone();
     let response = outcome.response;
     let engine = opts.engine.clone();
@@ -325,7 +338,7 @@ async fn run_probe(
             (row.status, row.error) = (ProbeStatus::Error, Some(format!("measuring failed: {e}")))
         }
     }
-    row
+    (row, typed)
 }
 
 /// Run a raw result through the engine, timing the engine pass alone as `replay` does (the

@@ -233,8 +233,41 @@ impl Replay {
         self.unrecorded(method, params)
     }
 
+    /// The versions a recording of the 2026-07-28 era names in its `server/discover` result
+    /// (`None` for a recording of the handshake era).
+    fn discovered_versions(&self) -> Option<Value> {
+        let mut answers = self
+            .recorded
+            .iter()
+            .filter(|r| r.method == "server/discover")
+            .flat_map(|r| &r.answers);
+        answers.find_map(|a| match a {
+            Reply::Result(raw) => serde_json::from_str::<Value>(raw)
+                .ok()
+                .map(|v| v["supportedVersions"].clone()),
+            Reply::Error(_) => None,
+        })
+    }
+
+    /// A recording keeps the era it was made in: one of the 2026-07-28 era refuses
+    /// `initialize` as a server of that era does (-32022, with the versions it speaks), and one
+    /// of the handshake era answers `server/discover` "method not found", as a server of that
+    /// era does (so a client that asks it first falls back to `initialize`).
     fn unrecorded(&self, method: &str, params: Option<&Value>) -> Reply {
         let param = |name: &str| params.and_then(|p| p.get(name));
+        if method == "initialize" {
+            if let Some(supported) = self.discovered_versions() {
+                let requested = param("protocolVersion").cloned().unwrap_or(Value::Null);
+                return Reply::Error(
+                    json!({
+                        "code": -32022,
+                        "message": format!("unsupported protocol version: the recording of server `{}` was made in the 2026-07-28 era, without a handshake", self.server),
+                        "data": {"supported": supported, "requested": requested},
+                    })
+                    .to_string(),
+                );
+            }
+        }
         match method {
             "ping" => Reply::Result("{}".into()),
             "tools/call" => {
@@ -271,6 +304,12 @@ fn request_key(method: &str, params: Option<&Value>) -> Value {
     let param = |name: &str| params.and_then(|p| p.get(name));
     match method {
         "initialize" | "ping" => Value::Null,
+        // asked in each version it was asked in (a version the server does not speak gets
+        // the refusal recorded for it, not the result)
+        "server/discover" => param("_meta")
+            .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+            .cloned()
+            .unwrap_or(Value::Null),
         "tools/call" => json!({
             "name": param("name").cloned().unwrap_or(Value::Null),
             "arguments": arguments(param("arguments")),
@@ -297,5 +336,52 @@ fn arguments(given: Option<&Value>) -> Value {
     match given {
         None | Some(Value::Null) => Value::Object(Default::default()),
         Some(v) => v.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::Direction::{Received, Sent};
+
+    fn discover(id: u64, version: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}"}}}}}}"#
+        )
+    }
+
+    /// A recording of the 2026-07-28 era answers each version as it was answered, however
+    /// often it is asked, and refuses `initialize` with the versions it named.
+    #[test]
+    fn a_modern_recording_answers_each_version_as_recorded() {
+        let (d1, d2) = (discover(0, "2026-07-28"), discover(1, "2099-01-01"));
+        let lines = [
+            (Sent, d1.as_str()),
+            (
+                Received,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"resultType":"complete","supportedVersions":["2026-07-28"]}}"#,
+            ),
+            (Sent, d2.as_str()),
+            (
+                Received,
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported"}}"#,
+            ),
+        ];
+        let mut replay = Replay::from_events("rec", lines);
+        let params = |v: &str| json!({"_meta": {"io.modelcontextprotocol/protocolVersion": v}});
+        for _ in 0..3 {
+            let got = replay.answer("server/discover", Some(&params("2026-07-28")));
+            assert!(matches!(got, Reply::Result(r) if r.contains("supportedVersions")));
+        }
+        let got = replay.answer("server/discover", Some(&params("2099-01-01")));
+        assert!(matches!(got, Reply::Error(e) if e.contains("-32022")));
+        let init = json!({"protocolVersion": "2025-11-25"});
+        let Reply::Error(e) = replay.answer("initialize", Some(&init)) else {
+            panic!("initialize is refused");
+        };
+        let e: Value = serde_json::from_str(&e).unwrap();
+        assert_eq!(e["code"], -32022);
+        assert_eq!(e["data"]["supported"], json!(["2026-07-28"]));
+        assert_eq!(e["data"]["requested"], "2025-11-25");
     }
 }

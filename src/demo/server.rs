@@ -137,8 +137,11 @@ fn query(sql: &str) -> Value {
     text_result("| day | orders |\n|---|---|\n| 2026-01-13 | 412 |\n| 2026-01-14 | 398 |")
 }
 
+/// A result read into rmcp's type, marked `resultType: "complete"` (2026-07-28 clients require
+/// it; rmcp takes it off for earlier ones).
 fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
-    serde_json::from_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    serde_json::from_value(crate::measure::marked_complete(v))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
 
 impl ServerHandler for DemoServer {

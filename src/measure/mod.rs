@@ -3,6 +3,7 @@
 
 mod compact;
 mod duplicate;
+mod era;
 mod init;
 mod json_eq;
 mod lean;
@@ -14,7 +15,8 @@ mod tools;
 
 pub use compact::compact_json;
 pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
-pub use init::{measure_initialize, InitInfo};
+pub use era::{era_marks, marked_complete, EraMarks};
+pub use init::{measure_initialize, InitInfo, SERVER_INFO_META_KEY};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
 pub use lean::{apply_transform, factor_repeats, lean_tool, LeanTransform};
 pub use lints::{description_cut, lint_tool, lint_tool_with, Counted, LintLimits, ToolLints};

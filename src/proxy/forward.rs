@@ -16,13 +16,28 @@ use crate::budget::{Budgeted, CallInfo};
 use crate::calllog::CallRecord;
 use crate::upstream::{CallOutcome, Forwarded, Session, UpstreamError};
 
+/// The largest `data` of an upstream's JSON-RPC error passed on to the client (as JSON text).
+const MAX_ERROR_DATA_BYTES: usize = 4096;
+
 impl Proxy {
     /// An upstream failure as the client's error: the upstream's own JSON-RPC error as it
     /// sent it, anything else naming the upstream; a stopped upstream is restarted.
     pub(super) fn upstream_failure(&self, session: &Session, e: UpstreamError) -> ErrorData {
         let server = &self.shared.opts.server;
-        if let UpstreamError::Rpc { code, message, .. } = e {
-            return ErrorData::new(rmcp::model::ErrorCode(code as i32), message, None);
+        if let UpstreamError::Rpc {
+            code,
+            message,
+            data,
+            ..
+        } = e
+        {
+            // the error's `data` too, unless it is large: an error is outside the budget
+            let data = data.filter(|d| d.to_string().len() <= MAX_ERROR_DATA_BYTES);
+            return ErrorData::new(
+                rmcp::model::ErrorCode(code as i32),
+                message,
+                data.map(|d| *d),
+            );
         }
         // rmcp reports a dead transport before `is_closed` turns true
         let message = if session.is_closed() || e.to_string().contains("closed") {
@@ -51,7 +66,10 @@ impl Proxy {
             .request_json(method, params, ct.cancelled())
             .await
             .map_err(|e| self.upstream_failure(&session, e))?;
-        serde_json::from_str(raw.result_text()).map_err(|e| {
+        serde_json::from_str(raw.result_text())
+            .map(crate::measure::marked_complete)
+            .and_then(serde_json::from_value)
+            .map_err(|e| {
             ErrorData::internal_error(
                 format!(
                     "the upstream server `{}` answered {method} with a result mcp-budget cannot read: {e}",
@@ -273,15 +291,10 @@ impl Proxy {
 
 /// The calling client's name and version, for the log.
 fn caller(context: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
+    // the request's own `_meta` names a 2026-07-28 client; a session's handshake, the others
     context
-        .peer
-        .peer_info()
-        .map(|i| {
-            (
-                Some(i.client_info.name.clone()),
-                Some(i.client_info.version.clone()),
-            )
-        })
+        .client_info()
+        .map(|i| (Some(i.name), Some(i.version)))
         .unwrap_or((None, None))
 }
 
@@ -319,6 +332,10 @@ fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
     serde_json::from_value(v).ok()
 }
 
+/// A result for the client, read into rmcp's type. A result without `resultType` is marked
+/// `"complete"` (what an absent field means): 2026-07-28 clients require the field, and rmcp
+/// takes it off again for a client of an earlier version.
 pub(super) fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
-    serde_json::from_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    serde_json::from_value(crate::measure::marked_complete(v))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -28,6 +28,9 @@ pub struct ListenOptions {
     pub max_sessions: usize,
 }
 
+/// The largest request body read (rmcp is given the same limit, its default).
+const MAX_BODY: usize = 4 * 1024 * 1024;
+
 /// Defaults of [`ListenOptions::session_idle`] and [`ListenOptions::max_sessions`].
 pub const DEFAULT_SESSION_IDLE_SECS: u64 = 5 * 60;
 pub const DEFAULT_MAX_SESSIONS: usize = 1000;
@@ -35,6 +38,7 @@ pub const DEFAULT_MAX_SESSIONS: usize = 1000;
 /// The config: loopback hosts (plus `extra`) and loopback browser origins only.
 fn config(extra: &[String]) -> StreamableHttpServerConfig {
     let mut c = StreamableHttpServerConfig::default();
+    c.max_request_body_bytes = MAX_BODY;
     c.allowed_hosts = ["localhost", "127.0.0.1", "::1", "[::1]"]
         .iter()
         .map(|h| h.to_string())
@@ -74,9 +78,24 @@ fn too_many_sessions(max: usize) -> Reply {
     r
 }
 
-/// Whether `req` asks for a new session (a POST without `Mcp-Session-Id`: an initialize).
-fn opens_session<B>(req: &Request<B>) -> bool {
+/// Whether `req` may ask for a new session: a POST without `Mcp-Session-Id`. Its body then
+/// tells (see [`is_initialize`]).
+fn may_open_session<B>(req: &Request<B>) -> bool {
     req.method() == hyper::Method::POST && !req.headers().contains_key("mcp-session-id")
+}
+
+/// Whether a session-less POST's body opens a session: an `initialize` (rmcp gives one a
+/// session whatever its headers say), or a body that cannot be read as one message (rmcp
+/// refuses it; it is counted to be safe). Any other message is a request of the 2026-07-28
+/// era, served on its own: neither counted against `--max-sessions` nor made to wait for
+/// another.
+fn is_initialize(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        method: Option<String>,
+    }
+    serde_json::from_slice::<Message>(body)
+        .map_or(true, |m| m.method.as_deref() == Some("initialize"))
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Reply {
@@ -149,7 +168,20 @@ pub async fn listen(
                                     ));
                                 }
                             }
-                            if !opens_session(&req) {
+                            if !may_open_session(&req) {
+                                return Ok(service.handle(req).await);
+                            }
+                            let (parts, body) = req.into_parts();
+                            let Ok(body) = Limited::new(body, MAX_BODY).collect().await else {
+                                return Ok(plain(
+                                    StatusCode::PAYLOAD_TOO_LARGE,
+                                    "request body too large or cut off\n",
+                                ));
+                            };
+                            let body = body.to_bytes();
+                            let opens = is_initialize(&body);
+                            let req = Request::from_parts(parts, Full::new(body));
+                            if !opens {
                                 return Ok(service.handle(req).await);
                             }
                             // one session opened at a time, so the count cannot overshoot

@@ -44,7 +44,7 @@ impl Proxy {
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let (all, warnings) = upstream_tools(&session, &opts.server).await?;
         let (tools, catalog, startup) = listing(&all, &filter, &opts);
-        let info = server_info(&init, &opts.server);
+        let info = server_info(&init, session.protocol_version(), &opts.server);
         let upstream = Upstream::new(spec.clone(), session_opts, session);
         let listed = (tools, catalog, startup.clone());
         let shared = Arc::new(Shared::new(upstream, opts, filter, listed, info));
@@ -82,14 +82,22 @@ impl Proxy {
     }
 }
 
-/// What the proxy tells its clients at `initialize`: the upstream's protocol version,
-/// capabilities, server info and instructions, and always tools (`mcp_budget_read`) and
-/// resources (the spills).
-fn server_info(init: &Value, server: &str) -> Value {
+/// What the proxy tells its clients at `initialize` and `server/discover`: the upstream's
+/// protocol version, capabilities, server info and instructions (from its `initialize` result,
+/// or from its `server/discover` result, which names the server in `_meta`), and always tools
+/// (`mcp_budget_read`) and resources (the spills). The era the proxy speaks to its upstream
+/// does not bind its clients: rmcp answers each client in its own.
+fn server_info(init: &Value, version: Option<String>, server: &str) -> Value {
+    let named = init
+        .get("serverInfo")
+        .or_else(|| init["_meta"].get(crate::measure::SERVER_INFO_META_KEY))
+        .cloned();
     let mut info = json!({
-        "protocolVersion": init.get("protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
+        "protocolVersion": init.get("protocolVersion").cloned()
+            .or(version.map(Value::from))
+            .unwrap_or(json!("2025-11-25")),
         "capabilities": init.get("capabilities").cloned().unwrap_or(json!({})),
-        "serverInfo": init.get("serverInfo").cloned().unwrap_or(json!({"name": server, "version": "0"})),
+        "serverInfo": named.unwrap_or(json!({"name": server, "version": "0"})),
     });
     if let Some(i) = init.get("instructions") {
         info["instructions"] = i.clone();

@@ -6,6 +6,7 @@ pub mod clients;
 mod count;
 mod csv;
 mod definitions;
+mod era;
 pub mod findings;
 pub(crate) mod grid;
 mod html;
@@ -25,6 +26,7 @@ mod table;
 pub use self::csv::CsvKind;
 /// Re-exported for callers that format report numbers; the formatters live in `units`.
 pub use count::render_count_table;
+pub use era::{EraConformance, VersionRefusal};
 pub use model::*;
 pub use policy_toml::{suggested_policy, suggested_tax};
 pub use render::{render, Format};

@@ -145,6 +145,10 @@ pub struct ServerReport {
     /// both are asked; with one era forced, only that one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub eras: Vec<String>,
+    /// The 2026-07-28 era's rules as this audit saw them kept (only for a server measured in
+    /// that era).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub era_conformance: Option<super::EraConformance>,
     pub server_info: Option<serde_json::Value>,
     pub instructions_tokens: usize,
     pub initialize_ms: Option<f64>,
@@ -197,6 +201,9 @@ pub struct ToolsList {
     /// A second tools/list gave the tools in the same order.
     #[serde(default)]
     pub relist_same_order: Option<bool>,
+    /// The first page (1-based) at which the second tools/list differed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relist_differs_at_page: Option<usize>,
 }
 
 /// A prompts or resources list.
@@ -406,6 +413,7 @@ impl ServerReport {
             warnings: Vec::new(),
             protocol_version: None,
             eras: Vec::new(),
+            era_conformance: None,
             server_info: None,
             instructions_tokens: 0,
             initialize_ms: None,

@@ -7,6 +7,10 @@ pub enum UpstreamError {
     Spawn { command: String, message: String },
     #[error("failed to initialize: {message}")]
     Initialize { message: String },
+    /// `initialize` was answered "unsupported protocol version" (-32022): the server has no
+    /// handshake era, only the 2026-07-28 one.
+    #[error("failed to initialize: {message}")]
+    HandshakeRefused { message: String },
     #[error("`{method}` failed: {message}")]
     Request { method: String, message: String },
     #[error("`{method}` returned JSON-RPC error {code}: {message}")]
@@ -14,6 +18,8 @@ pub enum UpstreamError {
         method: String,
         code: i64,
         message: String,
+        /// The error's `data`, as sent (secrets redacted).
+        data: Option<Box<serde_json::Value>>,
     },
 }
 
@@ -29,6 +35,9 @@ impl UpstreamError {
             UpstreamError::Initialize { message } => UpstreamError::Initialize {
                 message: r(message),
             },
+            UpstreamError::HandshakeRefused { message } => UpstreamError::HandshakeRefused {
+                message: r(message),
+            },
             UpstreamError::Request { method, message } => UpstreamError::Request {
                 method,
                 message: r(message),
@@ -37,10 +46,15 @@ impl UpstreamError {
                 method,
                 code,
                 message,
+                data,
             } => UpstreamError::Rpc {
                 method,
                 code,
                 message: r(message),
+                data: data.map(|d| {
+                    let text = r(d.to_string());
+                    Box::new(serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)))
+                }),
             },
         }
     }

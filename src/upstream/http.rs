@@ -34,7 +34,11 @@ pub struct Bridge {
     pub server_out: DuplexStream,
     pub server_in: DuplexStream,
     pub task: JoinHandle<()>,
+    pub ended: Ended,
 }
+
+/// Why the bridge ended the stream, once it has: set before the stream closes.
+pub type Ended = std::sync::Arc<std::sync::OnceLock<String>>;
 
 /// Which remote protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,10 +85,12 @@ pub fn start(
         max_bytes,
         out: tx,
     };
+    let ended = Ended::default();
+    let why = ended.clone();
     let task = tokio::spawn(async move {
         let writer = tokio::spawn(write_lines(rx, to_pump));
         match kind {
-            Remote::Streamable => streamable(ctx, from_pump).await,
+            Remote::Streamable => streamable(ctx, from_pump, why).await,
             Remote::LegacySse => legacy(ctx, from_pump).await,
         }
         let _ = writer.await;
@@ -93,6 +99,7 @@ pub fn start(
         server_out: pump_reads,
         server_in: pump_writes,
         task,
+        ended,
     })
 }
 
@@ -107,12 +114,23 @@ async fn write_lines(mut rx: mpsc::Receiver<String>, mut to_pump: DuplexStream) 
     let _ = to_pump.shutdown().await;
 }
 
-/// Streamable HTTP: one POST per message.
-async fn streamable(ctx: Ctx, from_pump: DuplexStream) {
+/// How long the `server/discover` that opens a session waits for an HTTP answer.
+const OPENING_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
+
+/// Streamable HTTP: one POST per message. A `server/discover` sent before the endpoint answered
+/// anything that gets no HTTP answer (refused, reset, a redirect not followed, nothing within
+/// [`OPENING_WAIT`]) ends the stream, with the reason in `ended`: an
+/// endpoint that cannot be reached says nothing of the protocol era it speaks, so it is not
+/// answered with a JSON-RPC error, which would make the session fall back to `initialize`
+/// (the official Python SDK's client draws the same line).
+async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
     let mut lines = BufReader::new(from_pump).lines();
     let mut session: Option<HeaderValue> = None;
     let mut protocol: Option<HeaderValue> = None;
+    // the endpoint has answered something: from then on a failed request fails alone
+    let mut answered = false;
     while let Ok(Some(line)) = lines.next_line().await {
+        let opening = !answered && is_discover(&line);
         let id = request_id(&line);
         let mut req = ctx
             .client
@@ -132,20 +150,47 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream) {
         for (name, value) in modern {
             req = req.header(name, value);
         }
-        let resp = match req.send().await {
+        let sent = if opening {
+            // rmcp gives up on an unanswered discover after 10 s and sends `initialize`, which
+            // would queue behind it here: the opening discover gets its own, shorter wait
+            match tokio::time::timeout(OPENING_WAIT, req.send()).await {
+                Ok(sent) => sent.map_err(|e| without_url(&e)),
+                Err(_) => Err(format!(
+                    "server/discover got no HTTP answer within {} s",
+                    OPENING_WAIT.as_secs()
+                )),
+            }
+        } else {
+            req.send().await.map_err(|e| without_url(&e))
+        };
+        let resp = match sent {
             Ok(r) => r,
+            Err(e) if opening => {
+                let _ = ended.set(e);
+                return;
+            }
             Err(e) => {
-                fail(&ctx, id, &without_url(&e)).await;
+                fail(&ctx, id, &e).await;
                 continue;
             }
         };
+        answered = true;
         if let Some(s) = resp.headers().get("mcp-session-id") {
             session = Some(s.clone());
         }
         let status = resp.status();
         if !status.is_success() {
             let body = resp.text().await.unwrap_or_default();
-            fail(&ctx, id, &format!("HTTP {status}: {}", preview(&body))).await;
+            // the 2026-07-28 transport refuses a request (an unknown version, a header that
+            // contradicts the body) with an HTTP error whose body is the JSON-RPC error: that
+            // error is the answer
+            match (rpc_error(&body), &id) {
+                (Some(error), Some(id)) => {
+                    let line = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
+                    let _ = ctx.out.send(line.to_string()).await;
+                }
+                _ => fail(&ctx, id, &format!("HTTP {status}: {}", preview(&body))).await,
+            }
             continue;
         }
         let is_sse = content_type(&resp).starts_with("text/event-stream");
@@ -286,6 +331,20 @@ fn header_text(value: &str) -> HeaderValue {
         )
     };
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// The `error` object of a JSON-RPC error response, when `body` is one (with a numeric code).
+fn rpc_error(body: &str) -> Option<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let error = v.get("error")?;
+    error.get("code")?.as_i64()?;
+    Some(error.clone())
+}
+
+/// Whether a line is a `server/discover` request.
+fn is_discover(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|v| v["method"] == "server/discover" && v.get("id").is_some())
 }
 
 /// The `id` of a request line, if it is a request.

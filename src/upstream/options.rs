@@ -9,12 +9,16 @@ use super::Downstream;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Protocol {
     /// The `initialize` handshake (2024-11-05 to 2025-11-25).
-    #[default]
     Legacy,
     /// 2026-07-28: `server/discover`, no handshake, every request self-contained.
     Modern,
     /// `server/discover` first, `initialize` when the server is legacy.
+    #[default]
     Auto,
+    /// `initialize` first, 2026-07-28 when the server refuses the handshake (-32022): the
+    /// proxy's way to its upstream, since the handshake era carries what the proxy passes on
+    /// (the server's requests to its client, notifications without a subscription stream).
+    HandshakeFirst,
 }
 
 /// The newest revision of the 2026 era, and the handshake era's newest.
@@ -27,8 +31,9 @@ impl std::str::FromStr for Protocol {
             "legacy" => Ok(Protocol::Legacy),
             "2026-07-28" | "modern" => Ok(Protocol::Modern),
             "auto" => Ok(Protocol::Auto),
+            "handshake-first" => Ok(Protocol::HandshakeFirst),
             other => Err(format!(
-                "unknown protocol `{other}`: legacy, 2026-07-28 or auto"
+                "unknown protocol `{other}`: legacy, 2026-07-28, auto or handshake-first"
             )),
         }
     }
@@ -74,7 +79,7 @@ impl Default for SessionOptions {
             extra_roots: Vec::new(),
             downstream: None,
             env_remove: Vec::new(),
-            protocol: Protocol::Legacy,
+            protocol: Protocol::Auto,
         }
     }
 }

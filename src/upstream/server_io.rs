@@ -28,6 +28,9 @@ pub struct ServerIo {
     pub(crate) tasks: Vec<JoinHandle<()>>,
     /// When reaching the server began: the session's `initialize` latency counts from here.
     pub(crate) started: Instant,
+    /// Why a bridge ended the stream itself (an HTTP endpoint that could not be reached while
+    /// asking `server/discover`): what the handshake's failure then says.
+    pub(crate) ended: Option<http::Ended>,
 }
 
 impl ServerIo {
@@ -43,6 +46,7 @@ impl ServerIo {
             child: None,
             tasks: Vec::new(),
             started: Instant::now(),
+            ended: None,
         }
     }
 
@@ -111,6 +115,7 @@ impl ServerIo {
         let bridge = http::start(kind, url, headers, opts)?;
         Ok(ServerIo {
             started,
+            ended: Some(bridge.ended),
             ..ServerIo::new(bridge.server_out, bridge.server_in).with_task(bridge.task)
         })
     }

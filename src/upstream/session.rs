@@ -47,6 +47,10 @@ fn handshake_error(e: &rmcp::service::ClientInitializeError) -> String {
         rmcp::service::ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
             format!("{fallback} (server/discover before it: {discover})")
         }
+        // rmcp reads a discover result it cannot type as a custom one
+        rmcp::service::ClientInitializeError::ExpectedInitResult(Some(
+            rmcp::model::ServerResult::CustomResult(_),
+        )) => "server/discover answered with a result that is not a 2026-07-28 DiscoverResult (which needs resultType, supportedVersions, capabilities, ttlMs and cacheScope); `--protocol legacy` asks `initialize` instead".into(),
         other => other.to_string(),
     }
 }
@@ -81,11 +85,12 @@ impl Session {
             mut child,
             mut tasks,
             started,
+            ended,
         } = io;
         let pumps = pump::start(server_out, server_in, wire.clone(), opts.max_response_bytes);
         tasks.extend(pumps.tasks);
         let lifecycle = match opts.protocol {
-            Protocol::Legacy => ClientLifecycleMode::Initialize,
+            Protocol::Legacy | Protocol::HandshakeFirst => ClientLifecycleMode::Initialize,
             Protocol::Modern => ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },
@@ -106,11 +111,19 @@ impl Session {
         let service = match served {
             Ok(s) => s,
             Err(e) => {
-                let message = explain(&handshake_error(&e), child.as_mut(), &wire).await;
+                let reason = ended.as_ref().and_then(|why| why.get().cloned());
+                let reason = reason.unwrap_or_else(|| handshake_error(&e));
+                let message = explain(&reason, child.as_mut(), &wire).await;
                 if let Some(c) = child {
                     c.shutdown().await;
                 }
-                return Err(UpstreamError::Initialize { message });
+                let refused = matches!(&e, rmcp::service::ClientInitializeError::JsonRpcError(d)
+                    if d.code == rmcp::model::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION);
+                return Err(if refused {
+                    UpstreamError::HandshakeRefused { message }
+                } else {
+                    UpstreamError::Initialize { message }
+                });
             }
         };
         // the era is the handshake that succeeded: a `server/discover` result, else `initialize`
@@ -280,8 +293,31 @@ impl Session {
         on_sent: impl FnOnce(&ProgressToken),
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<(RawResponse, f64), UpstreamError> {
-        self.request_unredacted(method, request, on_sent, cancelled)
+        let options = PeerRequestOptions::no_options();
+        self.request_unredacted(method, request, options, on_sent, cancelled)
             .await
+            .map_err(|e| e.redacted(&self.redactor))
+    }
+
+    /// `server/discover` asked again, naming protocol `version` in its `_meta` (a version the
+    /// server may not speak: a server of the 2026-07-28 era answers one it does not know with
+    /// -32022 and the versions it does).
+    pub async fn discover_at(&self, version: &str) -> Result<RawResponse, UpstreamError> {
+        let version: ProtocolVersion =
+            serde_json::from_value(version.into()).map_err(|e| UpstreamError::Request {
+                method: "server/discover".into(),
+                message: e.to_string(),
+            })?;
+        let mut meta = rmcp::model::RequestMetaObject::default();
+        meta.set_protocol_version(version);
+        let request = ClientRequest::DiscoverRequest(rmcp::model::DiscoverRequest::new(
+            rmcp::model::DiscoverRequestParams {},
+        ));
+        let options = PeerRequestOptions::no_options().with_meta(meta);
+        let pending = std::future::pending();
+        self.request_unredacted("server/discover", request, options, |_| {}, pending)
+            .await
+            .map(|(raw, _)| raw)
             .map_err(|e| e.redacted(&self.redactor))
     }
 
@@ -289,6 +325,7 @@ impl Session {
         &self,
         method: &str,
         request: ClientRequest,
+        options: PeerRequestOptions,
         on_sent: impl FnOnce(&ProgressToken),
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<(RawResponse, f64), UpstreamError> {
@@ -300,7 +337,7 @@ impl Session {
         let handle = self
             .service
             .peer()
-            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .send_request_with_option(request, options)
             .await
             .map_err(|e| failed(e.to_string()))?;
         let id = serde_json::to_string(&handle.id).map_err(|e| failed(e.to_string()))?;
@@ -326,6 +363,7 @@ impl Session {
                 method: method.into(),
                 code: e.code.0 as i64,
                 message: e.message.to_string(),
+                data: e.data.map(Box::new),
             }),
             (_, Some(raw)) => {
                 let error = raw.error.unwrap_or_default();
@@ -333,6 +371,7 @@ impl Session {
                     method: method.into(),
                     code: error["code"].as_i64().unwrap_or(0),
                     message: error["message"].as_str().unwrap_or("error").to_string(),
+                    data: error.get("data").cloned().map(Box::new),
                 })
             }
             (Err(e), None) => Err(failed(e.to_string())),

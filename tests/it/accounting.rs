@@ -351,7 +351,9 @@ fn wire_bytes_are_the_result_member_of_the_recorded_line() {
             continue;
         };
         if let Some(result) = members.get("result") {
-            if result.get().starts_with("{\"content\"") {
+            let is_call = serde_json::from_str::<Value>(result.get())
+                .is_ok_and(|v| v.get("content").is_some());
+            if is_call {
                 answers.push((line.len(), result.get().to_string()));
             }
         }

@@ -3,6 +3,8 @@
 
 use mcp_budget::tokens::Tokenizer;
 
+use serde_json::Value;
+
 use crate::support::{bin_path, mcp_budget, read_report, repo, RawClient};
 
 #[test]
@@ -61,48 +63,67 @@ fn demo_audit_writes_a_full_report_and_exits_zero() {
     }
 }
 
+/// The demo's wire counts, in each era, equal what a client written without rmcp receives: the
+/// 2026-07-28 era's results carry more (`resultType`, `ttlMs`, `cacheScope`), and are counted.
 #[test]
 fn demo_wire_counts_equal_an_independent_client() {
-    let mut raw = RawClient::spawn(&bin_path(), &["demo-server"]);
-    let pages = raw.tools_pages();
-    assert_eq!(pages.len(), 3);
-    let scrape = raw.request(
-        "tools/call",
-        serde_json::json!({"name": "scrape_as_markdown", "arguments": {"url": "demo://shop/search?q=wireless+earbuds"}}),
-    );
-    drop(raw);
+    let mut wires = Vec::new();
+    for (era, mut raw) in [
+        ("legacy", RawClient::spawn(&bin_path(), &["demo-server"])),
+        (
+            "auto",
+            RawClient::spawn_modern(&bin_path(), &["demo-server"]),
+        ),
+    ] {
+        let pages = raw.tools_pages();
+        assert_eq!(pages.len(), 3);
+        let scrape = raw.request(
+            "tools/call",
+            serde_json::json!({"name": "scrape_as_markdown", "arguments": {"url": "demo://shop/search?q=wireless+earbuds"}}),
+        );
+        drop(raw);
 
-    let home = tempfile::tempdir().unwrap();
-    let out = home.path().join("out");
-    let probe = repo().join("probes/demo.toml");
-    mcp_budget(home.path(), home.path())
-        .args([
-            "audit",
-            probe.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--format",
-            "json",
-        ])
-        .assert()
-        .code(0);
-    let report = read_report(&out);
-    let demo = &report["servers"][0];
-    let wire: usize = pages.iter().map(|p| Tokenizer::Cl100k.count(p)).sum();
-    let bytes: usize = pages.iter().map(String::len).sum();
-    assert_eq!(demo["tools_list"]["wire_tokens"], wire);
-    assert_eq!(demo["tools_list"]["wire_bytes"], bytes);
-    let probe = demo["probes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["tool"] == "scrape_as_markdown")
-        .unwrap();
-    assert_eq!(probe["raw"]["wire_bytes"], scrape.len());
-    assert_eq!(
-        probe["raw"]["wire_tokens"],
-        Tokenizer::Cl100k.count(&scrape)
-    );
+        let home = tempfile::tempdir().unwrap();
+        let out = home.path().join("out");
+        let probe = repo().join("probes/demo.toml");
+        mcp_budget(home.path(), home.path())
+            .args(["audit", probe.to_str().unwrap(), "--out"])
+            .arg(&out)
+            .args(["--format", "json", "--protocol", era])
+            .assert()
+            .code(0);
+        let report = read_report(&out);
+        let demo = &report["servers"][0];
+        let want = if era == "auto" {
+            "2026-07-28"
+        } else {
+            "2025-11-25"
+        };
+        assert_eq!(demo["protocol_version"], want);
+        let wire: usize = pages.iter().map(|p| Tokenizer::Cl100k.count(p)).sum();
+        let bytes: usize = pages.iter().map(String::len).sum();
+        assert_eq!(demo["tools_list"]["wire_tokens"], wire, "{era}");
+        assert_eq!(demo["tools_list"]["wire_bytes"], bytes, "{era}");
+        let probe = demo["probes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["tool"] == "scrape_as_markdown")
+            .unwrap();
+        assert_eq!(probe["raw"]["wire_bytes"], scrape.len(), "{era}");
+        assert_eq!(
+            probe["raw"]["wire_tokens"],
+            Tokenizer::Cl100k.count(&scrape)
+        );
+        let page: Value = serde_json::from_str(&pages[0]).unwrap();
+        assert_eq!(
+            page.get("resultType").is_some(),
+            era == "auto",
+            "{page:.80}"
+        );
+        wires.push(wire);
+    }
+    assert!(wires[1] > wires[0], "{wires:?}");
 }
 
 #[test]

@@ -151,3 +151,160 @@ fn a_stateless_only_server_works_and_a_legacy_only_one_stays_legacy() {
         "{s}"
     );
 }
+
+/// The findings of the 2026-07-28 era's rules.
+fn rules(s: &Value) -> Vec<(&str, &str)> {
+    s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .filter(|(rule, _)| ["list-cache-hints", "era-rules-broken"].contains(rule))
+        .collect()
+}
+
+#[test]
+fn the_2026_eras_rules_are_checked_and_each_break_is_a_finding() {
+    let Some(python) = venv_python("mcp", "the Python mcp SDK") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probe = "[[servers.s.probes]]\ntool = \"echo\"\narguments = { text = \"hi\" }\n";
+    // a server that keeps the rules (a minute's ttl, public, -32022 with its versions)
+    let good = audit(
+        home.path(),
+        &stdio(&python, "stateless_server.py", &[], probe),
+        "auto",
+    );
+    let c = &good["era_conformance"];
+    assert_eq!(c["tools_list_ttl_ms"], serde_json::json!([60000]));
+    assert_eq!(c["tools_list_cache_scope"], serde_json::json!(["public"]));
+    assert_eq!(c["without_result_type"], serde_json::json!([]));
+    assert_eq!(c["unknown_version"]["code"], -32022);
+    assert_eq!(c["unknown_version"]["lists_supported"], true);
+    assert!(rules(&good).is_empty(), "{:?}", rules(&good));
+
+    // the same server ported in haste
+    let sloppy = audit(
+        home.path(),
+        &stdio(&python, "stateless_server.py", &["--sloppy"], probe),
+        "auto",
+    );
+    assert_eq!(sloppy["status"], "ok", "{sloppy}");
+    assert_eq!(
+        rules(&sloppy),
+        [
+            (
+                "era-rules-broken",
+                "no resultType on tools/list page 1, tools/call echo; a request in 2099-01-01 got error -32602, not -32022"
+            ),
+            ("list-cache-hints", "no ttlMs on the page; no cacheScope on the page"),
+        ]
+    );
+
+    // a list that changes between two listings, on its second page
+    let drift = audit(
+        home.path(),
+        &stdio(&python, "stateless_server.py", &["--drift"], probe),
+        "auto",
+    );
+    assert_eq!(drift["tools_list"]["pages"], 2);
+    assert_eq!(drift["tools_list"]["relist_differs_at_page"], 2);
+    let unstable: Vec<&str> = drift["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "unstable-tools-list")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        unstable,
+        ["a second tools/list returned the same tools with different bytes (from page 2 of 2)"]
+    );
+
+    // the Python SDK 2.3 keeps the rules, and says nothing reusable by default
+    let sdk = audit(
+        home.path(),
+        &stdio(&python, "sdk_server.py", &[], ""),
+        "auto",
+    );
+    assert_eq!(
+        rules(&sdk),
+        [("list-cache-hints", "ttlMs 0 or none on the page")]
+    );
+    // in the handshake era there is nothing of the kind to check
+    let legacy = audit(
+        home.path(),
+        &stdio(&python, "sdk_server.py", &[], ""),
+        "legacy",
+    );
+    assert!(legacy.get("era_conformance").is_none());
+    assert!(rules(&legacy).is_empty(), "{:?}", rules(&legacy));
+}
+
+#[test]
+fn a_recording_keeps_the_era_it_was_made_in() {
+    let Some(python) = venv_python("mcp", "the Python mcp SDK") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let record = |name: &str, server: String, era: &str| -> std::path::PathBuf {
+        let probes = home.path().join(format!("{name}.toml"));
+        std::fs::write(&probes, server).unwrap();
+        let dir = home.path().join(format!("rec-{name}"));
+        let status = Command::new(bin_path())
+            .arg("audit")
+            .arg(&probes)
+            .args(["--no-charts", "--client", "naive", "--out"])
+            .arg(home.path().join(format!("out-rec-{name}")))
+            .arg("--record")
+            .arg(&dir)
+            .args(["--protocol", era])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        dir.join("probes.toml")
+    };
+    let replayed = |probes: &Path, era: &str| {
+        let text = std::fs::read_to_string(probes).unwrap();
+        let dir = format!("capture = {:?}", probes.parent().unwrap());
+        audit(home.path(), &text.replace("capture = \".\"", &dir), era)
+    };
+
+    // made in the 2026-07-28 era: served in it, and `initialize` refused as its server does
+    let modern = record(
+        "modern",
+        stdio(
+            &python,
+            "stateless_server.py",
+            &[],
+            "[[servers.s.probes]]\ntool = \"echo\"\narguments = { text = \"hi\" }\n",
+        ),
+        "auto",
+    );
+    let s = replayed(&modern, "auto");
+    assert_eq!(s["status"], "ok", "{s}");
+    assert_eq!(s["protocol_version"], "2026-07-28");
+    assert_eq!(s["probes"][0]["status"], "ok");
+    assert_eq!(s["era_conformance"]["unknown_version"]["code"], -32022);
+    let s = replayed(&modern, "legacy");
+    assert_eq!(s["status"], "error");
+    let error = s["error"].as_str().unwrap();
+    assert!(
+        error.contains("-32022") && error.contains("2026-07-28 era"),
+        "{error}"
+    );
+
+    // made in the handshake era: a client asking server/discover first falls back to it
+    let legacy = record("legacy", stdio(&python, "sdk_server.py", &[], ""), "legacy");
+    let s = replayed(&legacy, "auto");
+    assert_eq!(s["status"], "ok", "{s}");
+    assert_eq!(s["protocol_version"], "2025-11-25");
+    assert!(s.get("era_conformance").is_none());
+    let s = replayed(&legacy, "2026-07-28");
+    assert_eq!(s["status"], "error");
+    assert!(
+        s["error"].as_str().unwrap().contains("server/discover"),
+        "{s}"
+    );
+}

@@ -290,14 +290,28 @@ fn issue12_25_an_upstream_mcp_budget_read_is_hidden_behind_the_proxys_own() {
 
 /// One raw HTTP request to the proxy: the status, the `mcp-session-id` header and the body.
 fn http(port: u16, session: Option<&str>, body: &str) -> (u16, Option<String>, String) {
+    http_in(port, session, body, "2025-06-18", None)
+}
+
+/// [`http`] with this `mcp-protocol-version` header, and an `mcp-method` header when given.
+fn http_in(
+    port: u16,
+    session: Option<&str>,
+    body: &str,
+    version: &str,
+    method: Option<&str>,
+) -> (u16, Option<String>, String) {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(PROMPTLY)).unwrap();
     let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\ncontent-length: {}\r\nconnection: close\r\n",
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: {version}\r\ncontent-length: {}\r\nconnection: close\r\n",
         body.len()
     );
     if let Some(id) = session {
         req.push_str(&format!("mcp-session-id: {id}\r\n"));
+    }
+    if let Some(m) = method {
+        req.push_str(&format!("mcp-method: {m}\r\n"));
     }
     req.push_str("\r\n");
     req.push_str(body);
@@ -319,6 +333,13 @@ fn http(port: u16, session: Option<&str>, body: &str) -> (u16, Option<String>, S
         .map(|(_, b)| b.to_string())
         .unwrap_or_default();
     (status, session, body)
+}
+
+/// The body of the 503 an initialize gets at the cap.
+fn body_of_503(port: u16) -> String {
+    let (status, _, body) = http(port, None, INITIALIZE);
+    assert_eq!(status, 503);
+    body
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
@@ -349,7 +370,16 @@ fn issue12_23_http_sessions_are_capped_and_idle_ones_expire() {
     let _second = open();
     let (status, id, body) = http(port, None, INITIALIZE);
     assert_eq!((status, id), (503, None), "{body}");
-    let error: Value = serde_json::from_str(&body).unwrap();
+    // an initialize that claims the 2026-07-28 era in its header still opens a session, and
+    // is counted; a request of that era, which opens none, is served
+    let claims = INITIALIZE.replace("2025-06-18", "2026-07-28");
+    let (status, id, _) = http_in(port, None, &claims, "2026-07-28", None);
+    assert_eq!((status, id), (503, None));
+    let modern = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let (status, id, body) = http_in(port, None, modern, "2026-07-28", Some("tools/list"));
+    assert_eq!((status, id), (200, None), "{body}");
+    assert!(body.contains("mcp_budget_read"), "{body}");
+    let error: Value = serde_json::from_str(&body_of_503(port)).unwrap();
     assert_eq!(
         error["error"]["message"],
         "mcp-budget proxy: 2 sessions are open, the most it keeps (--max-sessions); close one (DELETE) or try again when an idle one expires"

@@ -87,25 +87,26 @@ pub struct RawClient {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
+    /// The `_meta` every request carries (the 2026-07-28 era: version, client info and
+    /// capabilities in each request, no handshake).
+    meta: Option<serde_json::Value>,
 }
 
 impl RawClient {
+    /// A client of the 2026-07-28 era: no handshake; every request names the version.
+    pub fn spawn_modern(command: &Path, args: &[&str]) -> RawClient {
+        let mut c = RawClient::start(command, args);
+        c.meta = Some(serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw-test-client", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }));
+        c
+    }
+
+    /// A client of the handshake era (`initialize` at 2025-06-18).
     pub fn spawn(command: &Path, args: &[&str]) -> RawClient {
-        let mut child = Command::new(command)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("server starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut c = RawClient {
-            child,
-            stdin,
-            stdout,
-            next_id: 0,
-        };
+        let mut c = RawClient::start(command, args);
         c.request(
             "initialize",
             serde_json::json!({
@@ -115,6 +116,25 @@ impl RawClient {
         );
         c.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         c
+    }
+
+    fn start(command: &Path, args: &[&str]) -> RawClient {
+        let mut child = Command::new(command)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("server starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        RawClient {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+            meta: None,
+        }
     }
 
     fn send(&mut self, msg: &serde_json::Value) {
@@ -139,9 +159,12 @@ impl RawClient {
     }
 
     /// Send a request and return its whole response line (a result or an error).
-    pub fn request_raw(&mut self, method: &str, params: serde_json::Value) -> String {
+    pub fn request_raw(&mut self, method: &str, mut params: serde_json::Value) -> String {
         let id = self.next_id;
         self.next_id += 1;
+        if let (Some(meta), Some(p)) = (&self.meta, params.as_object_mut()) {
+            p.insert("_meta".into(), meta.clone());
+        }
         self.send(
             &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
         );

@@ -9,6 +9,7 @@ use super::limits::{claude_code_token_limits, client_limits};
 use super::model::{Finding, Report, SchemaLint, ServerReport, Status};
 use crate::units::thousands;
 
+mod era;
 mod rules;
 mod score;
 
@@ -164,6 +165,12 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
             ));
         }
     }
+    // on a list of several pages, where the second listing first differed
+    let at = match (s.tools_list.relist_differs_at_page, s.tools_list.pages) {
+        (Some(page), pages) if page > pages => format!(" (it had more pages than {pages})"),
+        (Some(page), pages) if pages > 1 => format!(" (from page {page} of {pages})"),
+        _ => String::new(),
+    };
     match (
         s.tools_list.relist_identical,
         s.tools_list.relist_same_order,
@@ -171,12 +178,12 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
         (Some(false), Some(false)) => out.push(finding(
             by_id("unstable-tools-list"),
             None,
-            "a second tools/list returned the tools in another order".into(),
+            format!("a second tools/list returned the tools in another order{at}"),
         )),
         (Some(false), _) => out.push(finding(
             by_id("unstable-tools-list"),
             None,
-            "a second tools/list returned the same tools with different bytes".into(),
+            format!("a second tools/list returned the same tools with different bytes{at}"),
         )),
         _ => {}
     }
@@ -205,6 +212,7 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
             ));
         }
     }
+    out.extend(era::era_findings(s.era_conformance.as_ref()));
     // errors first, then warnings, then notes; each kind in the order found
     out.sort_by_key(|f| match f.severity.as_str() {
         "error" => 0,

@@ -3,6 +3,7 @@
 //! One file per topic; the helpers they share are here.
 
 mod clients;
+mod eras;
 mod forwarding;
 mod http;
 mod lazy;

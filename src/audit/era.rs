@@ -1,0 +1,66 @@
+//! The 2026-07-28 era's rules, checked on what a session of that era received: `resultType` on
+//! every result, `ttlMs` and `cacheScope` on every tools/list page, and a version the server
+//! does not speak refused with -32022 and the versions it does (what lets a client of a newer
+//! revision fall back to this one instead of to `initialize`).
+
+use crate::measure::era_marks;
+use crate::report::{EraConformance, VersionRefusal};
+use crate::upstream::{Session, UpstreamError, MODERN_VERSION};
+
+/// A version no server speaks, asked in to see the server refuse it.
+pub(super) const UNKNOWN_VERSION: &str = "2099-01-01";
+
+/// Whether a session speaks the 2026-07-28 era (or a later one).
+pub(super) fn is_modern(session: &Session) -> bool {
+    session.handshake() == "server/discover"
+        || session
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= MODERN_VERSION)
+}
+
+/// The checks on the handshake's result, the tools/list pages and the probes' results
+/// (`probes`: each probe's tool and whether its result had a `resultType`), and one request in
+/// an unknown version.
+pub(super) async fn conformance(
+    session: &Session,
+    tools_pages: &[String],
+    probes: &[(String, bool)],
+) -> EraConformance {
+    let mut c = EraConformance::default();
+    if !era_marks(session.initialize_response().result_text()).result_type {
+        c.without_result_type.push(session.handshake().to_string());
+    }
+    for (i, page) in tools_pages.iter().enumerate() {
+        let marks = era_marks(page);
+        if !marks.result_type {
+            c.without_result_type
+                .push(format!("tools/list page {}", i + 1));
+        }
+        c.tools_list_ttl_ms.push(marks.ttl_ms);
+        c.tools_list_cache_scope.push(marks.cache_scope);
+    }
+    for (tool, typed) in probes {
+        if !typed {
+            c.without_result_type.push(format!("tools/call {tool}"));
+        }
+    }
+    let asked = UNKNOWN_VERSION.to_string();
+    c.unknown_version = match session.discover_at(UNKNOWN_VERSION).await {
+        Ok(_) => Some(VersionRefusal {
+            asked,
+            code: None,
+            lists_supported: false,
+        }),
+        Err(UpstreamError::Rpc { code, data, .. }) => Some(VersionRefusal {
+            asked,
+            code: Some(code),
+            lists_supported: data
+                .as_ref()
+                .and_then(|d| d["supported"].as_array())
+                .is_some_and(|v| !v.is_empty()),
+        }),
+        // no answer at all (a transport failure) says nothing about the rule
+        Err(_) => None,
+    };
+    c
+}
