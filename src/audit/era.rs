@@ -5,18 +5,10 @@
 
 use crate::measure::era_marks;
 use crate::report::{EraConformance, VersionRefusal};
-use crate::upstream::{Session, UpstreamError, MODERN_VERSION};
+use crate::upstream::{Session, UpstreamError};
 
 /// A version no server speaks, asked in to see the server refuse it.
 pub(super) const UNKNOWN_VERSION: &str = "2099-01-01";
-
-/// Whether a session speaks the 2026-07-28 era (or a later one).
-pub(super) fn is_modern(session: &Session) -> bool {
-    session.handshake() == "server/discover"
-        || session
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= MODERN_VERSION)
-}
 
 /// The checks on the handshake's result, the tools/list pages and the probes' results
 /// (`probes`: each probe's tool and whether its result had a `resultType`), and one request in

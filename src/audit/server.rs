@@ -198,7 +198,7 @@ async fn run(
             typed.extend(result_type.map(|t| (probe.tool.clone(), t)));
             report.probes.push(row);
         }
-        if super::era::is_modern(&session) {
+        if session.is_modern() {
             let c = super::era::conformance(&session, &listed.pages, &typed).await;
             report.era_conformance = Some(c);
         }
@@ -288,15 +288,14 @@ async fn run_probe(
         }
     };
     row.latency_ms = outcome.latency_ms;
-    // the 2026-07-28 era puts `resultType` on every result
-    let typed = super::era::is_modern(session)
-        .then(|| crate::measure::era_marks(outcome.response.result_text()).result_type);
+    let modern = session.is_modern();
     let set = opts.tokenizers.clone();
     let response = outcome.response;
     let engine = opts.engine.clone();
     let clients = opts.clients.clone();
     let (server, probe_owned) = (server.to_string(), probe.clone());
     // counting and budgeting a large result is CPU work: keep it off the async workers
+    let mut result_type = None;
     let measured = tokio::task::spawn_blocking(move || {
         let text = response.result_text();
         // read once: the measure and the engine borrow from it
@@ -320,11 +319,14 @@ async fn run_probe(
             &meta,
             set.primary(),
         );
-        Ok::<_, crate::measure::MeasureError>((raw, error, budgeted, seen))
+        // the 2026-07-28 era puts `resultType` on every result (read off the value parsed once)
+        let typed = value.get("resultType").is_some();
+        Ok::<_, crate::measure::MeasureError>((raw, error, budgeted, seen, typed))
     })
     .await;
     match measured {
-        Ok(Ok((raw, error, budgeted, seen))) => {
+        Ok(Ok((raw, error, budgeted, seen, typed))) => {
+            result_type = modern.then_some(typed);
             if raw.is_error {
                 row.status = ProbeStatus::ToolError;
                 row.error = error;
@@ -338,7 +340,7 @@ async fn run_probe(
             (row.status, row.error) = (ProbeStatus::Error, Some(format!("measuring failed: {e}")))
         }
     }
-    (row, typed)
+    (row, result_type)
 }
 
 /// Run a raw result through the engine, timing the engine pass alone as `replay` does (the

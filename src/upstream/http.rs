@@ -130,15 +130,18 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
     // the endpoint has answered something: from then on a failed request fails alone
     let mut answered = false;
     while let Ok(Some(line)) = lines.next_line().await {
-        let opening = !answered && is_discover(&line);
-        let id = request_id(&line);
+        let Outgoing {
+            id,
+            discover,
+            headers: modern,
+        } = outgoing(&line);
+        let opening = !answered && discover;
         let mut req = ctx
             .client
             .post(ctx.url.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(line.clone());
-        let modern = modern_headers(&line);
         if let Some(s) = session.as_ref().filter(|_| modern.is_empty()) {
             req = req.header("mcp-session-id", s.clone());
         }
@@ -283,36 +286,45 @@ fn ok_status(r: reqwest::Response) -> Result<reqwest::Response, String> {
     }
 }
 
-/// The headers a 2026-07-28 request carries over streamable HTTP (no session: the version, the
-/// method and, for a call, the name it concerns), read from the request's own `_meta`; none
-/// for a message of the handshake era.
-fn modern_headers(line: &str) -> Vec<(&'static str, HeaderValue)> {
+/// What the bridge needs of a line it sends, read from it once: the request's id (none for a
+/// notification or a response), whether it is `server/discover`, and the headers a 2026-07-28
+/// request carries over streamable HTTP (no session: the version, the method and, for a call,
+/// the name it concerns, read from the request's own `_meta`; none in the handshake era).
+#[derive(Default)]
+struct Outgoing {
+    id: Option<serde_json::Value>,
+    discover: bool,
+    headers: Vec<(&'static str, HeaderValue)>,
+}
+
+fn outgoing(line: &str) -> Outgoing {
     let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-        return Vec::new();
+        return Outgoing::default();
     };
-    let Some(version) = v["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str()
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    if let Ok(h) = HeaderValue::from_str(version) {
-        out.push(("mcp-protocol-version", h));
-    }
-    if let Some(h) = v["method"]
-        .as_str()
-        .and_then(|m| HeaderValue::from_str(m).ok())
+    let method = v["method"].as_str();
+    let id = method.and(v.get("id").cloned());
+    let discover = method == Some("server/discover") && id.is_some();
+    let mut headers = Vec::new();
+    if let Some(version) = v["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str()
     {
-        out.push(("mcp-method", h));
+        headers.extend(HeaderValue::from_str(version).map(|h| ("mcp-protocol-version", h)));
+        headers.extend(
+            method
+                .and_then(|m| HeaderValue::from_str(m).ok())
+                .map(|h| ("mcp-method", h)),
+        );
+        let name = match method {
+            Some("tools/call" | "prompts/get") => v["params"]["name"].as_str(),
+            Some("resources/read") => v["params"]["uri"].as_str(),
+            _ => None,
+        };
+        headers.extend(name.map(|n| ("mcp-name", header_text(n))));
     }
-    let name = match v["method"].as_str() {
-        Some("tools/call" | "prompts/get") => v["params"]["name"].as_str(),
-        Some("resources/read") => v["params"]["uri"].as_str(),
-        _ => None,
-    };
-    if let Some(name) = name {
-        out.push(("mcp-name", header_text(name)));
+    Outgoing {
+        id,
+        discover,
+        headers,
     }
-    out
 }
 
 /// A value as a header: as it is when it is printable ASCII without edge spaces, else in the
@@ -341,17 +353,9 @@ fn rpc_error(body: &str) -> Option<serde_json::Value> {
     Some(error.clone())
 }
 
-/// Whether a line is a `server/discover` request.
-fn is_discover(line: &str) -> bool {
-    serde_json::from_str::<serde_json::Value>(line)
-        .is_ok_and(|v| v["method"] == "server/discover" && v.get("id").is_some())
-}
-
 /// The `id` of a request line, if it is a request.
 fn request_id(line: &str) -> Option<serde_json::Value> {
-    let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    v.get("method")?;
-    v.get("id").cloned()
+    outgoing(line).id
 }
 
 /// Answer request `id` with a JSON-RPC error carrying `message`.
@@ -359,5 +363,59 @@ async fn fail(ctx: &Ctx, id: Option<serde_json::Value>, message: &str) {
     if let Some(id) = id {
         let err = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": message}});
         let _ = ctx.out.send(err.to_string()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(line: &str) -> Vec<(&'static str, String)> {
+        outgoing(line)
+            .headers
+            .into_iter()
+            .map(|(k, v)| (k, v.to_str().unwrap().to_string()))
+            .collect()
+    }
+
+    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+
+    #[test]
+    fn a_2026_request_carries_its_version_method_and_name_as_headers() {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"rows","arguments":{{}},{META}}}}}"#
+        );
+        assert_eq!(
+            headers(&call),
+            [
+                ("mcp-protocol-version", "2026-07-28".into()),
+                ("mcp-method", "tools/call".into()),
+                ("mcp-name", "rows".into()),
+            ]
+        );
+        assert_eq!(outgoing(&call).id, Some(serde_json::json!(7)));
+        assert!(!outgoing(&call).discover);
+        // a name that is not plain ASCII goes in the transport's base64 form
+        let read = format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{{"uri":"file:///é ","{}}}}}"#,
+            &META[1..]
+        );
+        assert_eq!(
+            headers(&read)[2],
+            ("mcp-name", "=?base64?ZmlsZTovLy/DqSA=?=".into())
+        );
+        let discover =
+            format!(r#"{{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{{{META}}}}}"#);
+        assert!(outgoing(&discover).discover);
+    }
+
+    #[test]
+    fn the_handshake_era_and_responses_carry_none() {
+        let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+        assert!(headers(legacy).is_empty());
+        assert_eq!(outgoing(legacy).id, Some(serde_json::json!(1)));
+        let response = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
+        assert_eq!(outgoing(response).id, None);
+        assert_eq!(outgoing("not json").id, None);
     }
 }

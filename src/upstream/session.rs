@@ -167,6 +167,13 @@ impl Session {
             .map(|i| i.protocol_version.to_string())
     }
 
+    /// Whether the session speaks the 2026-07-28 era or a later one (whichever handshake
+    /// opened it).
+    pub fn is_modern(&self) -> bool {
+        self.protocol_version()
+            .is_some_and(|v| v.as_str() >= super::MODERN_VERSION)
+    }
+
     /// The handshake that opened the session: `initialize` or `server/discover`.
     pub fn handshake(&self) -> &'static str {
         self.handshake
