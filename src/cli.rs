@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use mcp_budget::upstream::Protocol;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -100,7 +101,7 @@ pub struct ProxyArgs {
         value_name = "ERA",
         default_value = "handshake-first"
     )]
-    pub upstream_protocol: String,
+    pub upstream_protocol: Protocol,
     /// Serve streamable HTTP on this address instead of stdio (e.g. 127.0.0.1:8931)
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
@@ -257,15 +258,16 @@ pub struct AuditArgs {
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_response_bytes: usize,
-    /// The protocol era to speak: `legacy` (the `initialize` handshake), `2026-07-28`
-    /// (`server/discover`, stateless), or `auto` (discover first, then `initialize`)
+    /// The protocol era to speak: `auto` (discover first, then `initialize`), `legacy` (the
+    /// `initialize` handshake), `2026-07-28` (`server/discover`, stateless), or
+    /// `handshake-first` (`initialize`, then 2026-07-28 when the server refuses it)
     #[arg(
         long,
         env = "MCP_BUDGET_PROTOCOL",
         value_name = "ERA",
         default_value = "auto"
     )]
-    pub protocol: String,
+    pub protocol: Protocol,
     /// Model whose prices the dollar costs use (see README for the table)
     #[arg(
         long,

@@ -90,10 +90,7 @@ fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOpt
         session: SessionOptions {
             max_response_bytes: args.max_response_bytes,
             record: args.record.is_some(),
-            protocol: args
-                .protocol
-                .parse()
-                .map_err(|e: String| anyhow::anyhow!("--protocol: {e}"))?,
+            protocol: args.protocol,
             extra_roots: match &args.ca_cert {
                 Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
                 None => Vec::new(),

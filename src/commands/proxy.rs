@@ -64,10 +64,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
     // the token guards the proxy; the upstream has no business seeing it
     let session_opts = SessionOptions {
         env_remove: args.bearer_token_env.iter().cloned().collect(),
-        protocol: args
-            .upstream_protocol
-            .parse()
-            .map_err(|e: String| anyhow::anyhow!("--upstream-protocol: {e}"))?,
+        protocol: args.upstream_protocol,
         ..SessionOptions::default()
     };
     super::runtime()?.block_on(async {

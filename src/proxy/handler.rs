@@ -64,7 +64,7 @@ fn stateless(context: &RequestContext<RoleServer>) -> bool {
 
 /// A tool result that is an error with this text (the model reads it).
 fn error_result(text: &str) -> CallToolResult {
-    serde_json::from_value(json!({"content": [{"type": "text", "text": text}], "isError": true, "resultType": "complete"}))
+    from_json(json!({"content": [{"type": "text", "text": text}], "isError": true}))
         .expect("a static result shape")
 }
 

@@ -185,6 +185,34 @@ fn a_probe_that_could_not_be_made_exits_2_and_the_report_is_still_written() {
     assert_eq!(report["servers"][0]["probes"][1]["status"], "ok");
 }
 
+/// An era that does not exist is refused before anything runs, naming the ones that do (the
+/// same parser reads `audit --protocol`, `proxy --upstream-protocol` and their variables).
+#[test]
+fn an_unknown_protocol_era_is_a_usage_error() {
+    let home = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["audit", "--no-write", "--protocol", "2027"],
+        vec!["proxy", "--upstream-protocol", "modern-ish", "--", "true"],
+    ] {
+        let a = mcp_budget(home.path(), home.path())
+            .args(&args)
+            .assert()
+            .code(2);
+        let err = stderr_of(&a);
+        assert!(
+            err.contains("legacy, 2026-07-28, auto or handshake-first"),
+            "{err}"
+        );
+        assert_eq!(stdout_of(&a), "");
+    }
+    let a = mcp_budget(home.path(), home.path())
+        .args(["audit", "--no-write"])
+        .env("MCP_BUDGET_PROTOCOL", "sideways")
+        .assert()
+        .code(2);
+    assert!(stderr_of(&a).contains("unknown protocol `sideways`"));
+}
+
 #[test]
 fn a_tokenizer_list_of_nothing_is_a_usage_error() {
     let home = tempfile::tempdir().unwrap();

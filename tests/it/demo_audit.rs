@@ -119,7 +119,8 @@ fn demo_wire_counts_equal_an_independent_client() {
         assert_eq!(
             page.get("resultType").is_some(),
             era == "auto",
-            "{page:.80}"
+            "{era}: {:?}",
+            page.as_object().map(|o| o.keys().collect::<Vec<_>>())
         );
         wires.push(wire);
     }
