@@ -15,9 +15,9 @@ pub struct Rule {
     /// Why it matters.
     pub why: &'static str,
     pub fix: &'static str,
-    /// The rule judges probe results, not tool definitions (the schema score counts only
-    /// definition rules).
-    pub about_results: bool,
+    /// The rule judges tool definitions (the schema score counts only these), not probe
+    /// results or how a list is served.
+    pub judges_definitions: bool,
 }
 
 pub const RULES: &[Rule] = &[
@@ -28,7 +28,7 @@ pub const RULES: &[Rule] = &[
         checks: "A tool whose name says it lists, searches or queries (list_*, search_*, *_query, find_*, get_all_*) has no input parameter named like limit, max_results, per_page, page_size, count, top, cursor, page, offset or page_token.",
         why: "Without a way to ask for less, every call returns everything: one call can exceed a client's result cap (Claude Code refuses results over 25,000 tokens) and the model cannot page.",
         fix: "add a `limit` parameter with a small default and a `cursor` for the next page",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "result-over-cap-unpaginated",
@@ -37,7 +37,7 @@ pub const RULES: &[Rule] = &[
         checks: "A probe's result is over Claude Code's 25,000-token cap and its structure shows no pagination: no top-level key such as nextCursor, hasMore, truncated or total in its JSON text or structuredContent, and no truncation or continuation marker as the last line of a text (words inside the payload do not count).",
         why: "The client refuses or silently cuts the result, and the model has no way to ask for the rest.",
         fix: "return a page that fits with a `nextCursor` (or say `truncated` and how to get more)",
-        about_results: true,
+        judges_definitions: false,
     },
     Rule {
         id: "long-description",
@@ -46,7 +46,7 @@ pub const RULES: &[Rule] = &[
         checks: "A tool's description is longer than 500 tokens (primary tokenizer). The message names the sentence a cut to 500 tokens would end with, the `max_description_chars` that makes the proxy cut there, and the tokens per turn the cut saves.",
         why: "Descriptions are sent on every turn of every conversation that mounts the server: the schema tax.",
         fix: "keep the description to what the tool does and when to use it; move details into parameter descriptions",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "schema-dwarfs-description",
@@ -55,7 +55,7 @@ pub const RULES: &[Rule] = &[
         checks: "A tool's input schema is over 300 tokens and more than 10 times its description.",
         why: "Large schemas (long enums, nested definitions, repeated descriptions) cost every turn, and a model picks tools by their description, which is here the small part.",
         fix: "trim the schema (shorter enums, shared definitions, fewer optional fields) and say what the tool is for",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "data-uri-in-tools-list",
@@ -64,7 +64,7 @@ pub const RULES: &[Rule] = &[
         checks: "A tool definition contains a data:image/ or data:audio/ URI (base64 inline).",
         why: "Clients that forward the whole definition pay thousands of tokens per turn for an icon.",
         fix: "serve icons by https URL instead of inline base64",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "structured-duplicate",
@@ -73,7 +73,7 @@ pub const RULES: &[Rule] = &[
         checks: "A probe result's structuredContent carries the same data as one of its text blocks.",
         why: "Clients that show the model both pay for the same data twice.",
         fix: "keep structuredContent and make the text block a short summary of it",
-        about_results: true,
+        judges_definitions: false,
     },
     Rule {
         id: "unstable-tools-list",
@@ -82,7 +82,7 @@ pub const RULES: &[Rule] = &[
         checks: "Two tools/list listings in the same session, every page of each, returned different bytes (another order, changing descriptions, a page that moved); the finding names the first page that differed.",
         why: "Prompt caching needs the tool definitions byte for byte the same on every turn; a reordered list makes every turn a cache miss.",
         fix: "return the tools in a fixed order with fixed descriptions",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "cursor-ignored",
@@ -91,7 +91,7 @@ pub const RULES: &[Rule] = &[
         checks: "tools/list asked with the server's own nextCursor returned the same page again.",
         why: "Clients that follow the cursor loop or see duplicate tools; tools past the first page are unreachable.",
         fix: "honour `cursor` in tools/list, or send no nextCursor",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "too-many-tools",
@@ -100,7 +100,7 @@ pub const RULES: &[Rule] = &[
         checks: "The server alone offers more tools than a client's limit (Cursor about 40, VS Code 128).",
         why: "Clients drop or refuse the tools past their limit, and every tool adds to the schema tax.",
         fix: "split the server by task or let users enable tool groups",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "schema-meta-keys",
@@ -109,7 +109,7 @@ pub const RULES: &[Rule] = &[
         checks: "An input schema carries `$schema` (where removing it keeps the meaning under JSON Schema 2020-12, the dialect MCP assumes without one) or `$comment` anywhere.",
         why: "They are for validators and maintainers; a model reads them on every turn for nothing. Measured: the tokens per turn the model view loses when they go.",
         fix: "drop `$schema` and `$comment` from tool schemas (`proxy --lean-schemas` does it for you)",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "title-repeats-name",
@@ -118,7 +118,7 @@ pub const RULES: &[Rule] = &[
         checks: "A `title` inside an input schema says the name of the property it describes (or the tool's, at the root) again, compared without case, `_`, `-`, `.` and spaces. Only keyword positions count: a property named `title` is a property.",
         why: "Generated schemas (pydantic) add `\"title\": \"Owner\"` to `owner`; the model learns nothing from it, every turn.",
         fix: "drop titles that repeat names (pydantic: `model_config = {\"json_schema_extra\": ...}` or a schema generator without titles; `proxy --lean-schemas`)",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "null-default",
@@ -127,7 +127,7 @@ pub const RULES: &[Rule] = &[
         checks: "A subschema has `\"default\": null`.",
         why: "An optional property without a default already means the same to a model; `default` never decides validity.",
         fix: "drop `default: null` (`proxy --lean-schemas`)",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "repeated-subtree",
@@ -136,7 +136,7 @@ pub const RULES: &[Rule] = &[
         checks: "A subschema (at least 40 bytes of compact JSON, with no `$ref`, `$id` or anchor inside) occurs more than once; the saving is measured by moving each to `$defs` and pointing at it with `$ref`, largest saving first.",
         why: "Each copy is paid every turn. JSON Schema 2020-12, which the MCP revision of 2026-07-28 names as the default dialect, resolves `$ref` to `#/$defs/...`; some clients inline references again, so check yours.",
         fix: "define the shared shape once under `$defs` and refer to it with `$ref`",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "list-dwarfs-tool",
@@ -145,7 +145,7 @@ pub const RULES: &[Rule] = &[
         checks: "The largest `enum` or `examples` list in an input schema is at least 100 tokens and at least half the tool's model tokens. The saving is that of dropping it: for examples the fix, for an enum the most a shorter one can save.",
         why: "A 300-value enum of locales or models is read every turn; a model usually needs the kind of value, not all of them.",
         fix: "take a free-text value and describe its form in one line, or keep only common values; drop long example lists",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "heavy-output-schema",
@@ -154,7 +154,7 @@ pub const RULES: &[Rule] = &[
         checks: "A tool's `outputSchema` is over 1,000 tokens.",
         why: "Clients receive it with every tools/list and validate results with it, but do not show it to the model: it costs bytes, parse time and cache space, not context. Reported as wire tokens.",
         fix: "describe the result's shape at the depth clients validate; share subtrees with `$defs`",
-        about_results: false,
+        judges_definitions: true,
     },
     Rule {
         id: "list-cache-hints",
@@ -163,7 +163,7 @@ pub const RULES: &[Rule] = &[
         checks: "Measured in the 2026-07-28 era, a tools/list page has no `ttlMs` or `ttlMs: 0`, or no `cacheScope`. The era's schema requires both on a cacheable result: `ttlMs` is how long a client may reuse it (0 means immediately stale, in the official Python SDK 2.3's types) and `cacheScope: \"private\"` keeps a shared cache (a gateway in front of many users) from reusing it.",
         why: "A client that may not reuse the list asks for it again before each use: a round trip every turn, and every fetch a chance for the order or a description to change under the model's prompt cache (see unstable-tools-list). rmcp and the Python SDK send `ttlMs: 0` and `private` unless the server says otherwise, so most servers ported to the era send nothing reusable.",
         fix: "set `ttlMs` on tools/list to how long the list stays the same (the Python SDK's cache caps it at 24 hours), and `cacheScope: \"public\"` when every user gets the same list",
-        about_results: true,
+        judges_definitions: false,
     },
     Rule {
         id: "era-rules-broken",
@@ -172,6 +172,6 @@ pub const RULES: &[Rule] = &[
         checks: "Measured in the 2026-07-28 era, the server sent a result without `resultType` (the era requires it on every result), or answered `server/discover` asked in a version it does not speak (2099-01-01) with anything but error -32022 listing its versions in `data.supported`.",
         why: "Clients of the era validate results: the official Python SDK 2.3 refuses a tools/list without `resultType`, so no tool reaches the model. A client of a later revision that is not told -32022 and the versions cannot step down to 2026-07-28: the Python SDK's auto mode then falls back to `initialize`, which a server of the new era alone does not answer.",
         fix: "put `resultType: \"complete\"` on every result; refuse a version you do not speak with -32022 and `data.supported`",
-        about_results: true,
+        judges_definitions: false,
     },
 ];

@@ -29,7 +29,7 @@ pub fn schema_score(s: &ServerReport) -> Option<SchemaScore> {
     let findings: f64 = s
         .findings
         .iter()
-        .filter(|f| super::rule(&f.rule).is_some_and(|r| !r.about_results))
+        .filter(|f| super::rule(&f.rule).is_some_and(|r| r.judges_definitions))
         .map(|f| match f.severity.as_str() {
             "error" => 10.0,
             "warning" => 4.0,
