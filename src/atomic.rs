@@ -1,5 +1,7 @@
 //! Files written whole or not at all: a temp file beside the target, then a rename, so a crash
-//! or a full disk never leaves a half-written report behind.
+//! or a full disk never leaves a half-written report behind. The temp file is created new
+//! (`O_EXCL`, so never through a link planted at its name: a report folder may sit in a cloned
+//! repository) under a name no other writer can predict.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -15,9 +17,8 @@ pub fn write_atomic(
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let (file, tmp) = create_temp(dir, name)?;
     let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
         let mut w = BufWriter::new(file);
         fill(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
@@ -28,6 +29,34 @@ pub fn write_atomic(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A new file beside the target, created exclusively: an existing file or link at the name
+/// (planted or left by a crash) is never opened, another name is tried instead.
+fn create_temp(dir: &Path, name: &str) -> std::io::Result<(std::fs::File, std::path::PathBuf)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut last = None;
+    for _ in 0..16 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(
+            ".{name}.tmp-{}-{n}-{nanos:08x}",
+            std::process::id()
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((file, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temp name")))
 }
 
 #[cfg(test)]
@@ -46,5 +75,24 @@ mod tests {
         assert!(err.is_err());
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A link planted where the old code put its temp file (`.NAME.tmp-PID`, predictable in a
+    /// report folder a cloned repository ships) is not written through.
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_at_the_temp_name_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, b"precious").unwrap();
+        let planted = dir
+            .path()
+            .join(format!(".a.json.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let p = dir.path().join("a.json");
+        write_atomic(&p, |w| w.write_all(b"report")).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(&p).unwrap(), b"report");
+        assert!(std::fs::symlink_metadata(&planted).unwrap().is_symlink());
     }
 }
