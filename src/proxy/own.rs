@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::forward::from_json;
 use super::read::{read_within, ReadArgs, ReadError, READ_TOOL};
 use super::server::Proxy;
-use crate::budget::{CallInfo, SPILL_URI_PREFIX};
+use crate::budget::CallInfo;
 
 /// Characters of a query, name or handle a client sent that are matched or quoted back.
 pub const MAX_ECHO_CHARS: usize = 256;
@@ -133,7 +133,6 @@ impl Proxy {
             ),
             other => ErrorData::invalid_params(other.to_string(), None),
         })?;
-        debug_assert!(uri.starts_with(SPILL_URI_PREFIX));
         from_json(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}))
     }
 }
