@@ -117,6 +117,16 @@ pub struct ProxyArgs {
     /// HTTP sessions open at most; one more is refused with 503 and a JSON-RPC error
     #[arg(long, env = "MCP_BUDGET_MAX_SESSIONS", value_name = "N", default_value_t = mcp_budget::proxy::DEFAULT_MAX_SESSIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_sessions: usize,
+    /// HTTP connections open at once; more wait until one closes
+    #[arg(long, env = "MCP_BUDGET_MAX_CONNECTIONS", value_name = "N", default_value_t = mcp_budget::proxy::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_connections: usize,
+    /// Close an HTTP connection whose request headers are not all there within SECS (an idle
+    /// kept-alive connection too)
+    #[arg(long, env = "MCP_BUDGET_HEADER_TIMEOUT_SECS", value_name = "SECS", default_value_t = mcp_budget::proxy::DEFAULT_HEADER_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+    /// Answer 408 to a request whose body is not all there within SECS of its headers
+    #[arg(long, env = "MCP_BUDGET_BODY_TIMEOUT_SECS", value_name = "SECS", default_value_t = mcp_budget::proxy::DEFAULT_BODY_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
     #[command(flatten)]
     pub engine: EngineArgs,
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use mcp_budget::calllog::CallLog;
 use mcp_budget::config::{Origin, ServerSpec, TransportSpec};
-use mcp_budget::proxy::{listen, ListenOptions, Proxy, ProxyOptions};
+use mcp_budget::proxy::{listen, ConnectionLimits, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::tokens::Tokenizer;
 use mcp_budget::units::thousands;
 use mcp_budget::upstream::SessionOptions;
@@ -98,6 +98,11 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
                 extra_hosts: args.allow_hosts.clone(),
                 session_idle: Duration::from_secs(args.session_idle_secs),
                 max_sessions: args.max_sessions,
+                limits: ConnectionLimits {
+                    max_connections: args.max_connections,
+                    header_timeout: Duration::from_secs(args.header_timeout_secs),
+                    body_timeout: Duration::from_secs(args.body_timeout_secs),
+                },
             };
             let (bound, serve) = listen(proxy, options)
                 .await

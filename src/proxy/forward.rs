@@ -31,11 +31,12 @@ impl Proxy {
             ..
         } = e
         {
-            // the error's `data` too, unless it is large: an error is outside the budget
+            // the error's `data` too, unless it is large: an error is outside the budget (and
+            // its message is cut as large, for a server that quotes back a 400 KB name)
             let data = data.filter(|d| d.to_string().len() <= MAX_ERROR_DATA_BYTES);
             return ErrorData::new(
                 rmcp::model::ErrorCode(code as i32),
-                message,
+                cut_message(message),
                 data.map(|d| *d),
             );
         }
@@ -242,15 +243,17 @@ impl Proxy {
         let Some(log) = &self.shared.opts.log else {
             return;
         };
-        let (log, engine) = (log.clone(), self.shared.opts.engine.clone());
+        let (log, shared) = (log.clone(), self.shared.clone());
         let (strategy, tokens_after) = (budgeted.strategy, budgeted.tokens_after);
         tokio::task::spawn_blocking(move || {
             let record = CallRecord {
-                raw_tokens: engine.tokens_before_of(strategy, tokens_after, &raw),
+                raw_tokens: shared
+                    .opts
+                    .engine
+                    .tokens_before_of(strategy, tokens_after, &raw),
                 ..record
             };
-            // a log that cannot be written must not fail the call
-            let _ = log.append(&record);
+            shared.append_log(&log, &record);
         });
     }
 
@@ -265,8 +268,7 @@ impl Proxy {
             error: Some(error.to_string()),
             ..self.log_line(tool, client)
         };
-        // a log that cannot be written must not fail the call
-        let _ = log.append(&record);
+        self.shared.append_log(log, &record);
     }
 
     /// A call log line with who called what, and nothing measured yet.
@@ -296,6 +298,20 @@ fn caller(context: &RequestContext<RoleServer>) -> (Option<String>, Option<Strin
         .client_info()
         .map(|i| (Some(i.name), Some(i.version)))
         .unwrap_or((None, None))
+}
+
+/// An upstream's error message as passed on: at most [`MAX_ERROR_DATA_BYTES`], saying so
+/// when cut.
+fn cut_message(message: String) -> String {
+    if message.len() <= MAX_ERROR_DATA_BYTES {
+        return message;
+    }
+    let at = crate::text::floor_char_boundary(&message, MAX_ERROR_DATA_BYTES);
+    format!(
+        "{}... (the upstream's message cut to {MAX_ERROR_DATA_BYTES} of {} bytes)",
+        &message[..at],
+        crate::units::thousands(message.len())
+    )
 }
 
 /// Removes a call's progress route when the call ends, however it ends.

@@ -1,7 +1,7 @@
 //! The rmcp `ServerHandler` of the proxy: each MCP method answered, forwarded or refused.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
     GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
@@ -11,10 +11,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::forward::from_json;
-use super::read::{read_within, ReadArgs, ReadError, READ_TOOL};
+use super::own::quoted;
+use super::read::READ_TOOL;
 use super::server::Proxy;
 use super::state::{lock, log_rank, Client, LOG_LEVELS};
-use crate::budget::{SpillReadError, SpillStore, SPILL_URI_PREFIX};
+use crate::budget::SPILL_URI_PREFIX;
 
 impl Proxy {
     /// This client's roots are the ones the upstream sees now; tell the upstream, so it asks.
@@ -29,15 +30,11 @@ impl Proxy {
             .await;
     }
 
-    /// The engine's spill store, which `mcp_budget_read` and the spill resources read.
-    fn store(&self) -> &SpillStore {
-        self.shared.opts.engine.store()
-    }
-
     /// The spills in the store, as MCP resources (the store lists only its own regular files,
     /// never a link).
     fn spill_resources(&self) -> Vec<Value> {
-        self.store()
+        self.shared
+            .spills
             .list()
             .into_iter()
             .map(|spill| {
@@ -60,12 +57,6 @@ fn stateless(context: &RequestContext<RoleServer>) -> bool {
         .extensions
         .get::<hyper::http::request::Parts>()
         .is_some_and(|p| !p.headers.contains_key("mcp-session-id"))
-}
-
-/// A tool result that is an error with this text (the model reads it).
-fn error_result(text: &str) -> CallToolResult {
-    from_json(json!({"content": [{"type": "text", "text": text}], "isError": true}))
-        .expect("a static result shape")
 }
 
 impl ServerHandler for Proxy {
@@ -124,18 +115,7 @@ impl ServerHandler for Proxy {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
         if request.name == READ_TOOL {
-            let parsed: Result<ReadArgs, _> = serde_json::from_value(Value::Object(args));
-            let policy = self.shared.opts.engine.policy().for_tool(READ_TOOL);
-            let (budget, size) = (policy.budget, policy.size);
-            let tokenizer = self.shared.opts.tokenizer;
-            let result = match parsed {
-                Err(e) => error_result(&ReadError::Arguments(e.to_string()).to_string()),
-                Ok(a) => match read_within(self.store(), &a, budget, size, tokenizer) {
-                    Ok(text) => from_json(json!({"content": [{"type": "text", "text": text}]}))?,
-                    Err(e) => error_result(&e.to_string()),
-                },
-            };
-            return Ok(result.into());
+            return Ok(self.read_call(args).await?.into());
         }
         if let Some(result) = self.lazy_call(&request.name, &args, &context).await {
             return Ok(result?.into());
@@ -150,7 +130,7 @@ impl ServerHandler for Proxy {
                 .hide
         {
             return Err(ErrorData::invalid_params(
-                format!("unknown tool `{}`", request.name),
+                format!("unknown tool `{}`", quoted(&request.name)),
                 None,
             ));
         }
@@ -223,20 +203,7 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri.starts_with(SPILL_URI_PREFIX) {
-            let text = self.store().read(&request.uri).map_err(|e| match e {
-                SpillReadError::Unknown(_) => {
-                    ErrorData::resource_not_found(format!("no spill `{}`", request.uri), None)
-                }
-                SpillReadError::Io { source, .. } => {
-                    ErrorData::internal_error(source.to_string(), None)
-                }
-            })?;
-            let result: rmcp::model::ReadResourceResult = from_json(json!({"contents": [{
-                "uri": request.uri,
-                "mimeType": "text/plain",
-                "text": String::from_utf8_lossy(&text),
-            }]}))?;
-            return Ok(result.into());
+            return Ok(self.read_spill_resource(&request.uri)?.into());
         }
         let result: rmcp::model::ReadResourceResult =
             self.ask("resources/read", request, &context.ct).await?;

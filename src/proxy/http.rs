@@ -1,17 +1,19 @@
 //! The proxy over streamable HTTP (`proxy --listen ADDR`): rmcp's streamable-HTTP server with
 //! Host and Origin checked against loopback (DNS rebinding), an optional bearer token, idle
-//! sessions closed after `--session-idle-secs` and at most `--max-sessions` open at once.
+//! sessions closed after `--session-idle-secs` and at most `--max-sessions` open at once;
+//! against slow and many clients, the limits of [`super::guard`]. HTTP/1.1 only.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited};
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::guard::{BodyPool, ConnectionLimits, ACCEPT_PAUSE, MAX_BODY};
 use super::server::Proxy;
 
 /// Where and how to listen.
@@ -26,10 +28,12 @@ pub struct ListenOptions {
     pub session_idle: std::time::Duration,
     /// Sessions open at most; a client opening one more gets 503 with a JSON-RPC error.
     pub max_sessions: usize,
+    /// Connections, header and body time limits.
+    pub limits: ConnectionLimits,
 }
 
-/// The largest request body read (rmcp is given the same limit, its default).
-const MAX_BODY: usize = 4 * 1024 * 1024;
+/// The most a connection buffers of what it reads or writes (a request's headers must fit).
+const MAX_CONNECTION_BUFFER: usize = 64 * 1024;
 
 /// Defaults of [`ListenOptions::session_idle`] and [`ListenOptions::max_sessions`].
 pub const DEFAULT_SESSION_IDLE_SECS: u64 = 5 * 60;
@@ -107,6 +111,12 @@ fn plain(status: StatusCode, text: &'static str) -> Reply {
             hyper::header::HeaderValue::from_static("Bearer"),
         );
     }
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        r.headers_mut().insert(
+            hyper::header::RETRY_AFTER,
+            hyper::header::HeaderValue::from_static("1"),
+        );
+    }
     r
 }
 
@@ -122,6 +132,17 @@ struct SessionGate {
     opening: tokio::sync::Mutex<()>,
 }
 
+type Service = StreamableHttpService<Proxy, LocalSessionManager>;
+
+/// What every connection shares.
+struct Listener {
+    service: Service,
+    bearer: Option<String>,
+    gate: SessionGate,
+    bodies: BodyPool,
+    limits: ConnectionLimits,
+}
+
 /// Bind `opts.addr`; returns the bound address and the serving future.
 pub async fn listen(
     proxy: Proxy,
@@ -129,74 +150,98 @@ pub async fn listen(
 ) -> std::io::Result<(SocketAddr, impl std::future::Future<Output = ()>)> {
     let listener = tokio::net::TcpListener::bind(opts.addr).await?;
     let bound = listener.local_addr()?;
+    let shared = proxy.shared.clone();
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(opts.session_idle);
     let sessions = Arc::new(sessions);
-    let service = Arc::new(StreamableHttpService::new(
+    let service = StreamableHttpService::new(
         move || Ok(proxy.for_new_client()),
         sessions.clone(),
         config(&opts.extra_hosts),
-    ));
-    let gate = Arc::new(SessionGate {
-        sessions,
-        max: opts.max_sessions,
-        opening: tokio::sync::Mutex::new(()),
+    );
+    let state = Arc::new(Listener {
+        service,
+        bearer: opts.bearer.map(|t| format!("Bearer {t}")),
+        gate: SessionGate {
+            sessions,
+            max: opts.max_sessions,
+            opening: tokio::sync::Mutex::new(()),
+        },
+        bodies: BodyPool::default(),
+        limits: opts.limits,
     });
-    let bearer = opts.bearer.map(|t| format!("Bearer {t}"));
+    let open = Arc::new(tokio::sync::Semaphore::new(opts.limits.max_connections));
     let serve = async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
+            let Ok(slot) = open.clone().acquire_owned().await else {
+                return;
             };
-            let (service, bearer, gate) = (service.clone(), bearer.clone(), gate.clone());
-            tokio::spawn(async move {
-                let handler =
-                    hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-                        let (service, bearer, gate) =
-                            (service.clone(), bearer.clone(), gate.clone());
-                        async move {
-                            if let Some(want) = &bearer {
-                                let given = req
-                                    .headers()
-                                    .get(hyper::header::AUTHORIZATION)
-                                    .map(|v| v.as_bytes())
-                                    .unwrap_or_default();
-                                if !same(given, want.as_bytes()) {
-                                    return Ok::<_, std::convert::Infallible>(plain(
-                                        StatusCode::UNAUTHORIZED,
-                                        "missing or wrong bearer token\n",
-                                    ));
-                                }
-                            }
-                            if !may_open_session(&req) {
-                                return Ok(service.handle(req).await);
-                            }
-                            let (parts, body) = req.into_parts();
-                            let Ok(body) = Limited::new(body, MAX_BODY).collect().await else {
-                                return Ok(plain(
-                                    StatusCode::PAYLOAD_TOO_LARGE,
-                                    "request body too large or cut off\n",
-                                ));
-                            };
-                            let body = body.to_bytes();
-                            let opens = is_initialize(&body);
-                            let req = Request::from_parts(parts, Full::new(body));
-                            if !opens {
-                                return Ok(service.handle(req).await);
-                            }
-                            // one session opened at a time, so the count cannot overshoot
-                            let _opening = gate.opening.lock().await;
-                            if gate.sessions.sessions.read().await.len() >= gate.max {
-                                return Ok(too_many_sessions(gate.max));
-                            }
-                            Ok(service.handle(req).await)
-                        }
-                    });
-                let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), handler)
-                    .await;
-            });
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // at the open-file limit accept fails at once, again and again: pause
+                    shared.warn(format!(
+                        "--listen: cannot accept a connection ({e}); pausing {} ms between tries",
+                        ACCEPT_PAUSE.as_millis()
+                    ));
+                    tokio::time::sleep(ACCEPT_PAUSE).await;
+                    continue;
+                }
+            };
+            tokio::spawn(serve_connection(state.clone(), stream, slot));
         }
     };
     Ok((bound, serve))
+}
+
+/// Serve one connection (HTTP/1.1) while it holds its slot.
+async fn serve_connection(
+    state: Arc<Listener>,
+    stream: tokio::net::TcpStream,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+) {
+    let header_timeout = state.limits.header_timeout;
+    let handler = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+        let state = state.clone();
+        async move { Ok::<_, std::convert::Infallible>(answer(&state, req).await) }
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .max_buf_size(MAX_CONNECTION_BUFFER)
+        .serve_connection(TokioIo::new(stream), handler)
+        .await;
+}
+
+/// One request: the bearer token checked, its body read within the limits, and a request that
+/// would open a session one over `--max-sessions` refused; the rest is rmcp's.
+async fn answer(state: &Listener, req: Request<hyper::body::Incoming>) -> Reply {
+    if let Some(want) = &state.bearer {
+        let given = req
+            .headers()
+            .get(hyper::header::AUTHORIZATION)
+            .map(|v| v.as_bytes())
+            .unwrap_or_default();
+        if !same(given, want.as_bytes()) {
+            return plain(StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n");
+        }
+    }
+    let opening = may_open_session(&req);
+    let (parts, body) = req.into_parts();
+    // the body's share of the pool is held until the request is answered
+    let (body, _share) = match state.bodies.read(body, state.limits.body_timeout).await {
+        Ok(read) => read,
+        Err(refused) => return plain(refused.status(), refused.text()),
+    };
+    let opens = opening && is_initialize(&body);
+    let req = Request::from_parts(parts, Full::new(body));
+    if !opens {
+        return state.service.handle(req).await;
+    }
+    // one session opened at a time, so the count cannot overshoot
+    let _opening = state.gate.opening.lock().await;
+    if state.gate.sessions.sessions.read().await.len() >= state.gate.max {
+        return too_many_sessions(state.gate.max);
+    }
+    state.service.handle(req).await
 }

@@ -5,11 +5,13 @@
 
 mod filter;
 mod forward;
+mod guard;
 mod handler;
 mod http;
 mod lazy;
 mod notify;
 mod options;
+mod own;
 mod read;
 mod relay;
 mod server;
@@ -18,9 +20,14 @@ mod tools;
 mod warnings;
 
 pub use filter::{GlobError, ToolFilter};
+pub use guard::{
+    ConnectionLimits, DEFAULT_BODY_TIMEOUT_SECS, DEFAULT_HEADER_TIMEOUT_SECS,
+    DEFAULT_MAX_CONNECTIONS,
+};
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
 pub use lazy::{Catalog, ToolIndex, CALL_TOOL, FIND_TOOL};
 pub use options::ProxyOptions;
+pub use own::MAX_ECHO_CHARS;
 pub use read::{read, read_tool_definition, read_within, ReadArgs, ReadError, READ_TOOL};
 pub use server::{Proxy, ProxyStartError};
 pub use tools::{LeanSaving, Startup};

@@ -156,6 +156,11 @@ pub(super) struct Shared {
     /// What the operator should hear of, each message once (the binary prints them).
     pub(super) warnings: Warnings,
     pub(super) info: Value,
+    /// The engine's spill store confined to this upstream's folder: what `mcp_budget_read`
+    /// and the spill resources serve (a shared store holds other servers' spills too).
+    pub(super) spills: crate::budget::SpillStore,
+    /// A call log line failed to be written (said once).
+    pub(super) log_broken: AtomicBool,
 }
 
 /// The MCP logging levels, least severe first.
@@ -209,6 +214,8 @@ impl Shared {
             log_levels: std::sync::Mutex::new(HashMap::new()),
             warnings: Warnings::default(),
             info,
+            spills: opts.engine.store().confined_to(&opts.server),
+            log_broken: AtomicBool::new(false),
             opts,
         }
     }
@@ -351,5 +358,22 @@ impl Shared {
 
     pub(super) fn warn(&self, message: String) {
         self.warnings.warn(message);
+    }
+
+    /// Append a call log line; a line that cannot be written is said once (the calls go on,
+    /// and their results are not held up by a log).
+    pub(super) fn append_log(
+        &self,
+        log: &crate::calllog::CallLog,
+        record: &crate::calllog::CallRecord,
+    ) {
+        if let Err(e) = log.append(record) {
+            if !self.log_broken.swap(true, Ordering::SeqCst) {
+                self.warn(format!(
+                    "the call log {} cannot be written ({e}); calls go on, and lines that fail are not said again",
+                    log.path().display()
+                ));
+            }
+        }
     }
 }

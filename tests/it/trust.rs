@@ -234,24 +234,51 @@ fn concurrent_spilling_calls_each_get_their_own_original_back() {
         handles.iter().map(|(id, h)| (h, *id)).collect();
     assert_eq!(distinct.len(), 5);
     // and each handle, read back through the proxy, is its own original, byte for byte
-    for (n, (handle, id)) in distinct.iter().enumerate() {
-        let read_id = 1000 + n as u64;
-        proxy.send(
-            json!({"jsonrpc": "2.0", "id": read_id, "method": "resources/read",
-            "params": {"uri": format!("mcp-budget://spill/{handle}")}}),
-        );
-        let page = loop {
-            let msg = proxy.next();
-            if msg["id"] == read_id {
-                break msg;
+    // (as a resource, page by page: the proxy pages resources/read of a spill, issue 26)
+    let mut read_id = 1000;
+    for (handle, id) in &distinct {
+        let (mut got, mut start, mut start_char) = (String::new(), 1, 0);
+        loop {
+            read_id += 1;
+            proxy.send(
+                json!({"jsonrpc": "2.0", "id": read_id, "method": "resources/read",
+                "params": {"uri": format!("mcp-budget://spill/{handle}?start_line={start}&start_char={start_char}")}}),
+            );
+            let page = loop {
+                let msg = proxy.next();
+                if msg["id"] == read_id {
+                    break msg;
+                }
+            };
+            let text = page["result"]["contents"][0]["text"].as_str().unwrap();
+            let (body, footer) = text.rsplit_once("[mcp-budget: ").unwrap();
+            let num = |key: &str| -> Option<usize> {
+                let digits: String = footer
+                    .split(key)
+                    .nth(1)?
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse().ok()
+            };
+            let at = num("start_char=");
+            got.push_str(if at.is_some() {
+                body.strip_suffix('\n').unwrap()
+            } else {
+                body
+            });
+            match num("start_line=") {
+                Some(n) => (start, start_char) = (n, at.unwrap_or(0)),
+                None => break,
             }
-        };
+        }
         let mut args = serde_json::Map::new();
         args.insert("q".into(), json!("budget"));
         args.insert("per_page".into(), json!(per_page(*id)));
         let want = demo.call("search_code", &args).unwrap();
+        let want = want["content"][0]["text"].as_str().unwrap();
         assert!(
-            page["result"]["contents"][0]["text"] == want["content"][0]["text"],
+            got.lines().eq(want.lines()),
             "{handle} is not the original of call {id}"
         );
     }

@@ -32,9 +32,14 @@ impl SpillEntry {
 }
 
 impl SpillStore {
-    /// Every spill in the store (links and foreign files left out), sorted by id.
+    /// Every spill in the store (links and foreign files left out), sorted by id; only the
+    /// scope's folder when the store is confined ([`SpillStore::confined_to`]).
     pub fn list(&self) -> Vec<SpillEntry> {
-        let mut out: Vec<SpillEntry> = spills(self.dir())
+        let found = match self.scope() {
+            Some(server) => server_spills(self.dir(), server),
+            None => spills(self.dir()),
+        };
+        let mut out: Vec<SpillEntry> = found
             .into_iter()
             .map(|(id, meta)| SpillEntry {
                 id,
@@ -55,21 +60,55 @@ pub(super) fn spills(root: &Path) -> Vec<(String, Metadata)> {
     };
     for server in servers.flatten() {
         let server_name = server.file_name().to_string_lossy().to_string();
-        if sanitize(&server_name) != server_name || !real_dir(&server.path()) {
+        out.extend(server_spills(root, &server_name));
+    }
+    out
+}
+
+/// The store's own files in one server's folder (none when the name is not a sanitised one, or
+/// the folder is a link or no folder).
+fn server_spills(root: &Path, server_name: &str) -> Vec<(String, Metadata)> {
+    let folder = root.join(server_name);
+    if sanitize(server_name) != server_name || !real_dir(&folder) {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for f in entries.flatten() {
+        let name = f.file_name().to_string_lossy().to_string();
+        if !is_spill_name(&name) {
             continue;
         }
-        let Ok(entries) = std::fs::read_dir(server.path()) else {
-            continue;
-        };
-        for f in entries.flatten() {
-            let name = f.file_name().to_string_lossy().to_string();
-            if !is_spill_name(&name) {
-                continue;
-            }
-            if let Some(meta) = regular_file(&f.path()) {
-                out.push((format!("{server_name}/{name}"), meta));
-            }
+        if let Some(meta) = regular_file(&f.path()) {
+            out.push((format!("{server_name}/{name}"), meta));
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::budget::{SpillStore, DEFAULT_MAX_BYTES};
+
+    /// Issue 26, case 9: a store confined to one server lists and reads only its spills.
+    #[test]
+    fn a_confined_store_lists_and_reads_only_its_servers_spills() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SpillStore::new(dir.path(), DEFAULT_MAX_BYTES);
+        let mine = store.save("mine", "t", "md", b"my spill").unwrap();
+        let theirs = store.save("theirs", "t", "md", b"their spill").unwrap();
+        assert_eq!(store.list().len(), 2);
+        let confined = store.confined_to("mine");
+        let ids: Vec<String> = confined.list().into_iter().map(|e| e.id).collect();
+        assert_eq!(ids, std::slice::from_ref(&mine.id));
+        assert_eq!(confined.read(&mine.uri()).unwrap(), b"my spill");
+        assert!(confined.read(&theirs.uri()).is_err());
+        assert!(confined.lines(&theirs.id).is_none());
+        assert_eq!(store.read(&theirs.id).unwrap(), b"their spill");
+        // a name is confined as the store writes it: sanitised
+        let odd = store.save("a b", "t", "md", b"odd").unwrap();
+        assert_eq!(store.confined_to("a b").list()[0].id, odd.id);
+    }
 }

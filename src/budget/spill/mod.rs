@@ -49,6 +49,8 @@ impl SpillHandle {
 pub struct SpillStore {
     dir: PathBuf,
     max_bytes: u64,
+    /// The one server folder reads and listings are confined to (see [`SpillStore::confined_to`]).
+    scope: Option<String>,
 }
 
 impl SpillStore {
@@ -56,7 +58,23 @@ impl SpillStore {
         SpillStore {
             dir: dir.into(),
             max_bytes,
+            scope: None,
         }
+    }
+
+    /// The same store, its reads and listings confined to `server`'s folder: what a proxy for
+    /// that server may serve (several proxies share the default store, and one server's spills
+    /// are no business of another's clients). Writes and eviction are unchanged.
+    pub fn confined_to(&self, server: &str) -> SpillStore {
+        SpillStore {
+            scope: Some(sanitize(server)),
+            ..self.clone()
+        }
+    }
+
+    /// The server folder reads and listings are confined to, if any.
+    pub fn scope(&self) -> Option<&str> {
+        self.scope.as_deref()
     }
 
     pub fn dir(&self) -> &Path {
@@ -146,12 +164,16 @@ impl SpillStore {
     }
 
     /// The file behind an id, if it names a spill of this store: a regular file of the store's
-    /// name pattern, one folder below the root, with no link on the way.
+    /// name pattern, one folder below the root (the scope's, when confined), with no link on
+    /// the way.
     pub fn resolve(&self, id: &str) -> Option<PathBuf> {
         let id = id.strip_prefix(SPILL_URI_PREFIX).unwrap_or(id);
         let mut parts = id.split('/');
         let (server, file) = (parts.next()?, parts.next()?);
         if parts.next().is_some() || sanitize(server) != server || !is_spill_name(file) {
+            return None;
+        }
+        if self.scope.as_deref().is_some_and(|s| s != server) {
             return None;
         }
         let folder = self.dir.join(server);

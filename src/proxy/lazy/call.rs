@@ -14,18 +14,9 @@ use super::{
     bad_arguments_text, schema_errors, Catalog, CALL_TOOL, DEFAULT_FIND_LIMIT, FIND_TOOL,
     MAX_FIND_LIMIT,
 };
-use crate::proxy::forward::from_json;
+use crate::proxy::own::{capped, text_json};
 use crate::proxy::server::Proxy;
 use crate::proxy::state::{lock, Shared};
-
-/// A tool result that is an error with this text (the model reads it).
-fn error_result(text: &str) -> Result<CallToolResult, ErrorData> {
-    from_json(json!({"content": [{"type": "text", "text": text}], "isError": true}))
-}
-
-fn text_result(text: &str) -> Result<CallToolResult, ErrorData> {
-    from_json(json!({"content": [{"type": "text", "text": text}]}))
-}
 
 impl Proxy {
     fn catalog(&self) -> Arc<Catalog> {
@@ -48,15 +39,17 @@ impl Proxy {
             return None;
         }
         match name {
-            FIND_TOOL => Some(self.find(args)),
+            FIND_TOOL => Some(self.own(FIND_TOOL, self.find(args)).await),
             CALL_TOOL => Some(self.call(args, context.clone()).await),
             _ => None,
         }
     }
 
-    fn find(&self, args: &Map<String, Value>) -> Result<CallToolResult, ErrorData> {
+    /// A find's result (before the engine): the definitions that match the query (its first
+    /// [`crate::proxy::MAX_ECHO_CHARS`] characters), or why not.
+    fn find(&self, args: &Map<String, Value>) -> Value {
         let Some(query) = args.get("query").and_then(Value::as_str) else {
-            return error_result(&format!(
+            return error_json(&format!(
                 "{FIND_TOOL} needs `query`: what you want to do, in plain words"
             ));
         };
@@ -65,7 +58,7 @@ impl Proxy {
             Some(v) => match v.as_u64() {
                 Some(n @ 1..) => (n as usize).min(MAX_FIND_LIMIT),
                 _ => {
-                    return error_result(&format!(
+                    return error_json(&format!(
                         "{FIND_TOOL}: `limit` must be a whole number from 1 to {MAX_FIND_LIMIT}"
                     ))
                 }
@@ -73,46 +66,67 @@ impl Proxy {
         };
         let catalog = self.catalog();
         let text = catalog.find_text(query, limit);
+        let (query, _) = capped(query);
         let found: Vec<String> = catalog
             .find(query, limit)
             .iter()
             .filter_map(|t| t["name"].as_str().map(String::from))
             .collect();
         self.shared.expose(&found);
-        text_result(&text)
+        text_json(&text, false)
     }
 
+    /// A call through `mcp_budget_call_tool`: forwarded when the tool exists and the arguments
+    /// fit its schema, else an error (through the engine: it carries definitions).
     async fn call(
         &self,
         args: &Map<String, Value>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        match self.checked_call(args) {
+            Ok((name, arguments)) => {
+                self.shared.expose(std::slice::from_ref(&name));
+                self.forward(&name, arguments, context, Some(CALL_TOOL))
+                    .await
+            }
+            Err(error) => self.own(CALL_TOOL, error).await,
+        }
+    }
+
+    /// The tool and arguments of a call that may go upstream, or the error result it gets.
+    fn checked_call(
+        &self,
+        args: &Map<String, Value>,
+    ) -> Result<(String, Map<String, Value>), Value> {
         let Some(name) = args.get("name").and_then(Value::as_str) else {
-            return error_result(&format!(
+            return Err(error_json(&format!(
                 "{CALL_TOOL} needs `name`: a tool's name, as {FIND_TOOL} returned it"
-            ));
+            )));
         };
         let arguments = match args.get("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(a)) => a.clone(),
             Some(_) => {
-                return error_result(&format!(
+                return Err(error_json(&format!(
                     "{CALL_TOOL}: `arguments` must be an object of the tool's arguments"
-                ))
+                )))
             }
         };
         let catalog = self.catalog();
         let Some(tool) = catalog.get(name) else {
-            return error_result(&catalog.unknown_text(name));
+            return Err(error_json(&catalog.unknown_text(name)));
         };
         let errors = schema_errors(tool, &Value::Object(arguments.clone()));
         if !errors.is_empty() {
-            return error_result(&bad_arguments_text(tool, &errors));
+            return Err(error_json(&bad_arguments_text(tool, &errors)));
         }
-        self.shared.expose(&[name.to_string()]);
-        self.forward(name, arguments, context, Some(CALL_TOOL))
-            .await
+        Ok((name.to_string(), arguments))
     }
+}
+
+/// A tool error with this text (the model reads it).
+fn error_json(text: &str) -> Value {
+    text_json(text, true)
 }
 
 impl Shared {

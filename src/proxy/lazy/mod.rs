@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
+use super::own::{capped, quoted, MAX_ECHO_CHARS};
 pub use search::{terms, ToolIndex};
 
 pub const FIND_TOOL: &str = "mcp_budget_find_tools";
@@ -98,14 +99,21 @@ impl Catalog {
             .collect()
     }
 
-    /// What `mcp_budget_find_tools` answers: the definitions found, and what to do next.
-    pub fn find_text(&self, query: &str, limit: usize) -> String {
+    /// What `mcp_budget_find_tools` answers: the definitions found, and what to do next. Only
+    /// the query's first [`MAX_ECHO_CHARS`] characters are searched for and quoted back.
+    pub fn find_text(&self, full_query: &str, limit: usize) -> String {
+        let (query, whole) = capped(full_query);
         let found = self.find(query, limit);
         let mut body = json!({
             "query": query,
             "tools": found,
             "of": self.tools.len(),
         });
+        if !whole {
+            body["query_cut"] = json!(format!(
+                "the query was searched and is quoted by its first {MAX_ECHO_CHARS} characters"
+            ));
+        }
         if found.is_empty() {
             let names: Vec<&str> = self
                 .tools
@@ -126,12 +134,20 @@ impl Catalog {
     }
 
     /// The error a call of an unknown (or hidden) tool gets: the closest tools' definitions.
-    pub fn unknown_text(&self, name: &str) -> String {
+    /// Only the first [`MAX_ECHO_CHARS`] characters of the name (and of each tool's) are
+    /// compared, and quoted back.
+    pub fn unknown_text(&self, full_name: &str) -> String {
+        let (name, _) = capped(full_name);
         // names a typo away first, then the names that share words with it
         let mut near: Vec<(usize, &Value)> = self
             .tools
             .iter()
-            .map(|t| (edit_distance(name, t["name"].as_str().unwrap_or("")), t))
+            .map(|t| {
+                (
+                    edit_distance(name, capped(t["name"].as_str().unwrap_or("")).0),
+                    t,
+                )
+            })
             .filter(|(d, _)| *d <= (name.chars().count() / 3).max(2))
             .collect();
         near.sort_by_key(|(d, _)| *d);
@@ -143,7 +159,7 @@ impl Catalog {
         }
         closest.truncate(3);
         serde_json::to_string(&json!({
-            "error": format!("no tool named `{name}`; the closest by name are below (or search with {FIND_TOOL})"),
+            "error": format!("no tool named `{}`; the closest by name are below (or search with {FIND_TOOL})", quoted(full_name)),
             "closest": closest,
         }))
         .unwrap_or_default()

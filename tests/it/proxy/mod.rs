@@ -9,9 +9,12 @@ mod http;
 mod lazy;
 mod lean;
 mod lifecycle;
+mod listen_limits;
 mod notifications;
+mod own_results;
 mod relay;
 mod sdk;
+mod store;
 mod tools;
 
 use std::io::{BufRead, BufReader, Write};
