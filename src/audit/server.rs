@@ -36,7 +36,13 @@ pub async fn audit_server(
     };
     if let Some(e) = error {
         report.status = Status::Error;
-        report.error = Some(e);
+        report.error = Some(match spec.transport {
+            // which environment it had is often why a server failed (a missing token)
+            crate::config::TransportSpec::Stdio { .. } => {
+                format!("{e} (environment: {})", opts.session.server_env.describe())
+            }
+            _ => e,
+        });
     }
     redact(&mut report, spec);
     // recorded after the timeout too: a transcript cut short still shows where it stopped
