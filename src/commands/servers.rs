@@ -14,11 +14,14 @@ pub fn run(args: ServersArgs) -> anyhow::Result<ExitStatus> {
         );
     }
     let env = crate::settings::server_env(&args.trust);
-    let out = match args.format {
-        ListFormat::Table => render_server_list(&sources, env),
-        ListFormat::Json => serde_json::to_string_pretty(&server_list_json(&sources, env))? + "\n",
-    };
-    crate::printer::print(&out)?;
+    match args.format {
+        ListFormat::Table => crate::printer::print(&render_server_list(&sources, env))?,
+        // written as it is serialised: a list of 200,000 servers is never one string
+        ListFormat::Json => crate::printer::print_with(|out| {
+            serde_json::to_writer_pretty(&mut *out, &server_list_json(&sources, env))?;
+            out.write_all(b"\n")
+        })?,
+    }
     let broken = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
     Ok(if broken {
         ExitStatus::Error

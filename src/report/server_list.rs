@@ -1,7 +1,7 @@
 //! What `mcp-budget servers` prints: each server found, from where, whether it may be started
 //! and with which environment, secrets redacted.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::grid::{grid, Fit};
 use crate::config::{ServerEnv, ServerSpec, Sources, Trust};
@@ -66,29 +66,61 @@ pub fn untrusted_notice(spec: &ServerSpec) -> String {
     )
 }
 
-/// The same as JSON.
-pub fn server_list_json(sources: &Sources, env: ServerEnv) -> serde_json::Value {
-    let row = |s: &ServerSpec| {
-        let stdio = s.transport.kind() == "stdio";
-        json!({"name": s.name, "client": s.origin.client, "transport": s.transport.kind(),
-               "target": s.transport.to_string(), "probes": s.probes.len(),
-               "file": s.origin.file, "key": s.origin.key,
-               "trust": s.trust.id(), "trust_reason": s.trust.to_string(),
-               "starts": s.trust.runs(),
-               "environment": stdio.then(|| env.id())})
-    };
-    let servers: Vec<_> = sources
-        .servers
-        .servers
-        .iter()
-        .chain(&sources.untrusted)
-        .map(row)
-        .collect();
-    let skipped: Vec<_> = sources.servers.errors.iter().map(|e| json!(e)).collect();
-    let files: Vec<_> = sources
-        .file_errors
-        .iter()
-        .map(|e| json!(e.to_string()))
-        .collect();
-    json!({"servers": servers, "skipped": skipped, "file_errors": files})
+/// One server of the JSON list.
+#[derive(Serialize)]
+struct Row<'a> {
+    name: &'a str,
+    client: &'a str,
+    transport: &'static str,
+    target: String,
+    probes: usize,
+    file: &'a str,
+    key: &'a str,
+    trust: &'static str,
+    trust_reason: String,
+    starts: bool,
+    /// What a stdio server's environment is (`inherited`, `sdk-default`); null for others.
+    environment: Option<&'static str>,
+}
+
+/// The same as JSON: `{servers, skipped, file_errors}`, serialised as it is written (a list of
+/// 200,000 servers is never built as a JSON tree).
+#[derive(Serialize)]
+pub struct ServerListJson<'a> {
+    servers: Vec<Row<'a>>,
+    skipped: &'a [crate::config::EntryError],
+    file_errors: Vec<String>,
+}
+
+/// The JSON form of [`render_server_list`].
+pub fn server_list_json(sources: &Sources, env: ServerEnv) -> ServerListJson<'_> {
+    let row = |s| json_row(s, env);
+    ServerListJson {
+        servers: sources
+            .servers
+            .servers
+            .iter()
+            .chain(&sources.untrusted)
+            .map(row)
+            .collect(),
+        skipped: &sources.servers.errors,
+        file_errors: sources.file_errors.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+fn json_row(s: &ServerSpec, env: ServerEnv) -> Row<'_> {
+    let stdio = s.transport.kind() == "stdio";
+    Row {
+        name: &s.name,
+        client: &s.origin.client,
+        transport: s.transport.kind(),
+        target: s.transport.to_string(),
+        probes: s.probes.len(),
+        file: &s.origin.file,
+        key: &s.origin.key,
+        trust: s.trust.id(),
+        trust_reason: s.trust.to_string(),
+        starts: s.trust.runs(),
+        environment: stdio.then(|| env.id()),
+    }
 }
