@@ -37,8 +37,10 @@ pub async fn audit_server(
     if let Some(e) = error {
         report.status = Status::Error;
         report.error = Some(match spec.transport {
-            // which environment it had is often why a server failed (a missing token)
-            crate::config::TransportSpec::Stdio { .. } => {
+            // a cleaned environment is often why a server failed (a token it lacks)
+            crate::config::TransportSpec::Stdio { .. }
+                if opts.session.server_env == crate::config::ServerEnv::SdkDefault =>
+            {
                 format!("{e} (environment: {})", opts.session.server_env.describe())
             }
             _ => e,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use mcp_budget::calllog::CallLog;
-use mcp_budget::config::{Origin, ServerSpec, TransportSpec, Trust};
+use mcp_budget::config::{Origin, ServerEnv, ServerSpec, TransportSpec, Trust};
 use mcp_budget::proxy::{listen, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::tokens::Tokenizer;
 use mcp_budget::units::thousands;
@@ -68,6 +68,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         protocol: args.upstream_protocol,
         ..SessionOptions::default()
     };
+    let clean = session_opts.server_env == ServerEnv::SdkDefault;
     super::runtime()?.block_on(async {
         let started = tokio::time::timeout(
             Duration::from_secs(args.timeout),
@@ -76,7 +77,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         .await;
         let proxy = match started {
             Ok(Ok(p)) => p,
-            Ok(Err(e)) if spec.transport.kind() == "stdio" => anyhow::bail!(
+            Ok(Err(e)) if clean && spec.transport.kind() == "stdio" => anyhow::bail!(
                 "upstream `{name}`: {e} (environment: {})",
                 session_opts.server_env.describe()
             ),
