@@ -129,6 +129,8 @@ pub struct ProxyArgs {
     pub body_timeout_secs: u64,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub trust: TrustArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -315,6 +317,8 @@ pub struct AuditArgs {
     pub ca_cert: Option<PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub trust: TrustArgs,
     /// Table width for the terminal summary [default: terminal width, or 120 when piped]
     #[arg(long, value_name = "COLUMNS")]
     pub width: Option<u16>,
@@ -348,6 +352,22 @@ pub struct ServersArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+    #[command(flatten)]
+    pub trust: TrustArgs,
+}
+
+/// Which servers may be started, and with what environment (`audit`, `proxy`, `servers`).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct TrustArgs {
+    /// Also start the servers of project configs found under the current folder (.mcp.json,
+    /// .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json, ~/.claude.json project
+    /// entries) that nobody approved; they run the project's code
+    #[arg(long, env = "MCP_BUDGET_TRUST_PROJECT", value_parser = clap::builder::BoolishValueParser::new())]
+    pub trust_project: bool,
+    /// Start stdio servers with only HOME, LOGNAME, PATH, SHELL, TERM and USER (the MCP SDKs'
+    /// default) and their own env; `${VAR}` in configs reads only those too
+    #[arg(long, env = "MCP_BUDGET_CLEAN_ENV", value_parser = clap::builder::BoolishValueParser::new())]
+    pub clean_env: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -8,7 +8,7 @@ use rmcp::ServiceExt;
 use crate::capture::{self, Replay};
 use crate::config::{redactor_for, ServerSpec, TransportSpec};
 use crate::demo::DemoServer;
-use crate::upstream::{Protocol, ServerIo, Session, SessionOptions, UpstreamError};
+use crate::upstream::{ChildEnv, Protocol, ServerIo, Session, SessionOptions, UpstreamError};
 
 /// Start or reach the server and run the `initialize` handshake. Errors never carry a secret of
 /// the spec or of the inherited environment (a server's stderr can print them).
@@ -82,7 +82,13 @@ pub async fn open(spec: &ServerSpec, opts: &SessionOptions) -> Result<ServerIo, 
             args,
             env,
             cwd,
-        } => ServerIo::spawn(command, args, env, &opts.env_remove, cwd.as_ref()).await,
+        } => {
+            let base = ChildEnv {
+                base: opts.server_env,
+                remove: &opts.env_remove,
+            };
+            ServerIo::spawn(command, args, env, &base, cwd.as_ref()).await
+        }
         TransportSpec::Http { url, headers } => ServerIo::http(url, headers, opts),
         TransportSpec::Sse { url, headers } => ServerIo::sse(url, headers, opts),
     }

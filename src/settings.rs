@@ -11,13 +11,15 @@ use anyhow::Context;
 use mcp_budget::audit::AuditOptions;
 use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
 use mcp_budget::capture::{Recorder, ReplayDefaults};
-use mcp_budget::config::{load_sources, Defaults, ProbeFile, ServerSpec, Sources};
+use mcp_budget::config::{
+    load_sources, Defaults, ProbeFile, ServerEnv, ServerSpec, Sources, SDK_DEFAULT_VARS,
+};
 use mcp_budget::gate::{Thresholds, ToolLimits};
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use mcp_budget::units::thousands;
 use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
-use crate::cli::{AuditArgs, EngineArgs, ThresholdArgs};
+use crate::cli::{AuditArgs, EngineArgs, ThresholdArgs, TrustArgs};
 
 /// What `audit` runs with, resolved from its flags and the probe files it loaded.
 pub struct Audit {
@@ -91,6 +93,7 @@ fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOpt
             max_response_bytes: args.max_response_bytes,
             record: args.record.is_some(),
             protocol: args.protocol,
+            server_env: server_env(&args.trust),
             extra_roots: match &args.ca_cert {
                 Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
                 None => Vec::new(),
@@ -233,10 +236,41 @@ fn recorder(
 }
 
 /// Every server of `files`, or of the client configs discovered in the standard places when
-/// there are none (from the current folder and the home folder).
-pub fn sources(files: &[PathBuf]) -> anyhow::Result<Sources> {
+/// there are none (from the current folder and the home folder); project servers run only when
+/// trusted. Under `--clean-env`, `${VAR}` reads only what a server would get, and the variables
+/// it withheld are named on stderr.
+pub fn sources(files: &[PathBuf], trust: &TrustArgs) -> anyhow::Result<Sources> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    Ok(load_sources(files, home().as_deref(), &cwd, &env_var))
+    let env = server_env(trust);
+    let withheld = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let lookup = |name: &str| {
+        if env.passes(name) {
+            return env_var(name);
+        }
+        if std::env::var_os(name).is_some() {
+            withheld.borrow_mut().insert(format!("${{{name}}}"));
+        }
+        None
+    };
+    let sources = load_sources(files, home().as_deref(), &cwd, &lookup, trust.trust_project);
+    let withheld = withheld.into_inner();
+    if !withheld.is_empty() {
+        crate::printer::warn(&format!(
+            "--clean-env: {} not read from the environment (configs read only {})",
+            withheld.into_iter().collect::<Vec<_>>().join(", "),
+            SDK_DEFAULT_VARS.join(", ")
+        ));
+    }
+    Ok(sources)
+}
+
+/// The environment stdio servers start with.
+pub fn server_env(trust: &TrustArgs) -> ServerEnv {
+    if trust.clean_env {
+        ServerEnv::SdkDefault
+    } else {
+        ServerEnv::Inherited
+    }
 }
 
 /// The user's home directory, for discovery.

@@ -36,7 +36,15 @@ pub async fn audit_server(
     };
     if let Some(e) = error {
         report.status = Status::Error;
-        report.error = Some(e);
+        report.error = Some(match spec.transport {
+            // a cleaned environment is often why a server failed (a token it lacks)
+            crate::config::TransportSpec::Stdio { .. }
+                if opts.session.server_env == crate::config::ServerEnv::SdkDefault =>
+            {
+                format!("{e} (environment: {})", opts.session.server_env.describe())
+            }
+            _ => e,
+        });
     }
     redact(&mut report, spec);
     // recorded after the timeout too: a transcript cut short still shows where it stopped

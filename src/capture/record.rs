@@ -271,6 +271,7 @@ mod tests {
                 label: None,
             }],
             timeout_secs: None,
+            trust: Default::default(),
         }
     }
 

@@ -14,7 +14,8 @@ use mcp_budget::gate::{
     check_comparable, evaluate, load_report, NotComparable, Thresholds, Verdict,
 };
 use mcp_budget::report::{
-    annotate, bundle, findings, pricing, render, CsvKind, Format, ProbeStatus, Report, Status,
+    annotate, bundle, findings, pricing, render, untrusted_notice, CsvKind, Format, ProbeStatus,
+    Report, Status,
 };
 
 use crate::cli::{AuditArgs, AuditFormat};
@@ -30,8 +31,9 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     let price = pricing::choose(Some(&args.model), args.price.as_deref())?;
     let mut files = args.files.clone();
     files.extend(args.configs.iter().cloned());
-    let mut sources = settings::sources(&files)?;
-    if files.is_empty() && sources.servers.servers.is_empty() && sources.file_errors.is_empty() {
+    let mut sources = settings::sources(&files, &args.trust)?;
+    let found_none = sources.servers.servers.is_empty() && sources.untrusted.is_empty();
+    if files.is_empty() && found_none && sources.file_errors.is_empty() {
         warn("no MCP client config found; auditing the embedded demo server (probes/demo.toml)");
         let demo = parse_config_text(
             Path::new("probes/demo.toml"),
@@ -48,13 +50,22 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     for e in &sources.servers.errors {
         warn(&format!("error: skipped {e}"));
     }
-    if let Err(e) = sources.servers.select(&args.servers) {
+    if let Err(e) = sources.select(&args.servers) {
         warn(&format!("error: {e}"));
         return Ok(ExitStatus::Error);
+    }
+    for s in &sources.untrusted {
+        warn(&untrusted_notice(s));
     }
     // nothing to measure (every file broken, or none defines a server) is a config error: no
     // table is printed and the last report stays as it was
     if sources.servers.servers.is_empty() {
+        // the demo is not audited in their place: a report of something else would read as
+        // if the servers found had been measured
+        if !sources.untrusted.is_empty() {
+            warn("error: nothing audited: no server found is trusted (see above)");
+            return Ok(ExitStatus::Error);
+        }
         if sources.file_errors.is_empty() && sources.servers.errors.is_empty() {
             warn(&format!("error: {}", nothing_to_audit(&files)));
         }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use mcp_budget::calllog::CallLog;
-use mcp_budget::config::{Origin, ServerSpec, TransportSpec};
+use mcp_budget::config::{Origin, ServerEnv, ServerSpec, TransportSpec, Trust};
 use mcp_budget::proxy::{listen, ConnectionLimits, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::tokens::Tokenizer;
 use mcp_budget::units::thousands;
@@ -64,9 +64,11 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
     // the token guards the proxy; the upstream has no business seeing it
     let session_opts = SessionOptions {
         env_remove: args.bearer_token_env.iter().cloned().collect(),
+        server_env: settings::server_env(&args.trust),
         protocol: args.upstream_protocol,
         ..SessionOptions::default()
     };
+    let clean = session_opts.server_env == ServerEnv::SdkDefault;
     super::runtime()?.block_on(async {
         let started = tokio::time::timeout(
             Duration::from_secs(args.timeout),
@@ -75,6 +77,10 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         .await;
         let proxy = match started {
             Ok(Ok(p)) => p,
+            Ok(Err(e)) if clean && spec.transport.kind() == "stdio" => anyhow::bail!(
+                "upstream `{name}`: {e} (environment: {})",
+                session_opts.server_env.describe()
+            ),
             Ok(Err(e)) => anyhow::bail!("upstream `{name}`: {e}"),
             Err(_) => anyhow::bail!(
                 "upstream `{}`: did not start within {}s",
@@ -183,6 +189,7 @@ fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
             },
             probes: Vec::new(),
             timeout_secs: None,
+            trust: Trust::Named,
         });
     }
     if let Some(url) = &args.upstream_url {
@@ -213,6 +220,7 @@ fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
             transport,
             probes: Vec::new(),
             timeout_secs: None,
+            trust: Trust::Named,
         });
     }
     let Some(name) = &args.server else {
@@ -220,7 +228,10 @@ fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
             "no upstream: give `-- COMMAND ARGS...`, --upstream-url URL or --server NAME"
         );
     };
-    let mut sources = settings::sources(&args.configs)?;
+    let mut sources = settings::sources(&args.configs, &args.trust)?;
+    if let Some(spec) = sources.untrusted_named(name) {
+        anyhow::bail!("{}", mcp_budget::report::untrusted_notice(spec));
+    }
     sources
         .servers
         .select(std::slice::from_ref(name))

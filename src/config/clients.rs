@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{expand_vars, EntryError, Origin, ServerSet, ServerSpec, TransportSpec};
+use super::{expand_vars, EntryError, Origin, ServerSet, ServerSpec, TransportSpec, Trust};
 
 /// The MCP clients whose config files we read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +135,7 @@ pub fn load_client_config(
                     transport,
                     probes: Vec::new(),
                     timeout_secs: None,
+                    trust: Trust::Named,
                 }),
                 Ok(None) => {}
                 Err(message) => set

@@ -9,12 +9,21 @@ use super::ClientKind;
 pub struct Place {
     pub client: ClientKind,
     pub path: PathBuf,
+    /// Under the current folder (a project's config, written by whoever wrote the project),
+    /// not in the user's home.
+    pub project: bool,
 }
 
 /// Every standard place, for the user's home and the project in `cwd` (existing or not).
 pub fn standard_places(home: Option<&Path>, cwd: &Path) -> Vec<Place> {
     let mut places = Vec::new();
-    let mut add = |client: ClientKind, path: PathBuf| places.push(Place { client, path });
+    let mut add = |client: ClientKind, path: PathBuf| {
+        places.push(Place {
+            client,
+            path,
+            project: false,
+        })
+    };
     if let Some(h) = home {
         let mac = h.join("Library/Application Support");
         let xdg = std::env::var_os("XDG_CONFIG_HOME")
@@ -45,14 +54,23 @@ pub fn standard_places(home: Option<&Path>, cwd: &Path) -> Vec<Place> {
             .unwrap_or_else(|| h.join(".codex"));
         add(ClientKind::Codex, codex_home.join("config.toml"));
     }
-    add(ClientKind::ClaudeCode, cwd.join(".mcp.json"));
-    add(ClientKind::Cursor, cwd.join(".cursor/mcp.json"));
-    add(ClientKind::VsCode, cwd.join(".vscode/mcp.json"));
-    add(ClientKind::Gemini, cwd.join(".gemini/settings.json"));
+    for (client, path) in [
+        (ClientKind::ClaudeCode, ".mcp.json"),
+        (ClientKind::Cursor, ".cursor/mcp.json"),
+        (ClientKind::VsCode, ".vscode/mcp.json"),
+        (ClientKind::Gemini, ".gemini/settings.json"),
+    ] {
+        places.push(Place {
+            client,
+            path: cwd.join(path),
+            project: true,
+        });
+    }
     places
 }
 
-/// The standard places that exist, in order.
+/// The standard places that exist, in order (a file that is both a user and a project place,
+/// as when the current folder is the home folder, is the user's).
 pub fn discover(home: Option<&Path>, cwd: &Path) -> Vec<Place> {
     let mut seen = Vec::new();
     standard_places(home, cwd)

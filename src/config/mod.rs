@@ -11,8 +11,10 @@ mod names;
 mod probe_file;
 mod redact;
 mod secrets;
+mod server_env;
 mod sources;
 mod spec;
+mod trust;
 mod urls;
 
 pub use clients::{load_client_config, ClientKind};
@@ -22,5 +24,7 @@ pub use expand::expand_vars;
 pub use probe_file::{load_config_file, parse_config_text, ConfigFile, Defaults, ProbeFile};
 pub use redact::{redact_url, Redactor, Secret, REDACTED};
 pub use secrets::{inherited_secrets, redactor_for, spec_secrets};
+pub use server_env::{sdk_default_env, ServerEnv, SDK_DEFAULT_VARS};
 pub use sources::{load_sources, Sources};
 pub use spec::{Origin, Probe, ServerSet, ServerSpec, TransportSpec};
+pub use trust::{assess, ClaudeRecords, Trust};

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{
-    discover, expand_vars, load_client_config, ClientKind, ConfigError, EntryError, Origin, Probe,
-    ServerSet, ServerSpec, TransportSpec,
+    assess, discover, expand_vars, load_client_config, ClaudeRecords, ClientKind, ConfigError,
+    EntryError, Origin, Place, Probe, ServerSet, ServerSpec, TransportSpec, Trust,
 };
 
 /// `[defaults]` of a probe file.
@@ -242,7 +242,10 @@ fn resolve_entry(
         })
         .collect::<Result<_, String>>()
         .map_err(|e| format!("probe arguments: {e}"))?;
-    let transport = entry_transport(&entry, dir, home, lookup)?;
+    let (transport, trust) = match entry_transport(&entry, dir, lookup)? {
+        Some(transport) => (transport, Trust::Named),
+        None => resolve_from(entry.from.as_deref().unwrap_or_default(), dir, home, lookup)?,
+    };
     Ok(ServerSpec {
         name: name.to_string(),
         origin: Origin {
@@ -253,15 +256,15 @@ fn resolve_entry(
         transport,
         probes,
         timeout_secs: entry.timeout_secs,
+        trust,
     })
 }
 
 fn entry_transport(
     entry: &ServerEntry,
     dir: &Path,
-    home: Option<&Path>,
     lookup: Lookup,
-) -> Result<TransportSpec, String> {
+) -> Result<Option<TransportSpec>, String> {
     let ex = |s: &str| expand_vars(s, lookup);
     let exmap = |m: &BTreeMap<String, String>| -> Result<BTreeMap<String, String>, String> {
         m.iter()
@@ -283,19 +286,19 @@ fn entry_transport(
         }
     }
     if let Some(c) = &entry.capture {
-        return Ok(TransportSpec::Capture {
+        return Ok(Some(TransportSpec::Capture {
             dir: dir.join(ex(c)?),
             server: entry.capture_server.clone(),
-        });
+        }));
     }
     if let Some(b) = &entry.builtin {
         if b != "demo" {
             return Err(format!("unknown builtin server `{b}` (known: demo)"));
         }
-        return Ok(TransportSpec::Builtin { name: b.clone() });
+        return Ok(Some(TransportSpec::Builtin { name: b.clone() }));
     }
     if let Some(command) = &entry.command {
-        return Ok(TransportSpec::Stdio {
+        return Ok(Some(TransportSpec::Stdio {
             command: ex(command)?,
             args: entry.args.iter().map(|a| ex(a)).collect::<Result<_, _>>()?,
             env: exmap(&entry.env)?,
@@ -305,20 +308,20 @@ fn entry_transport(
                 .map(ex)
                 .transpose()?
                 .map(|c| dir.join(c)),
-        });
+        }));
     }
     if let Some(url) = &entry.url {
         let (url, headers) = (ex(url)?, exmap(&entry.headers)?);
         return match entry.transport.as_deref() {
             None | Some("http") | Some("streamable-http") => {
-                Ok(TransportSpec::Http { url, headers })
+                Ok(Some(TransportSpec::Http { url, headers }))
             }
-            Some("sse") => Ok(TransportSpec::Sse { url, headers }),
+            Some("sse") => Ok(Some(TransportSpec::Sse { url, headers })),
             Some(other) => Err(format!("unknown transport `{other}` (known: http, sse)")),
         };
     }
-    let from = entry.from.as_deref().unwrap_or_default();
-    resolve_from(from, dir, home, lookup)
+    // the one left is `from`, which the caller resolves
+    Ok(None)
 }
 
 /// `${VAR}` expanded in every string of a JSON value.
@@ -340,36 +343,49 @@ fn expand_json(v: Value, lookup: Lookup) -> Result<Value, String> {
     })
 }
 
-/// `from = "<client id or config path>:<server name>"`.
+/// `from = "<client id or config path>:<server name>"`, with the trust of what it names: a file
+/// named by path is as trusted as the probe file; a client's config is found as discovery finds
+/// it (from the probe file's folder), and a project server found so keeps its own trust.
 fn resolve_from(
     from: &str,
     dir: &Path,
     home: Option<&Path>,
     lookup: Lookup,
-) -> Result<TransportSpec, String> {
+) -> Result<(TransportSpec, Trust), String> {
     let (source, server) = from
         .rsplit_once(':')
         .ok_or(format!("`from = \"{from}\"` must be `<client>:<server>`"))?;
-    let files: Vec<PathBuf> = match ClientKind::from_id(source) {
+    let places: Vec<Place> = match ClientKind::from_id(source) {
         Some(kind) => discover(home, dir)
             .into_iter()
-            .filter(|p| p.client == kind && p.path.exists())
-            .map(|p| p.path)
+            .filter(|p| p.client == kind)
             .collect(),
-        None => vec![dir.join(source)],
+        None => vec![Place {
+            client: ClientKind::Generic,
+            path: dir.join(source),
+            project: false,
+        }],
     };
-    for path in &files {
-        let Ok(loaded) = load_config_file(path, home, lookup) else {
+    let named = ClientKind::from_id(source).is_none();
+    let mut records = None;
+    for place in &places {
+        let Ok(loaded) = load_config_file(&place.path, home, lookup) else {
             continue;
         };
-        if let Some(spec) = loaded
+        let Some(spec) = loaded
             .servers
             .servers
             .into_iter()
             .find(|s| s.name == server)
-        {
-            return Ok(spec.transport);
+        else {
+            continue;
+        };
+        if named {
+            return Ok((spec.transport, Trust::Named));
         }
+        let records = records.get_or_insert_with(|| ClaudeRecords::read(home, dir));
+        let trust = assess(place, &spec, records).through_probe_file();
+        return Ok((spec.transport, trust));
     }
     Err(format!("`from`: no server `{server}` in {source}'s config"))
 }

@@ -1,13 +1,13 @@
 //! The data model of a server to audit: how to reach it, where it was declared, what to probe.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use super::names::{is_header_flag, is_secret_name};
-use super::{redact_url, EntryError, REDACTED};
+use super::{redact_url, EntryError, Trust, REDACTED};
 
 /// Where a server spec was declared: a file (or `<embedded>`) and the key inside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -160,6 +160,8 @@ pub struct ServerSpec {
     pub probes: Vec<Probe>,
     /// Per-server timeout for the whole audit of this server, when the file sets one.
     pub timeout_secs: Option<u64>,
+    /// Whether it may be started: a project config's server is not, until the user trusts it.
+    pub trust: Trust,
 }
 
 /// What loading one or more files produced: the servers, and the entries that were skipped.
@@ -171,22 +173,22 @@ pub struct ServerSet {
 
 impl ServerSet {
     /// Add the servers of `other`; a server whose name is taken gets `@client` appended, and an
-    /// identical spec under the same name (the same server in two configs) is kept once.
+    /// identical spec under the same name (the same server in two configs) is kept once. Linear
+    /// in the servers of both sets: names are looked up in an index, never by a scan.
     pub fn merge(&mut self, other: ServerSet) {
+        let mut taken: HashMap<String, usize> = HashMap::with_capacity(self.servers.len());
+        for (i, s) in self.servers.iter().enumerate() {
+            taken.entry(s.name.clone()).or_insert(i);
+        }
+        self.servers.reserve(other.servers.len());
         for mut spec in other.servers {
-            let same_name = |s: &&ServerSpec| s.name == spec.name;
-            if let Some(existing) = self.servers.iter().find(same_name) {
-                if existing.transport == spec.transport {
+            if let Some(&i) = taken.get(&spec.name) {
+                if self.servers[i].transport == spec.transport {
                     continue;
                 }
-                spec.name = format!("{}@{}", spec.name, spec.origin.client);
-                let mut n = 2;
-                let base = spec.name.clone();
-                while self.servers.iter().any(|s| s.name == spec.name) {
-                    spec.name = format!("{base}{n}");
-                    n += 1;
-                }
+                spec.name = fresh_name(format!("{}@{}", spec.name, spec.origin.client), &taken);
             }
+            taken.insert(spec.name.clone(), self.servers.len());
             self.servers.push(spec);
         }
         self.errors.extend(other.errors);
@@ -215,6 +217,17 @@ impl ServerSet {
             .retain(|e| e.server.as_ref().is_some_and(|n| names.contains(n)));
         Ok(())
     }
+}
+
+/// `base`, or `base2`, `base3`, ... : the first that is not taken.
+fn fresh_name(base: String, taken: &HashMap<String, usize>) -> String {
+    if !taken.contains_key(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| format!("{base}{n}"))
+        .find(|name| !taken.contains_key(name))
+        .expect("some numbered name is free")
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ pub use model::*;
 pub use policy_toml::{suggested_policy, suggested_tax};
 pub use render::{render, Format};
 pub use replay::{render_replay_table, ReplayRow};
-pub use server_list::{render_server_list, server_list_json};
+pub use server_list::{render_server_list, server_list_json, untrusted_notice, ServerListJson};
 pub use stats::{render_stats_table, stats_rows, write_stats_csv, StatsRow};
 
 /// Price every server and probe, judge them against the client limits, and run the design

@@ -1,13 +1,15 @@
-//! What `mcp-budget servers` prints: each server found, from where, secrets redacted.
+//! What `mcp-budget servers` prints: each server found, from where, whether it may be started
+//! and with which environment, secrets redacted.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::grid::{grid, Fit};
-use crate::config::Sources;
+use crate::config::{ServerEnv, ServerSpec, Sources, Trust};
 use crate::text::one_line;
 
-/// A table of servers, then one line per skipped entry or unreadable file.
-pub fn render_server_list(sources: &Sources) -> String {
+/// A table of servers (those not trusted too), the environment stdio servers get, then one
+/// line per server not started, skipped entry or unreadable file.
+pub fn render_server_list(sources: &Sources, env: ServerEnv) -> String {
     let mut t = grid(Fit::Content);
     t.set_header([
         "server",
@@ -15,19 +17,26 @@ pub fn render_server_list(sources: &Sources) -> String {
         "transport",
         "command or url",
         "probes",
+        "trust",
         "source",
     ]);
-    for s in &sources.servers.servers {
+    for s in sources.servers.servers.iter().chain(&sources.untrusted) {
         t.add_row([
             one_line(&s.name).into_owned(),
             one_line(&s.origin.client).into_owned(),
             s.transport.kind().to_string(),
             one_line(&s.transport.to_string()).into_owned(),
             s.probes.len().to_string(),
+            s.trust.id().to_string(),
             one_line(&s.origin.to_string()).into_owned(),
         ]);
     }
     let mut out = format!("{t}\n");
+    out.push_str(&format!("stdio servers start with {}\n", env.describe()));
+    for s in &sources.untrusted {
+        out.push_str(&untrusted_notice(s));
+        out.push('\n');
+    }
     for e in &sources.servers.errors {
         out.push_str(&format!("skipped: {}\n", one_line(&e.to_string())));
     }
@@ -37,23 +46,81 @@ pub fn render_server_list(sources: &Sources) -> String {
     out
 }
 
-/// The same as JSON.
-pub fn server_list_json(sources: &Sources) -> serde_json::Value {
-    let servers: Vec<_> = sources
-        .servers
-        .servers
-        .iter()
-        .map(|s| {
-            json!({"name": s.name, "client": s.origin.client, "transport": s.transport.kind(),
-                   "target": s.transport.to_string(), "probes": s.probes.len(),
-                   "file": s.origin.file, "key": s.origin.key})
-        })
-        .collect();
-    let skipped: Vec<_> = sources.servers.errors.iter().map(|e| json!(e)).collect();
-    let files: Vec<_> = sources
-        .file_errors
-        .iter()
-        .map(|e| json!(e.to_string()))
-        .collect();
-    json!({"servers": servers, "skipped": skipped, "file_errors": files})
+/// One line on a server that is not started: from where, why, and what would start it.
+pub fn untrusted_notice(spec: &ServerSpec) -> String {
+    let file = one_line(&spec.origin.file);
+    let how = match (&spec.trust, spec.origin.client.as_str()) {
+        (Trust::Rejected { .. }, _) => format!("to start it anyway, name its file: --config {file}"),
+        (_, "probe-file") => {
+            "to start it, pass --trust-project (or MCP_BUDGET_TRUST_PROJECT=1), or name the config by its path in `from`".to_string()
+        }
+        _ => format!(
+            "to start it, pass --trust-project (or MCP_BUDGET_TRUST_PROJECT=1), or name its file: --config {file}"
+        ),
+    };
+    format!(
+        "not started: `{}` from {}: {}; {how}",
+        one_line(&spec.name),
+        one_line(&spec.origin.to_string()),
+        one_line(&spec.trust.to_string())
+    )
+}
+
+/// One server of the JSON list.
+#[derive(Serialize)]
+struct Row<'a> {
+    name: &'a str,
+    client: &'a str,
+    transport: &'static str,
+    target: String,
+    probes: usize,
+    file: &'a str,
+    key: &'a str,
+    trust: &'static str,
+    trust_reason: String,
+    starts: bool,
+    /// What a stdio server's environment is (`inherited`, `sdk-default`); null for others.
+    environment: Option<&'static str>,
+}
+
+/// The same as JSON: `{servers, skipped, file_errors}`, serialised as it is written (a list of
+/// 200,000 servers is never built as a JSON tree).
+#[derive(Serialize)]
+pub struct ServerListJson<'a> {
+    servers: Vec<Row<'a>>,
+    skipped: &'a [crate::config::EntryError],
+    file_errors: Vec<String>,
+}
+
+/// The JSON form of [`render_server_list`].
+pub fn server_list_json(sources: &Sources, env: ServerEnv) -> ServerListJson<'_> {
+    let row = |s| json_row(s, env);
+    ServerListJson {
+        servers: sources
+            .servers
+            .servers
+            .iter()
+            .chain(&sources.untrusted)
+            .map(row)
+            .collect(),
+        skipped: &sources.servers.errors,
+        file_errors: sources.file_errors.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+fn json_row(s: &ServerSpec, env: ServerEnv) -> Row<'_> {
+    let stdio = s.transport.kind() == "stdio";
+    Row {
+        name: &s.name,
+        client: &s.origin.client,
+        transport: s.transport.kind(),
+        target: s.transport.to_string(),
+        probes: s.probes.len(),
+        file: &s.origin.file,
+        key: &s.origin.key,
+        trust: s.trust.id(),
+        trust_reason: s.trust.to_string(),
+        starts: s.trust.runs(),
+        environment: stdio.then(|| env.id()),
+    }
 }

@@ -25,6 +25,7 @@ pub use error::UpstreamError;
 pub use http::load_ca_file;
 pub use options::{Protocol, SessionOptions, MODERN_VERSION};
 pub use pages::{ListStop, Listed, PageWalker, MAX_PAGES};
+pub use process::ChildEnv;
 pub use request::{answer_or_cancel, CallOutcome, Forwarded};
 pub use server_io::ServerIo;
 pub use session::Session;

@@ -54,6 +54,8 @@ pub struct SessionOptions {
     /// Variables removed from the environment a stdio server inherits (the proxy's
     /// `--bearer-token-env`); the server's own configured `env` still applies.
     pub env_remove: Vec<String>,
+    /// The environment a stdio server starts with (`--clean-env`: the SDKs' default set).
+    pub server_env: crate::config::ServerEnv,
     /// The era to speak (`--protocol`).
     pub protocol: Protocol,
 }
@@ -66,6 +68,7 @@ impl std::fmt::Debug for SessionOptions {
             .field("extra_roots", &self.extra_roots.len())
             .field("downstream", &self.downstream.is_some())
             .field("env_remove", &self.env_remove)
+            .field("server_env", &self.server_env)
             .field("protocol", &self.protocol)
             .finish()
     }
@@ -79,6 +82,7 @@ impl Default for SessionOptions {
             extra_roots: Vec::new(),
             downstream: None,
             env_remove: Vec::new(),
+            server_env: crate::config::ServerEnv::Inherited,
             protocol: Protocol::Auto,
         }
     }

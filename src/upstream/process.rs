@@ -11,6 +11,7 @@ use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::UpstreamError;
+use crate::config::{sdk_default_env, ServerEnv};
 
 /// Marks the stderr pipe as read to its end when the reader task stops, however it stops.
 struct CloseOnDrop(tokio::sync::watch::Sender<bool>);
@@ -18,6 +19,26 @@ struct CloseOnDrop(tokio::sync::watch::Sender<bool>);
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
         let _ = self.0.send(true);
+    }
+}
+
+/// What a child's environment is built from: this process's (whole, or the SDKs' default set),
+/// without the variables of `remove`; the server's own `env` goes on top.
+pub struct ChildEnv<'a> {
+    pub base: ServerEnv,
+    pub remove: &'a [String],
+}
+
+impl ChildEnv<'_> {
+    fn apply(&self, cmd: &mut Command, own: &BTreeMap<String, String>) {
+        if self.base == ServerEnv::SdkDefault {
+            cmd.env_clear();
+            cmd.envs(sdk_default_env());
+        }
+        for var in self.remove {
+            cmd.env_remove(var);
+        }
+        cmd.envs(own);
     }
 }
 
@@ -38,15 +59,12 @@ impl ChildGuard {
         command: &str,
         args: &[String],
         env: &BTreeMap<String, String>,
-        env_remove: &[String],
+        base: &ChildEnv<'_>,
         cwd: Option<&PathBuf>,
     ) -> Result<(ChildGuard, ChildStdout, ChildStdin), UpstreamError> {
         let mut cmd = Command::new(command);
-        for var in env_remove {
-            cmd.env_remove(var);
-        }
+        base.apply(&mut cmd, env);
         cmd.args(args)
-            .envs(env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
 use tokio::task::JoinHandle;
 
 use super::http::{self, Remote};
-use super::process::ChildGuard;
+use super::process::{ChildEnv, ChildGuard};
 use super::{SessionOptions, UpstreamError};
 
 /// Buffer of the in-memory pipe to a server in this process.
@@ -69,17 +69,17 @@ impl ServerIo {
         self
     }
 
-    /// Start a stdio server: a child process in its own process group, without the variables
-    /// of `env_remove` (its own `env` still applies).
+    /// Start a stdio server: a child process in its own process group, in the environment of
+    /// `base` (its own `env` still applies).
     pub async fn spawn(
         command: &str,
         args: &[String],
         env: &BTreeMap<String, String>,
-        env_remove: &[String],
+        base: &ChildEnv<'_>,
         cwd: Option<&PathBuf>,
     ) -> Result<ServerIo, UpstreamError> {
         let started = Instant::now();
-        let (child, out, inp) = ChildGuard::spawn(command, args, env, env_remove, cwd).await?;
+        let (child, out, inp) = ChildGuard::spawn(command, args, env, base, cwd).await?;
         Ok(ServerIo {
             child: Some(child),
             started,

@@ -90,6 +90,73 @@ fn no_source_file_is_over_500_lines() {
     assert!(long.is_empty(), "files over 500 lines: {long:?}");
 }
 
+/// What the repository's root may hold (docs/architecture.md, "The repository's root"): a file
+/// that is not named here is a stray, such as the output of a manual run.
+const ROOT_LAYOUT: &[&str] = &[
+    ".ci",
+    ".gitignore",
+    "CHANGELOG.md",
+    "Cargo.lock",
+    "Cargo.toml",
+    "README.md",
+    "benches",
+    "build.rs",
+    "docs",
+    "fuzz",
+    "probes",
+    "proptest-regressions",
+    "reports",
+    "scripts",
+    "src",
+    "tests",
+];
+
+/// Issue 26, item 18: the root holds only what the layout names. Git decides what is in the
+/// repository: its tracked files and the untracked ones it does not ignore (so `target/`,
+/// `reports/latest/` and the other ignored outputs never count, and a stray is caught before it
+/// is committed).
+#[test]
+fn the_root_holds_only_what_the_layout_names() {
+    let out = std::process::Command::new("git")
+        .args([
+            "ls-files",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "-z",
+        ])
+        .current_dir(repo())
+        .output();
+    let listing = match out {
+        Ok(o) if o.status.success() => o.stdout,
+        _ => {
+            eprintln!(
+                "SKIP: {} is not a git checkout (or git is missing)",
+                repo().display()
+            );
+            return;
+        }
+    };
+    let roots: BTreeSet<String> = listing
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let p = String::from_utf8_lossy(p);
+            p.split('/').next().unwrap_or_default().to_string()
+        })
+        .collect();
+    assert!(roots.contains("src"), "git listed no src/: {roots:?}");
+    let strays: Vec<&String> = roots
+        .iter()
+        .filter(|r| !ROOT_LAYOUT.contains(&r.as_str()))
+        .collect();
+    assert!(
+        strays.is_empty(),
+        "files at the repository's root that the layout does not name (remove them, or add \
+         them to ROOT_LAYOUT and docs/architecture.md): {strays:?}"
+    );
+}
+
 #[test]
 fn the_import_reader_sees_through_strings_comments_and_groups() {
     let code = code_of(

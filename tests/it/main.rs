@@ -16,6 +16,7 @@ mod fail_fast;
 mod gate;
 mod github_projections;
 mod html_browser;
+mod project_trust;
 mod proxy;
 mod proxy_hostile;
 mod real_servers;
