@@ -23,6 +23,7 @@ mod real_servers;
 mod renderers;
 mod schema_lints;
 mod secrets;
+mod signals;
 mod support;
 mod survey;
 mod tokens_exact;
