@@ -81,15 +81,18 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         mcp_budget::upstream::end_all(mcp_budget::upstream::GRACE).await;
         status
     });
-    // stdin is read on a blocking thread that a signal leaves waiting: do not wait for it
-    runtime.shutdown_timeout(Duration::from_millis(100));
-    if let Ok(s) = &status {
-        if *s != ExitStatus::Success {
+    match &status {
+        Ok(s) if *s != ExitStatus::Success => {
+            // stdin is read on a blocking thread that a signal leaves waiting: the call log's
+            // last lines (written on blocking threads too) get half a second, not forever
+            runtime.shutdown_timeout(Duration::from_millis(500));
             crate::printer::warn(&format!(
                 "mcp-budget proxy: ended by {}: upstream stopped",
                 s.signal_name()
             ));
         }
+        // every blocking task is done or finishes (stdin is at its end)
+        _ => drop(runtime),
     }
     status
 }
