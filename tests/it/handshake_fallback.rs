@@ -150,3 +150,23 @@ fn a_hostile_discovers_versions_are_kept_once_and_at_most_32() {
         ])
     );
 }
+
+#[test]
+fn a_request_answered_with_an_empty_202_fails_at_once_and_discover_falls_back() {
+    let home = tempfile::tempdir().unwrap();
+    let (_served, url) = http_server("silent");
+    let toml = format!("[servers.s]\nurl = {url:?}\n\n{PROBE}");
+    let args = ["--protocol", "auto", "--timeout", "60"];
+    let (report, _) = audit_probe(home.path(), &toml, &args, &[], 2);
+    let s = &report["servers"][0];
+    // the server is measured in its era; only the probe fails, and says why
+    assert_eq!(s["status"], "ok", "{s}");
+    assert_eq!(s["protocol_version"], "2025-11-25");
+    assert_eq!(s["tools_list"]["tool_count"], 1);
+    assert_eq!(s["probes"][0]["status"], "error");
+    let error = s["probes"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("HTTP 202 Accepted with an empty body: no response to the request"),
+        "{error}"
+    );
+}
