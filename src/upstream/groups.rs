@@ -49,16 +49,22 @@ pub(super) fn kill(pgid: i32) {
 /// those with a process still running after `grace`. Returns when none is left running.
 pub async fn end_all(grace: Duration) {
     let groups: Vec<i32> = std::mem::take(&mut *live()).into_iter().collect();
-    end(&groups, grace).await;
+    end(&groups, grace, || {}).await;
 }
 
-/// End `groups`: SIGTERM, up to `grace` for them to go, then SIGKILL.
-pub(super) async fn end(groups: &[i32], grace: Duration) {
+/// End `groups`: SIGTERM, up to `grace` for them to go, then SIGKILL. `reap` is called while
+/// waiting (a caller holding the leader reaps it, so the cheap check that the group is empty
+/// sees it gone).
+pub(super) async fn end(groups: &[i32], grace: Duration, mut reap: impl FnMut()) {
     #[cfg(unix)]
     {
         groups.iter().for_each(|g| signal(*g, libc::SIGTERM));
         let started = Instant::now();
-        while groups.iter().any(|g| running(*g)) && started.elapsed() < grace {
+        loop {
+            reap();
+            if !groups.iter().any(|g| running(*g)) || started.elapsed() >= grace {
+                break;
+            }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         groups.iter().for_each(|g| kill(*g));
@@ -66,11 +72,15 @@ pub(super) async fn end(groups: &[i32], grace: Duration) {
 }
 
 /// Whether a process of group `pgid` is still running (an exited one waiting to be reaped,
-/// a zombie, is not: it runs nothing).
+/// a zombie, is not: it runs nothing). An empty group is told by one system call; /proc is
+/// read only while the group has members.
 #[cfg(target_os = "linux")]
 fn running(pgid: i32) -> bool {
+    if !probe(pgid) {
+        return false;
+    }
     let Ok(dir) = std::fs::read_dir("/proc") else {
-        return probe(pgid);
+        return true;
     };
     dir.flatten()
         .filter(|e| {

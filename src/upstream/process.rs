@@ -143,7 +143,11 @@ impl ChildGuard {
     /// for the child.
     pub async fn shutdown(mut self) {
         if let Some(pgid) = self.pgid.take().filter(|g| super::groups::take(*g)) {
-            super::groups::end(&[pgid], super::groups::GRACE).await;
+            let child = &mut self.child;
+            super::groups::end(&[pgid], super::groups::GRACE, || {
+                let _ = child.try_wait();
+            })
+            .await;
         }
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), self.child.wait()).await;
