@@ -3,12 +3,52 @@
 //! does not speak refused with -32022 and the versions it does (what lets a client of a newer
 //! revision fall back to this one instead of to `initialize`).
 
-use crate::measure::era_marks;
+use super::AuditOptions;
+use crate::config::ServerSpec;
+use crate::connect::connect;
+use crate::measure::{capped_eras, era_marks, InitInfo, MAX_ERAS};
 use crate::report::{EraConformance, VersionRefusal};
-use crate::upstream::{Session, UpstreamError};
+use crate::units::thousands;
+use crate::upstream::{Protocol, Session, SessionOptions, UpstreamError};
 
 /// A version no server speaks, asked in to see the server refuse it.
 pub(super) const UNKNOWN_VERSION: &str = "2099-01-01";
+
+/// The protocol versions the server speaks, as far as this audit asked: the one the session
+/// negotiated, the `server/discover` result's others, and, when `--protocol auto` found the
+/// 2026-07-28 era, the handshake era's version from a second connection that only sends
+/// `initialize` (a server of both eras answers either first request). Each once, newest first,
+/// at most [`MAX_ERAS`]; when the list was cut, a warning saying so.
+pub(super) async fn eras(
+    spec: &ServerSpec,
+    opts: &AuditOptions,
+    session: &Session,
+    init: &InitInfo,
+) -> (Vec<String>, Option<String>) {
+    let mut spoken: Vec<String> = session.protocol_version().into_iter().collect();
+    if opts.session.protocol == Protocol::Auto && session.handshake() == "server/discover" {
+        let legacy = SessionOptions {
+            protocol: Protocol::Legacy,
+            record: false,
+            ..opts.session.clone()
+        };
+        let probe =
+            tokio::time::timeout(std::time::Duration::from_secs(10), connect(spec, &legacy));
+        if let Ok(Ok(old)) = probe.await {
+            spoken.extend(old.protocol_version());
+            old.close().await;
+        }
+    }
+    let (eras, distinct) = capped_eras(&init.supported_versions, &spoken);
+    let cut = (distinct > eras.len()).then(|| {
+        format!(
+            "server/discover listed {} protocol versions: `eras` keeps the newest {MAX_ERAS} of the {} distinct ones",
+            thousands(init.supported_versions.len()),
+            thousands(distinct)
+        )
+    });
+    (eras, cut)
+}
 
 /// The checks on the handshake's result, the tools/list pages and the probes' results
 /// (`probes`: each probe's tool and whether its result had a `resultType`), and one request in

@@ -65,44 +65,6 @@ fn empty_report(spec: &ServerSpec) -> ServerReport {
     )
 }
 
-/// The protocol versions the server speaks, as far as this audit asked: the one the session
-/// negotiated, the `server/discover` result's others, and, when `--protocol auto` found the
-/// 2026-07-28 era, the handshake era's version from a second connection that only sends
-/// `initialize` (a server of both eras answers either first request).
-async fn eras(
-    spec: &ServerSpec,
-    opts: &AuditOptions,
-    session: &crate::upstream::Session,
-    init: &crate::measure::InitInfo,
-) -> Vec<String> {
-    let mut eras: Vec<String> = init.supported_versions.clone();
-    if let Some(v) = session.protocol_version() {
-        if !eras.contains(&v) {
-            eras.push(v);
-        }
-    }
-    if opts.session.protocol == crate::upstream::Protocol::Auto
-        && session.handshake() == "server/discover"
-    {
-        let legacy = crate::upstream::SessionOptions {
-            protocol: crate::upstream::Protocol::Legacy,
-            record: false,
-            ..opts.session.clone()
-        };
-        let probe =
-            tokio::time::timeout(std::time::Duration::from_secs(10), connect(spec, &legacy));
-        if let Ok(Ok(old)) = probe.await {
-            if let Some(v) = old.protocol_version().filter(|v| !eras.contains(v)) {
-                eras.push(v);
-            }
-            old.close().await;
-        }
-    }
-    eras.sort();
-    eras.reverse();
-    eras
-}
-
 async fn run(
     spec: &ServerSpec,
     opts: &AuditOptions,
@@ -121,7 +83,9 @@ async fn run(
         let init = measure_initialize(session.initialize_response().result_text(), set)
             .map_err(|e| e.to_string())?;
         report.protocol_version = session.protocol_version().or(init.protocol_version.clone());
-        report.eras = eras(spec, opts, &session, &init).await;
+        let (eras, cut) = super::era::eras(spec, opts, &session, &init).await;
+        report.eras = eras;
+        report.warnings.extend(cut);
         report.server_info = init.server_info.clone();
         report.instructions_tokens = init.instructions_tokens.primary;
 

@@ -78,15 +78,28 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     let specs = sources.servers.servers.clone();
     let bars = Arc::new(Bars::new(specs.len()));
     let run = super::runtime()?.block_on(async {
-        tokio::select! {
-            run = run_audit(specs, &opts, bars.clone()) => Some(run),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
+        let signalled = super::signals()?;
+        let audit = run_audit(specs, &opts, bars.clone());
+        tokio::pin!(audit);
+        anyhow::Ok(tokio::select! {
+            run = &mut audit => Ok(run),
+            // the servers end while the audit still holds them (dropping it would SIGKILL them)
+            status = signalled => {
+                mcp_budget::upstream::end_all(mcp_budget::upstream::GRACE).await;
+                Err(status)
+            }
+        })
+    })?;
     bars.finish();
-    let Some(run) = run else {
-        warn("interrupted: servers stopped, no report written");
-        return Ok(ExitStatus::Interrupted);
+    let run = match run {
+        Ok(run) => run,
+        Err(status) => {
+            warn(&format!(
+                "interrupted ({}): servers stopped, no report written (the last one is as it was)",
+                status.signal_name()
+            ));
+            return Ok(status);
+        }
     };
     let mut report = build_report(run, &opts.tokenizers, &sources.servers.errors);
     annotate(&mut report, price);

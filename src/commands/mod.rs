@@ -36,3 +36,20 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()?)
 }
+
+/// The signals that end a run: SIGINT (130), SIGTERM (143) and SIGHUP (129), as the exit status
+/// the first of them gives. Listening starts now (before any server is started), so none of
+/// them ends the process before its servers are ended (`upstream::end_all`).
+fn signals() -> anyhow::Result<impl std::future::Future<Output = ExitStatus>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => ExitStatus::Interrupted,
+            _ = term.recv() => ExitStatus::Terminated,
+            _ = hup.recv() => ExitStatus::HungUp,
+        }
+    })
+}

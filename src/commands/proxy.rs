@@ -68,61 +68,99 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<ExitStatus> {
         protocol: args.upstream_protocol,
         ..SessionOptions::default()
     };
-    let clean = session_opts.server_env == ServerEnv::SdkDefault;
-    super::runtime()?.block_on(async {
-        let started = tokio::time::timeout(
-            Duration::from_secs(args.timeout),
-            Proxy::start(&spec, &session_opts, opts),
-        )
-        .await;
-        let proxy = match started {
-            Ok(Ok(p)) => p,
-            Ok(Err(e)) if clean && spec.transport.kind() == "stdio" => anyhow::bail!(
-                "upstream `{name}`: {e} (environment: {})",
-                session_opts.server_env.describe()
-            ),
-            Ok(Err(e)) => anyhow::bail!("upstream `{name}`: {e}"),
-            Err(_) => anyhow::bail!(
-                "upstream `{}`: did not start within {}s",
-                name,
-                args.timeout
-            ),
+    let runtime = super::runtime()?;
+    let status = runtime.block_on(async {
+        let signalled = super::signals()?;
+        let serving = serve(&args, &spec, &session_opts, opts, &name, &limits, bearer);
+        tokio::pin!(serving);
+        let status = tokio::select! {
+            done = &mut serving => done,
+            status = signalled => Ok(status),
         };
-        crate::printer::warn(&startup_line(&name, &proxy.startup, &limits));
-        if let Some(mut warnings) = proxy.warnings() {
-            tokio::spawn(async move {
-                while let Some(w) = warnings.recv().await {
-                    // an upstream's names may carry terminal escapes: printer::warn escapes them
-                    crate::printer::warn(&format!("mcp-budget proxy: warning: {w}"));
-                }
-            });
-        }
-        if let Some(addr) = args.listen {
-            let options = ListenOptions {
-                addr,
-                bearer,
-                extra_hosts: args.allow_hosts.clone(),
-                session_idle: Duration::from_secs(args.session_idle_secs),
-                max_sessions: args.max_sessions,
-                limits: ConnectionLimits {
-                    max_connections: args.max_connections,
-                    header_timeout: Duration::from_secs(args.header_timeout_secs),
-                    body_timeout: Duration::from_secs(args.body_timeout_secs),
-                },
-            };
-            let (bound, serve) = listen(proxy, options)
-                .await
-                .with_context(|| format!("cannot listen on {addr}"))?;
+        // the upstream ends with the proxy, however it ends: a signal, its client closing
+        // stdin (the end of `serve`), an error
+        mcp_budget::upstream::end_all(mcp_budget::upstream::GRACE).await;
+        status
+    });
+    match &status {
+        Ok(s) if *s != ExitStatus::Success => {
+            // stdin is read on a blocking thread that a signal leaves waiting: the call log's
+            // last lines (written on blocking threads too) get half a second, not forever
+            runtime.shutdown_timeout(Duration::from_millis(500));
             crate::printer::warn(&format!(
-                "mcp-budget proxy: listening on http://{bound}/mcp"
+                "mcp-budget proxy: ended by {}: upstream stopped",
+                s.signal_name()
             ));
-            serve.await;
-            return Ok(ExitStatus::Success);
         }
-        let running = proxy.serve(rmcp::transport::stdio()).await?;
-        running.waiting().await?;
-        Ok(ExitStatus::Success)
-    })
+        // every blocking task is done or finishes (stdin is at its end)
+        _ => drop(runtime),
+    }
+    status
+}
+
+/// Start the proxy and serve it (on stdio, or on `--listen`) until its client goes.
+async fn serve(
+    args: &ProxyArgs,
+    spec: &ServerSpec,
+    session_opts: &SessionOptions,
+    opts: ProxyOptions,
+    name: &str,
+    limits: &str,
+    bearer: Option<String>,
+) -> anyhow::Result<ExitStatus> {
+    let started = tokio::time::timeout(
+        Duration::from_secs(args.timeout),
+        Proxy::start(spec, session_opts, opts),
+    )
+    .await;
+    let clean = session_opts.server_env == ServerEnv::SdkDefault;
+    let proxy = match started {
+        Ok(Ok(p)) => p,
+        Ok(Err(e)) if clean && spec.transport.kind() == "stdio" => anyhow::bail!(
+            "upstream `{name}`: {e} (environment: {})",
+            session_opts.server_env.describe()
+        ),
+        Ok(Err(e)) => anyhow::bail!("upstream `{name}`: {e}"),
+        Err(_) => anyhow::bail!(
+            "upstream `{}`: did not start within {}s",
+            name,
+            args.timeout
+        ),
+    };
+    crate::printer::warn(&startup_line(name, &proxy.startup, limits));
+    if let Some(mut warnings) = proxy.warnings() {
+        tokio::spawn(async move {
+            while let Some(w) = warnings.recv().await {
+                // an upstream's names may carry terminal escapes: printer::warn escapes them
+                crate::printer::warn(&format!("mcp-budget proxy: warning: {w}"));
+            }
+        });
+    }
+    if let Some(addr) = args.listen {
+        let options = ListenOptions {
+            addr,
+            bearer,
+            extra_hosts: args.allow_hosts.clone(),
+            session_idle: Duration::from_secs(args.session_idle_secs),
+            max_sessions: args.max_sessions,
+            limits: ConnectionLimits {
+                max_connections: args.max_connections,
+                header_timeout: Duration::from_secs(args.header_timeout_secs),
+                body_timeout: Duration::from_secs(args.body_timeout_secs),
+            },
+        };
+        let (bound, serve) = listen(proxy, options)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        crate::printer::warn(&format!(
+            "mcp-budget proxy: listening on http://{bound}/mcp"
+        ));
+        serve.await;
+        return Ok(ExitStatus::Success);
+    }
+    let running = proxy.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(ExitStatus::Success)
 }
 
 /// What the proxy says when it starts: the tools and their schema tax per turn before and

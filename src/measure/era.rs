@@ -48,9 +48,62 @@ pub fn marked_complete(mut result: Value) -> Value {
     result
 }
 
+/// How many distinct protocol versions a report keeps in `eras` (a server may list any number
+/// in `server/discover`: a hostile one lists hundreds of thousands).
+pub const MAX_ERAS: usize = 32;
+
+/// How long a version may be to be kept (versions are dates: `2026-07-28`).
+const MAX_VERSION_CHARS: usize = 64;
+
+/// The protocol versions a server speaks, for the report: `spoken` (the versions a session
+/// with it negotiated, always kept) and the versions it `listed`, each once, newest first, at
+/// most [`MAX_ERAS`] (the newest of the listed ones; a listed version over 64 characters is
+/// not one). Returns them and how many distinct versions were listed or spoken.
+pub fn capped_eras(listed: &[String], spoken: &[String]) -> (Vec<String>, usize) {
+    let spoken: std::collections::BTreeSet<&str> = spoken.iter().map(String::as_str).collect();
+    let listed: std::collections::BTreeSet<&str> = listed
+        .iter()
+        .map(String::as_str)
+        .filter(|v| v.chars().count() <= MAX_VERSION_CHARS)
+        .collect();
+    let distinct = listed.union(&spoken).count();
+    let room = MAX_ERAS.saturating_sub(spoken.len());
+    let mut eras: Vec<String> = listed
+        .iter()
+        .rev()
+        .filter(|v| !spoken.contains(*v))
+        .take(room)
+        .chain(spoken.iter())
+        .map(|v| v.to_string())
+        .collect();
+    eras.sort_unstable_by(|a, b| b.cmp(a));
+    (eras, distinct)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eras_are_distinct_newest_first_and_capped_keeping_the_spoken_ones() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let (eras, distinct) = capped_eras(
+            &v(&["2025-06-18", "2026-07-28", "2025-06-18", "2026-07-28"]),
+            &v(&["2026-07-28", "2025-11-25"]),
+        );
+        assert_eq!(eras, ["2026-07-28", "2025-11-25", "2025-06-18"]);
+        assert_eq!(distinct, 3);
+        // 200,000 copies and 100 others: the newest 31 of them and the spoken one
+        let mut hostile = vec!["2026-07-28".to_string(); 200_000];
+        hostile.extend((0..100).map(|i| format!("9999-01-{i:03}")));
+        hostile.push("x".repeat(65));
+        let (eras, distinct) = capped_eras(&hostile, &v(&["2000-01-01"]));
+        assert_eq!(distinct, 102);
+        assert_eq!(eras.len(), MAX_ERAS);
+        assert_eq!(eras[0], "9999-01-099");
+        assert_eq!(eras[30], "9999-01-069");
+        assert_eq!(eras[31], "2000-01-01");
+    }
 
     #[test]
     fn marks_are_read_as_sent() {

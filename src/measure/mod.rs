@@ -15,7 +15,7 @@ mod tools;
 
 pub use compact::compact_json;
 pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
-pub use era::{era_marks, marked_complete, EraMarks};
+pub use era::{capped_eras, era_marks, marked_complete, EraMarks, MAX_ERAS};
 pub use init::{measure_initialize, InitInfo, SERVER_INFO_META_KEY};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
 pub use lean::{apply_transform, factor_repeats, lean_tool, LeanTransform};

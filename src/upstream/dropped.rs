@@ -52,6 +52,43 @@ pub(super) async fn answer_with_error(
     to_rmcp.write_all(err.as_bytes()).await.is_ok() && to_rmcp.write_all(b"\n").await.is_ok()
 }
 
+/// The `data` of the error rmcp gets in place of a `server/discover` result it could not type.
+const NOT_DISCOVER_DATA: &str = r#"{"mcp_budget":"not_a_discover_result"}"#;
+
+/// Whether an error's `data` says the pump stood in for a `server/discover` result that was
+/// not one.
+pub(super) fn not_a_discover_result(data: &Option<serde_json::Value>) -> bool {
+    data.as_ref()
+        .is_some_and(|d| d["mcp_budget"].as_str() == Some("not_a_discover_result"))
+}
+
+/// What rmcp gets instead of `line`, the response to the `server/discover` with id `id` (its
+/// JSON text), when its result is not a 2026-07-28 DiscoverResult (`{}`, `null`, a string, a
+/// `supportedVersions` that is not a list): a JSON-RPC error, which is what a server of the
+/// handshake era answers a method it does not know. rmcp fails such a result outright, even in
+/// `--protocol auto`; an error lets it fall back to `initialize`. `None` for a real one. The
+/// wire keeps the server's own line.
+pub(super) fn discover_stand_in(id: &str, line: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Discovered {
+        #[allow(dead_code)]
+        result: rmcp::model::DiscoverResult,
+    }
+    if serde_json::from_str::<Discovered>(line).is_ok() {
+        return None;
+    }
+    let result = serde_json::from_str::<serde_json::Value>(line)
+        .map(|v| v["result"].to_string())
+        .unwrap_or_default();
+    let message = serde_json::Value::String(format!(
+        "server/discover answered with a result that is not a 2026-07-28 DiscoverResult (which needs resultType, supportedVersions, capabilities, ttlMs and cacheScope): {}",
+        crate::text::preview(&result, 80)
+    ));
+    Some(format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":{message},"data":{NOT_DISCOVER_DATA}}}}}"#
+    ))
+}
+
 /// The id of a response that was too large to keep, from its first or last bytes: servers
 /// put `id` either first (`{"jsonrpc":"2.0","id":7,...`) or last (`...,"id":7}`).
 fn id_of_dropped(head: &[u8], tail: &[u8]) -> Option<String> {

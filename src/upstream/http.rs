@@ -197,6 +197,13 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
             continue;
         }
         let is_sse = content_type(&resp).starts_with("text/event-stream");
+        // a request's answer is a body: a 202 (or 200) with none leaves it waiting for good
+        // (a handshake-era server's answer to a `server/discover` it does not know, at times)
+        if id.is_some() && !is_sse && resp.content_length() == Some(0) {
+            let e = format!("HTTP {status} with an empty body: no response to the request");
+            fail(&ctx, id, &e).await;
+            continue;
+        }
         let got = if is_sse {
             read_sse(&ctx, resp, None).await
         } else {

@@ -8,6 +8,7 @@
 mod client;
 mod dropped;
 mod error;
+mod groups;
 mod guard;
 mod http;
 mod options;
@@ -22,6 +23,7 @@ mod wire;
 
 pub use client::{BoxFuture, Downstream};
 pub use error::UpstreamError;
+pub use groups::{end_all, GRACE};
 pub use http::load_ca_file;
 pub use options::{Protocol, SessionOptions, MODERN_VERSION};
 pub use pages::{ListStop, Listed, PageWalker, MAX_PAGES};

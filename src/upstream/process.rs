@@ -105,6 +105,7 @@ impl ChildGuard {
             });
         }
         let pgid = child.id().map(|id| id as i32);
+        pgid.into_iter().for_each(super::groups::register);
         Ok((
             ChildGuard {
                 child,
@@ -156,19 +157,25 @@ impl ChildGuard {
         self.child.try_wait().ok().flatten()
     }
 
-    /// Kill the process group and wait for the child.
+    /// End the process group (SIGTERM, then SIGKILL after [`super::groups::GRACE`]) and wait
+    /// for the child.
     pub async fn shutdown(mut self) {
-        self.kill_group();
+        if let Some(pgid) = self.pgid.take().filter(|g| super::groups::take(*g)) {
+            let child = &mut self.child;
+            super::groups::end(&[pgid], super::groups::GRACE, || {
+                let _ = child.try_wait();
+            })
+            .await;
+        }
+        let _ = self.child.start_kill();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), self.child.wait()).await;
     }
 
+    /// SIGKILL to the process group, unless it was ended already (by [`super::groups::end_all`]:
+    /// its number may be another's by now).
     fn kill_group(&mut self) {
-        #[cfg(unix)]
-        if let Some(pgid) = self.pgid.take() {
-            // SAFETY: killpg only sends a signal; pgid is the group this child leads.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
+        if let Some(pgid) = self.pgid.take().filter(|g| super::groups::take(*g)) {
+            super::groups::kill(pgid);
         }
         let _ = self.child.start_kill();
     }

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::task::JoinHandle;
 
-use super::dropped::{answer_dropped, answer_with_error, nesting_depth, response_id, MAX_DEPTH};
+use super::dropped::{
+    answer_dropped, answer_with_error, discover_stand_in, nesting_depth, response_id, MAX_DEPTH,
+};
 use super::{Line, Wire};
 
 /// Buffer of the in-memory pipes between the pumps and rmcp.
@@ -138,6 +140,8 @@ async fn inbound<R: AsyncRead + Unpin>(
             Some((method, id)) if method == "tools/call" && line.len() > STUB_OVER => Some(
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#),
             ),
+            // rmcp cannot fall back from a discover result it cannot type: it gets an error
+            Some((method, id)) if method == "server/discover" => discover_stand_in(&id, &line),
             _ => None,
         };
         let to_send: &str = stub.as_deref().unwrap_or(&line);

@@ -41,16 +41,23 @@ pub struct Session {
 
 /// Why the handshake failed. When `server/discover` and then `initialize` both failed, the
 /// `initialize` failure is what a legacy server (or no MCP server at all) says: it comes
-/// first, and the discover failure after it.
+/// first, and the discover failure after it, unless it says the same (told once).
 fn handshake_error(e: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError as E;
     match e {
-        rmcp::service::ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
-            format!("{fallback} (server/discover before it: {discover})")
+        E::LegacyFallbackFailed { discover, fallback } => {
+            let (discover, fallback) = (discover.to_string(), fallback.to_string());
+            if discover == fallback {
+                format!("{fallback} (to server/discover and initialize alike)")
+            } else {
+                format!("{fallback} (server/discover before it: {discover})")
+            }
         }
-        // rmcp reads a discover result it cannot type as a custom one
-        rmcp::service::ClientInitializeError::ExpectedInitResult(Some(
-            rmcp::model::ServerResult::CustomResult(_),
-        )) => "server/discover answered with a result that is not a 2026-07-28 DiscoverResult (which needs resultType, supportedVersions, capabilities, ttlMs and cacheScope); `--protocol legacy` asks `initialize` instead".into(),
+        // `--protocol 2026-07-28`: the pump stood in for a result that is not a discover one
+        E::JsonRpcError(d) if dropped::not_a_discover_result(&d.data) => format!(
+            "{}; `--protocol legacy` or `auto` asks `initialize` instead",
+            d.message
+        ),
         other => other.to_string(),
     }
 }
@@ -126,20 +133,16 @@ impl Session {
                 });
             }
         };
-        // the era is the handshake that succeeded: a `server/discover` result, else `initialize`
-        let discovered = wire
-            .take_response("server/discover")
-            .filter(|r| r.error.is_none());
-        let handshake = if discovered.is_some() {
-            "server/discover"
-        } else {
-            "initialize"
+        // the era is the handshake that succeeded: rmcp sends `initialize` only when it does
+        // not take the `server/discover` result (there was none, or it was not one)
+        let discovered = wire.take_response("server/discover");
+        let (handshake, init) = match wire.take_response("initialize") {
+            Some(initialized) => ("initialize", Some(initialized)),
+            None => ("server/discover", discovered.filter(|r| r.error.is_none())),
         };
-        let init = discovered
-            .or_else(|| wire.take_response("initialize"))
-            .ok_or_else(|| UpstreamError::Initialize {
-                message: format!("no {handshake} response was captured"),
-            })?;
+        let init = init.ok_or_else(|| UpstreamError::Initialize {
+            message: format!("no {handshake} response was captured"),
+        })?;
         Ok(Session {
             service,
             wire,

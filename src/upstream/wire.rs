@@ -46,9 +46,15 @@ impl RawResponse {
         struct Msg<'a> {
             id: Option<serde_json::Value>,
             method: Option<&'a str>,
-            #[serde(borrow)]
+            // `"result": null` is a result (of a server that answers with nothing), not none
+            #[serde(borrow, default, deserialize_with = "present")]
             result: Option<&'a RawValue>,
             error: Option<serde_json::Value>,
+        }
+        fn present<'de, D: serde::Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<&'de RawValue>, D::Error> {
+            <&RawValue>::deserialize(d).map(Some)
         }
         let msg: Msg = serde_json::from_str(&line).ok()?;
         if msg.method.is_some() || (msg.result.is_none() && msg.error.is_none()) {
