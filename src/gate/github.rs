@@ -56,8 +56,11 @@ pub fn render_github(v: &Verdict) -> String {
             c.name,
             thousands(c.before.unwrap_or(0)),
             thousands(c.after.unwrap_or(0)),
-            c.pct
-                .map_or(String::new(), |p| format!(" ({})", percent_change(p)))
+            match (c.from_zero(), c.pct) {
+                (true, _) => " (new: from 0)".to_string(),
+                (false, Some(p)) => format!(" ({})", percent_change(p)),
+                (false, None) => String::new(),
+            }
         );
         let _ = writeln!(
             out,

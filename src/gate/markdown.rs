@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{Movement, Subject, Verdict};
-use crate::units::{percent_change, signed_thousands, thousands};
+use crate::units::{signed_thousands, thousands};
 
 /// Rows of the changes table at most (the JSON format has them all).
 const MAX_ROWS: usize = 50;
@@ -80,7 +80,7 @@ pub fn render_markdown(v: &Verdict) -> String {
             c.before.map_or("-".into(), thousands),
             c.after.map_or("-".into(), thousands),
             signed_thousands(c.delta),
-            c.pct.map_or("-".into(), percent_change)
+            c.pct_text()
         );
     }
     if moved.len() > MAX_ROWS {

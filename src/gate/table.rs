@@ -5,7 +5,7 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{Subject, Verdict};
 use crate::report::grid::{grid, Fit};
-use crate::units::{percent_change, thousands};
+use crate::units::thousands;
 
 /// Render the verdict; `width` fixes the table width (None: the terminal's).
 pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
@@ -52,7 +52,7 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
             num(c.before.map_or("-".into(), thousands)),
             num(c.after.map_or("-".into(), thousands)),
             num(format!("{:+}", c.delta)),
-            num(c.pct.map_or("-".into(), percent_change)),
+            num(c.pct_text()),
         ]);
     }
     out.push_str(&t.to_string());
