@@ -1,13 +1,28 @@
 //! Text from servers, clients and files made safe to show: control characters (ESC, BEL, CR,
-//! the rest of C0, DEL and C1) become visible escapes, so a tool name cannot clear a terminal,
+//! the rest of C0, DEL and C1) and format characters (Cf: bidi controls, zero-width characters)
+//! become visible escapes, so a tool name cannot clear a terminal,
 //! write the clipboard with OSC 52 or break a table row. One helper for every output. And the
 //! measures every limit on text shares: lines, characters, character boundaries.
 
 use std::borrow::Cow;
 
+/// Whether `c` is a format character (Unicode general category Cf): bidi controls (U+202A-E,
+/// U+2066-9, U+061C), zero-width characters (U+200B-F), U+FEFF, tags. Invisible, and able to
+/// reorder what a terminal or a page shows, so every output escapes them.
+pub fn is_format(c: char) -> bool {
+    !c.is_ascii()
+        && unicode_general_category::get_general_category(c)
+            == unicode_general_category::GeneralCategory::Format
+}
+
+/// A control or format character, which no output shows raw.
+fn hidden(c: char) -> bool {
+    c.is_control() || is_format(c)
+}
+
 fn escape(s: &str, keep_newlines: bool) -> Cow<'_, str> {
     let kept = |c: char| keep_newlines && (c == '\n' || c == '\t');
-    if !s.chars().any(|c| c.is_control() && !kept(c)) {
+    if !s.chars().any(|c| hidden(c) && !kept(c)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -20,7 +35,7 @@ fn escape(s: &str, keep_newlines: bool) -> Cow<'_, str> {
             c if c.is_control() && (c as u32) < 0x100 => {
                 out.push_str(&format!("\\x{:02x}", c as u32));
             }
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
@@ -141,6 +156,17 @@ mod tests {
         assert_eq!(one_line(name), "evil\\x1b[2J\\x1b]52;c;aGk=\\x07\\x9b31m");
         assert_eq!(one_line("plain ünïcode"), "plain ünïcode");
         assert!(matches!(one_line("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn format_characters_are_shown_not_applied() {
+        let name = "abc\u{202e}fed\u{2066}\u{200b}\u{feff}\u{61c}\u{e0041}";
+        assert_eq!(
+            one_line(name),
+            "abc\\u{202e}fed\\u{2066}\\u{200b}\\u{feff}\\u{61c}\\u{e0041}"
+        );
+        assert_eq!(lines("a\n\u{202d}"), "a\n\\u{202d}");
+        assert!(!is_format('a') && !is_format('é') && is_format('\u{200d}'));
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod eras;
 mod fail_fast;
 mod gate;
 mod github_projections;
+mod hostile_names;
 mod html_browser;
 mod proxy;
 mod proxy_hostile;
