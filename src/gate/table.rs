@@ -7,6 +7,14 @@ use super::{Subject, Verdict};
 use crate::report::grid::{grid, Fit};
 use crate::units::thousands;
 
+/// Characters of a name shown in a cell at most (gate.json keeps it whole).
+const CELL_CHARS: usize = 200;
+
+/// A name for a cell: cut to a preview, control and format characters escaped.
+fn name(s: &str) -> String {
+    one_line(&crate::text::cell_preview(s, CELL_CHARS, "gate.json")).into_owned()
+}
+
 /// Render the verdict; `width` fixes the table width (None: the terminal's).
 pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
     let mut out = String::new();
@@ -47,8 +55,8 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
                 Subject::Tool => "tool",
                 Subject::Probe => "result",
             }),
-            Cell::new(one_line(&c.server)),
-            Cell::new(one_line(&c.name)),
+            Cell::new(name(&c.server)),
+            Cell::new(name(&c.name)),
             num(c.before.map_or("-".into(), thousands)),
             num(c.after.map_or("-".into(), thousands)),
             num(format!("{:+}", c.delta)),

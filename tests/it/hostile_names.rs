@@ -104,3 +104,94 @@ fn the_suggested_policy_is_exactly_what_the_audit_suggests_whatever_the_names() 
         "{text}"
     );
 }
+
+/// Hostile names for Markdown, HTML, spreadsheets and terminals.
+const IMG_TOOL: &str = "x`<img src=x onerror=alert(1)>`y";
+const FORMULA_TOOL: &str = "=HYPERLINK(\"http://evil\",\"click\")";
+const BIDI_TOOL: &str = "abc\u{202e}fed";
+
+#[test]
+fn report_files_show_hostile_names_as_text() {
+    let home = tempfile::tempdir().unwrap();
+    let spec =
+        json!({"tools": [tool(IMG_TOOL, "Img."), tool(FORMULA_TOOL, "F."), tool(BIDI_TOOL, "B.")]});
+    let out = home.path().join("out");
+    let args = [
+        "--no-charts",
+        "--format",
+        "table",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = audit(home.path(), "srv|<b>x</b>", spec, &[IMG_TOOL], &args);
+    let table = String::from_utf8(run.stdout).unwrap();
+    assert!(!table.contains('\u{202e}'), "{table}");
+    assert!(table.contains("abc\\u{202e}fed"), "{table}");
+    // report.md: outside code spans no `<` or backtick is left unescaped
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("``x`<img src=x onerror=alert(1)>`y``"), "{md}");
+    for line in md.lines() {
+        let bare = crate::renderers::outside_code_spans(line);
+        assert!(
+            !crate::renderers::unescaped(&bare, '<') && !crate::renderers::unescaped(&bare, '`'),
+            "{line}"
+        );
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        !html.contains("<img") && !html.contains("<b>"),
+        "raw HTML in report.html"
+    );
+    assert!(!html.contains('\u{202e}'));
+    // tools.csv: the formula is text, the numbers stay numbers
+    let mut csv = csv::Reader::from_path(out.join("tools.csv")).unwrap();
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    let formula = rows.iter().find(|r| r[1].contains("HYPERLINK")).unwrap();
+    assert_eq!(&formula[1], format!("'{FORMULA_TOOL}"));
+    assert!(formula[2].parse::<u64>().is_ok(), "{formula:?}");
+    let bidi = rows.iter().find(|r| r[1].starts_with("abc")).unwrap();
+    assert_eq!(&bidi[1], "abc\\u{202e}fed");
+}
+
+#[test]
+fn a_huge_tool_error_is_a_bounded_preview_in_every_table() {
+    let home = tempfile::tempdir().unwrap();
+    let error = format!("error: {}", "lorem ipsum dolor sit amet ".repeat(18_600));
+    let spec = json!({"tools": [tool("big", "Big.")], "errors": {"big": error}});
+    let out = home.path().join("out");
+    let args = [
+        "--no-charts",
+        "--format",
+        "table",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = audit(home.path(), "s", spec, &["big"], &args);
+    let table = String::from_utf8(run.stdout).unwrap();
+    assert!(table.len() < 60_000, "the table is {} bytes", table.len());
+    assert!(table
+        .replace(['│', '┆', ' ', '\n'], "")
+        .contains("morecharactersinaudit.json)"));
+    let report = crate::support::read_report(&out);
+    let kept = report["servers"][0]["probes"][0]["error"].as_str().unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.len() < 60_000, "report.md is {} bytes", md.len());
+    // the status cell is "tool error: " and the error
+    let more = "tool error: ".len() + kept.chars().count() - 1_000;
+    let note = format!("…({} more characters in audit.json)", thousands(more));
+    assert!(md.contains(&note), "{note}");
+    let mut csv = csv::Reader::from_path(out.join("probes.csv")).unwrap();
+    let headers = csv.headers().unwrap().clone();
+    let col = headers.iter().position(|h| h == "error").unwrap();
+    let row = csv.records().next().unwrap().unwrap();
+    let cell = &row[col];
+    let more = kept.chars().count() - 32_000;
+    assert!(cell.ends_with(&format!(
+        "…({} more characters in audit.json)",
+        thousands(more)
+    )));
+}
+
+fn thousands(n: usize) -> String {
+    mcp_budget::units::thousands(n)
+}
