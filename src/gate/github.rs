@@ -90,4 +90,29 @@ mod tests {
         assert_eq!(data("50% of\nit"), "50%25 of%0Ait");
         assert_eq!(property("a: b, c"), "a%3A b%2C c");
     }
+
+    #[test]
+    fn a_name_cannot_start_a_workflow_command_or_break_an_annotation() {
+        let name = "t\n::error::pwned\r\n,title=x:y%0A\u{1b}";
+        let v = Verdict {
+            passed: false,
+            violations: vec![crate::gate::Violation {
+                rule: "max_tool_tokens".into(),
+                server: "s,1:2".into(),
+                tool: Some(name.into()),
+                value: 2.0,
+                limit: 1.0,
+                message: format!("`{name}` is 2 tokens (max 1)"),
+            }],
+            changes: vec![],
+            baseline: None,
+        };
+        let out = render_github(&v);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(
+            lines[0],
+            "::error title=mcp-budget max_tool_tokens%3A s%2C1%3A2/t%0A%3A%3Aerror%3A%3Apwned%0D%0A%2Ctitle=x%3Ay%250A\\x1b::`t%0A::error::pwned%0D%0A,title=x:y%250A\\x1b` is 2 tokens (max 1)"
+        );
+    }
 }
