@@ -109,7 +109,8 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     let recorded = recorded(opts.recorder.as_deref());
     print_report(&report, &args)?;
     if let Some(path) = &args.suggest_policy {
-        let text = mcp_budget::report::suggested_policy(&report);
+        let text = mcp_budget::report::suggested_policy(&report)
+            .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
         mcp_budget::atomic::write_atomic(path, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
         let (now, then) = mcp_budget::report::suggested_tax(&report);

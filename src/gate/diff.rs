@@ -81,6 +81,30 @@ fn change(
     }
 }
 
+impl Change {
+    /// Whether it grew from a baseline of 0 tokens: infinite growth, which any
+    /// `max_regression_pct` counts as a regression (`pct` stays none: JSON has no infinity).
+    pub fn from_zero(&self) -> bool {
+        self.before == Some(0) && self.after.is_some_and(|a| a > 0)
+    }
+
+    /// Growth in percent for the threshold: `pct`, or infinity when it grew from 0.
+    pub fn growth_pct(&self) -> Option<f64> {
+        if self.from_zero() {
+            return Some(f64::INFINITY);
+        }
+        self.pct
+    }
+
+    /// The `%` column of every renderer: `+12.3%`, `new (from 0)`, or `-`.
+    pub fn pct_text(&self) -> String {
+        if self.from_zero() {
+            return "new (from 0)".into();
+        }
+        self.pct.map_or("-".into(), crate::units::percent_change)
+    }
+}
+
 type Key = (Subject, String, String, Option<String>);
 
 /// Every measured number of a report by what it measures.

@@ -56,8 +56,11 @@ pub fn render_github(v: &Verdict) -> String {
             c.name,
             thousands(c.before.unwrap_or(0)),
             thousands(c.after.unwrap_or(0)),
-            c.pct
-                .map_or(String::new(), |p| format!(" ({})", percent_change(p)))
+            match (c.from_zero(), c.pct) {
+                (true, _) => " (new: from 0)".to_string(),
+                (false, Some(p)) => format!(" ({})", percent_change(p)),
+                (false, None) => String::new(),
+            }
         );
         let _ = writeln!(
             out,
@@ -86,5 +89,30 @@ mod tests {
     fn workflow_commands_are_escaped() {
         assert_eq!(data("50% of\nit"), "50%25 of%0Ait");
         assert_eq!(property("a: b, c"), "a%3A b%2C c");
+    }
+
+    #[test]
+    fn a_name_cannot_start_a_workflow_command_or_break_an_annotation() {
+        let name = "t\n::error::pwned\r\n,title=x:y%0A\u{1b}";
+        let v = Verdict {
+            passed: false,
+            violations: vec![crate::gate::Violation {
+                rule: "max_tool_tokens".into(),
+                server: "s,1:2".into(),
+                tool: Some(name.into()),
+                value: 2.0,
+                limit: 1.0,
+                message: format!("`{name}` is 2 tokens (max 1)"),
+            }],
+            changes: vec![],
+            baseline: None,
+        };
+        let out = render_github(&v);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(
+            lines[0],
+            "::error title=mcp-budget max_tool_tokens%3A s%2C1%3A2/t%0A%3A%3Aerror%3A%3Apwned%0D%0A%2Ctitle=x%3Ay%250A\\x1b::`t%0A::error::pwned%0D%0A,title=x:y%250A\\x1b` is 2 tokens (max 1)"
+        );
     }
 }

@@ -4,13 +4,23 @@
 use std::fmt::Write as _;
 
 use super::{Movement, Subject, Verdict};
-use crate::units::{percent_change, signed_thousands, thousands};
+use crate::units::{signed_thousands, thousands};
 
 /// Rows of the changes table at most (the JSON format has them all).
 const MAX_ROWS: usize = 50;
 
+/// Characters of a name or message shown at most (gate.json keeps them whole).
+const CELL_CHARS: usize = 1_000;
+
+/// Text from a report (names, messages) as Markdown that renders as that text.
 fn cell(text: &str) -> String {
-    crate::text::markdown_cell(text)
+    crate::text::markdown_cell(&crate::text::cell_preview(text, CELL_CHARS, "gate.json"))
+}
+
+/// A name as a code span; `in_table` escapes its `|`.
+fn code(text: &str, in_table: bool) -> String {
+    let shown = crate::text::cell_preview(text, CELL_CHARS, "gate.json");
+    crate::text::markdown_code(&shown, in_table)
 }
 
 /// Render the verdict.
@@ -37,8 +47,8 @@ pub fn render_markdown(v: &Verdict) -> String {
     let count = |m: Movement| v.changes.iter().filter(|c| c.movement == m).count();
     let _ = writeln!(
         out,
-        "Against `{}`: {} added, {} removed, {} grown, {} shrunk, {} unchanged.\n",
-        cell(base),
+        "Against {}: {} added, {} removed, {} grown, {} shrunk, {} unchanged.\n",
+        code(base, false),
         count(Movement::Added),
         count(Movement::Removed),
         count(Movement::Grown),
@@ -70,8 +80,8 @@ pub fn render_markdown(v: &Verdict) -> String {
             Subject::Probe => "result",
         };
         let name = match &c.arguments {
-            Some(a) if a != "{}" => format!("`{}` {}", cell(&c.name), cell(a)),
-            _ => format!("`{}`", cell(&c.name)),
+            Some(a) if a != "{}" => format!("{} {}", code(&c.name, true), cell(a)),
+            _ => code(&c.name, true),
         };
         let _ = writeln!(
             out,
@@ -80,7 +90,7 @@ pub fn render_markdown(v: &Verdict) -> String {
             c.before.map_or("-".into(), thousands),
             c.after.map_or("-".into(), thousands),
             signed_thousands(c.delta),
-            c.pct.map_or("-".into(), percent_change)
+            c.pct_text()
         );
     }
     if moved.len() > MAX_ROWS {

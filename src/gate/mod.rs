@@ -212,7 +212,7 @@ pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresho
             Subject::Server => t.tools,
             Subject::Tool | Subject::Probe => t.for_tool(&c.name),
         };
-        if let (Some(max), Some(pct)) = (limits.max_regression_pct, c.pct) {
+        if let (Some(max), Some(pct)) = (limits.max_regression_pct, c.growth_pct()) {
             if pct > max {
                 let what = match c.subject {
                     Subject::Server => format!("server `{}`'s schema tax", c.server),
@@ -225,11 +225,17 @@ pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresho
                     (c.subject != Subject::Server).then_some(c.name.as_str()),
                     pct,
                     max,
-                    format!(
-                        "{what} grew {pct:.1}% ({} -> {} tokens; max +{max}%)",
-                        th(c.before.unwrap_or(0)),
-                        th(c.after.unwrap_or(0))
-                    ),
+                    match c.from_zero() {
+                        true => format!(
+                            "{what} grew from 0 to {} tokens (growth from 0 is infinite; max +{max}%)",
+                            th(c.after.unwrap_or(0))
+                        ),
+                        false => format!(
+                            "{what} grew {pct:.1}% ({} -> {} tokens; max +{max}%)",
+                            th(c.before.unwrap_or(0)),
+                            th(c.after.unwrap_or(0))
+                        ),
+                    },
                 ));
             }
         }
@@ -332,6 +338,20 @@ mod tests {
         ));
         loose.tools.max_regression_pct = Some(20.0);
         assert!(evaluate(&cur, Some((&base, "base.json")), &loose).passed);
+    }
+
+    #[test]
+    fn a_server_grown_from_zero_tokens_is_a_regression() {
+        let base = report(&[("a", 0)], 1000);
+        let cur = report(&[("a", 5)], 1000);
+        let mut t = Thresholds::default();
+        t.tools.max_regression_pct = Some(1e9);
+        let v = evaluate(&cur, Some((&base, "base.json")), &t);
+        let named: Vec<Option<&str>> = v.violations.iter().map(|v| v.tool.as_deref()).collect();
+        assert_eq!(named, vec![None, Some("a")]);
+        assert!(v.violations[0].value.is_infinite());
+        // unchanged at 0 is not growth
+        assert!(evaluate(&base, Some((&base, "base.json")), &t).passed);
     }
 
     #[test]

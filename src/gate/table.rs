@@ -5,7 +5,15 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{Subject, Verdict};
 use crate::report::grid::{grid, Fit};
-use crate::units::{percent_change, thousands};
+use crate::units::thousands;
+
+/// Characters of a name shown in a cell at most (gate.json keeps it whole).
+const CELL_CHARS: usize = 200;
+
+/// A name for a cell: cut to a preview, control and format characters escaped.
+fn name(s: &str) -> String {
+    one_line(&crate::text::cell_preview(s, CELL_CHARS, "gate.json")).into_owned()
+}
 
 /// Render the verdict; `width` fixes the table width (None: the terminal's).
 pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
@@ -47,12 +55,12 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
                 Subject::Tool => "tool",
                 Subject::Probe => "result",
             }),
-            Cell::new(one_line(&c.server)),
-            Cell::new(one_line(&c.name)),
+            Cell::new(name(&c.server)),
+            Cell::new(name(&c.name)),
             num(c.before.map_or("-".into(), thousands)),
             num(c.after.map_or("-".into(), thousands)),
             num(format!("{:+}", c.delta)),
-            num(c.pct.map_or("-".into(), percent_change)),
+            num(c.pct_text()),
         ]);
     }
     out.push_str(&t.to_string());

@@ -207,12 +207,22 @@ pub(crate) fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> 
     for row in &rows {
         w.write_record(row.values().map(|v| match v {
             Value::Null => String::new(),
-            Value::String(s) => s.clone(),
+            Value::String(s) => cell(s),
             other => other.to_string(),
         }))?;
     }
     w.flush()?;
     Ok(())
+}
+
+/// Characters of a text cell kept at most: more than a terminal or Markdown shows, bounded all
+/// the same (a spreadsheet cell holds 32,767; audit.json keeps the whole text).
+const CELL_CHARS: usize = 32_000;
+
+/// A text cell: bounded, and safe to open in a spreadsheet (`text::csv_cell`: no formula, no
+/// control character; numbers stay numbers).
+fn cell(s: &str) -> String {
+    crate::text::csv_cell(&crate::text::cell_preview(s, CELL_CHARS, "audit.json")).into_owned()
 }
 
 /// One probe in one client: the raw and budgeted view side by side.

@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 
 use super::charts::DrawnChart;
-use super::page::{Block, Page, Table};
+use super::markdown::CELL_CHARS;
+use super::page::{Block, Page, Span, Table};
+use crate::text::cell_preview;
 
 /// The page's style sheet.
 const STYLE: &str = include_str!("data/report.css");
@@ -42,8 +44,8 @@ fn html(page: &Page, charts: &[DrawnChart]) -> String {
             Block::Heading(t) => {
                 let _ = writeln!(out, "<h2>{}</h2>", escape(t));
             }
-            Block::Para(t) => {
-                let _ = writeln!(out, "<p>{}</p>", inline(t));
+            Block::Para(spans) => {
+                let _ = writeln!(out, "<p>{}</p>", para(spans));
             }
             Block::Chart(kind) => {
                 if let Some(chart) = charts.iter().find(|c| c.kind == *kind) {
@@ -78,6 +80,7 @@ fn table(out: &mut String, t: &Table) {
         out.push_str("<tr>");
         for ((c, right), code) in r.iter().zip(&t.right).zip(&t.code) {
             let class = if *right { " class=\"num\"" } else { "" };
+            let c = &cell_preview(c, CELL_CHARS, "audit.json");
             let text = if *code && c != "-" {
                 format!("<code>{}</code>", escape(c))
             } else {
@@ -90,8 +93,25 @@ fn table(out: &mut String, t: &Table) {
     out.push_str("</tbody></table></div>\n");
 }
 
-/// Escape text for HTML.
+/// A paragraph: our words with their marks as HTML, others' text escaped, never marked up.
+fn para(spans: &[Span]) -> String {
+    spans
+        .iter()
+        .map(|s| match s {
+            Span::Own(t) => inline(t),
+            Span::Code(t) => format!(
+                "<code>{}</code>",
+                escape(&cell_preview(t, CELL_CHARS, "audit.json"))
+            ),
+            Span::Text(t) => escape(&cell_preview(t, CELL_CHARS, "audit.json")),
+        })
+        .collect()
+}
+
+/// Escape text for HTML: the five characters that mean markup, and control and format
+/// characters as visible escapes (`\x1b`, `\u{202e}`).
 fn escape(text: &str) -> String {
+    let text = crate::text::one_line(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -4,7 +4,11 @@
 use std::fmt::Write as _;
 
 use super::charts::DrawnChart;
-use super::page::{Block, Page, Table};
+use super::page::{Block, Page, Span, Table};
+use crate::text::{cell_preview, markdown_cell, markdown_code};
+
+/// Characters of a cell shown at most (audit.json keeps the whole text).
+pub(crate) const CELL_CHARS: usize = 1_000;
 
 /// Write report.md. `charts` are the charts written beside it (under charts/); a chart that
 /// was not drawn is left out.
@@ -26,8 +30,8 @@ fn markdown(page: &Page, charts: &[DrawnChart]) -> String {
             Block::Heading(t) => {
                 let _ = writeln!(out, "## {}\n", crate::text::one_line(t));
             }
-            Block::Para(t) => {
-                let _ = writeln!(out, "{}\n", crate::text::lines(t));
+            Block::Para(spans) => {
+                let _ = writeln!(out, "{}\n", para(spans));
             }
             Block::Chart(kind) => {
                 if charts.iter().any(|c| c.kind == *kind) {
@@ -52,10 +56,11 @@ fn table(out: &mut String, t: &Table) {
             .iter()
             .zip(&t.code)
             .map(|(c, code)| {
+                let c = cell_preview(c, CELL_CHARS, "audit.json");
                 if *code && c != "-" {
-                    format!("`{}`", cell(c))
+                    markdown_code(&c, true)
                 } else {
-                    cell(c)
+                    markdown_cell(&c)
                 }
             })
             .collect();
@@ -64,9 +69,16 @@ fn table(out: &mut String, t: &Table) {
     out.push('\n');
 }
 
-/// Escape text for a Markdown table cell.
-fn cell(text: &str) -> String {
-    crate::text::markdown_cell(text)
+/// A paragraph: our words as written (one line), others' text escaped so it renders as text.
+fn para(spans: &[Span]) -> String {
+    spans
+        .iter()
+        .map(|s| match s {
+            Span::Own(t) => crate::text::one_line(t).into_owned(),
+            Span::Code(t) => markdown_code(&cell_preview(t, CELL_CHARS, "audit.json"), false),
+            Span::Text(t) => markdown_cell(&cell_preview(t, CELL_CHARS, "audit.json")),
+        })
+        .collect()
 }
 
 fn row(out: &mut String, cells: &[String]) {

@@ -30,15 +30,45 @@ fn literal_glob(name: &str) -> String {
         .collect()
 }
 
-/// TOML's basic string.
-fn quoted(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+/// A suggested policy that would not say what the audit measured: it is never written.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyTomlError {
+    #[error("the suggested policy does not parse as TOML ({0}): not written")]
+    Unparsable(String),
+    #[error("the suggested policy parses to something else than the audit suggests: not written")]
+    Differs,
+    #[error("the suggested policy's rule for tool `{0}` would not match that tool: not written")]
+    Glob(String),
 }
 
-/// The policy file's text.
-pub fn suggested_policy(report: &Report) -> String {
-    let (now, then) = suggested_tax(report);
-    let mut cuts: BTreeMap<&str, (usize, Vec<String>)> = BTreeMap::new();
+/// `s` as a one-line TOML basic string (a value or a key): quote and backslash escaped, and as
+/// `\\uXXXX` every character TOML forbids in one (U+0000-U+001F but tab, U+007F) and every other
+/// control or format character (C1, bidi controls), so the file shows what it holds.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() || crate::text::is_format(c) => {
+                let _ = match c as u32 {
+                    n @ 0..=0xFFFF => write!(out, "\\u{n:04X}"),
+                    n => write!(out, "\\U{n:08X}"),
+                };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The shortest cut of each tool's description and why, by tool name.
+type Cuts<'a> = BTreeMap<&'a str, (usize, Vec<String>)>;
+
+fn cuts(report: &Report) -> Cuts<'_> {
+    let mut cuts: Cuts<'_> = BTreeMap::new();
     for s in &report.servers {
         for t in &s.tools {
             let Some(chars) = t.description_cut_chars else {
@@ -60,7 +90,26 @@ pub fn suggested_policy(report: &Report) -> String {
             ));
         }
     }
-    let servers: Vec<&str> = report.servers.iter().map(|s| s.name.as_str()).collect();
+    cuts
+}
+
+/// The policy file's text, checked: it parses back to exactly the policy the audit suggests
+/// (lean schemas, one `max_description_chars` per cut tool, each glob matching its tool), or it
+/// is an error and nothing is written. Every name in a comment is one escaped line.
+pub fn suggested_policy(report: &Report) -> Result<String, PolicyTomlError> {
+    let cuts = cuts(report);
+    let text = policy_text(report, &cuts);
+    check(&text, &cuts)?;
+    Ok(text)
+}
+
+fn policy_text(report: &Report, cuts: &Cuts<'_>) -> String {
+    let (now, then) = suggested_tax(report);
+    let servers: Vec<String> = report
+        .servers
+        .iter()
+        .map(|s| crate::text::one_line(&s.name).into_owned())
+        .collect();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -87,12 +136,44 @@ pub fn suggested_policy(report: &Report) -> String {
     for (tool, (chars, why)) in cuts {
         let _ = writeln!(out);
         for w in why {
-            let _ = writeln!(out, "# {}", crate::text::one_line(&w));
+            let _ = writeln!(out, "# {}", crate::text::one_line(w));
         }
         let _ = writeln!(out, "[policy.tools.{}]", quoted(&literal_glob(tool)));
         let _ = writeln!(out, "max_description_chars = {chars}");
     }
     out
+}
+
+/// `text` parsed back must be the intended policy, and each rule's glob must match its tool.
+fn check(text: &str, cuts: &Cuts<'_>) -> Result<(), PolicyTomlError> {
+    let parsed: toml::Table =
+        toml::from_str(text).map_err(|e| PolicyTomlError::Unparsable(e.message().to_string()))?;
+    let mut tools = toml::Table::new();
+    for (tool, (chars, _)) in cuts {
+        let glob = literal_glob(tool);
+        let matches = globset::Glob::new(&glob)
+            .map(|g| g.compile_matcher().is_match(tool))
+            .unwrap_or(false);
+        if !matches {
+            return Err(PolicyTomlError::Glob(
+                crate::text::one_line(tool).into_owned(),
+            ));
+        }
+        let mut rule = toml::Table::new();
+        rule.insert("max_description_chars".into(), (*chars as i64).into());
+        tools.insert(glob, rule.into());
+    }
+    let mut policy = toml::Table::new();
+    policy.insert("lean_schemas".into(), true.into());
+    if !tools.is_empty() {
+        policy.insert("tools".into(), tools.into());
+    }
+    let mut intended = toml::Table::new();
+    intended.insert("policy".into(), policy.into());
+    if parsed != intended {
+        return Err(PolicyTomlError::Differs);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -121,7 +202,7 @@ mod tests {
         ];
         let r = Report::new(vec!["cl100k_base".into()], vec![s]);
         assert_eq!(suggested_tax(&r), (1_000, 590));
-        let text = suggested_policy(&r);
+        let text = suggested_policy(&r).unwrap();
         assert!(text.contains("1,000 -> 590 tokens per turn"), "{text}");
         let parsed: toml::Value = toml::from_str(&text).unwrap();
         assert_eq!(parsed["policy"]["lean_schemas"].as_bool(), Some(true));
@@ -129,5 +210,27 @@ mod tests {
             parsed["policy"]["tools"]["think[*]"]["max_description_chars"].as_integer(),
             Some(1_200)
         );
+    }
+
+    #[test]
+    fn a_policy_that_says_something_else_is_refused() {
+        let mut cuts: Cuts<'_> = BTreeMap::new();
+        cuts.insert("a\u{7f}\"b", (10, vec![]));
+        let good = "[policy]\nlean_schemas = true\n[policy.tools.\"a\\u007F\\\"b\"]\nmax_description_chars = 10\n";
+        check(good, &cuts).unwrap();
+        assert_eq!(
+            quoted("a\u{7f}\"b\u{202e}\u{e0001}"),
+            "\"a\\u007F\\\"b\\u202E\\U000E0001\""
+        );
+        let injected = format!("{good}[policy.tools.\"*\"]\ndescription = \"pwned\"\n");
+        assert!(matches!(
+            check(&injected, &cuts),
+            Err(PolicyTomlError::Differs)
+        ));
+        let broken = "[policy]\nlean_schemas = \"a\u{7f}\"\n";
+        assert!(matches!(
+            check(broken, &cuts),
+            Err(PolicyTomlError::Unparsable(_))
+        ));
     }
 }

@@ -4,7 +4,7 @@ use comfy_table::{Cell, CellAlignment, Table};
 
 use super::grid::{grid, Fit};
 use super::{ProbeStatus, Report, Status};
-use crate::text::{lines, one_line};
+use crate::text::{cell_preview, char_count, lines, one_line};
 use crate::units::{micros_as_ms, thousands, usd};
 
 /// Tools shown in the "most expensive tools" table.
@@ -118,9 +118,14 @@ fn table(width: Option<u16>, header: &[&str]) -> Table {
     t
 }
 
-/// A cell of text that came from a server or a file: control characters escaped.
+/// Characters of a text cell shown at most: a table's layout time grows faster than a cell's
+/// length, and a terminal shows a preview (audit.json keeps the whole text).
+const CELL_CHARS: usize = 200;
+
+/// A cell of text that came from a server or a file: cut to a preview, control and format
+/// characters escaped.
 fn text(s: &str) -> Cell {
-    Cell::new(one_line(s))
+    Cell::new(one_line(&cell_preview(s, CELL_CHARS, "audit.json")))
 }
 
 fn num(n: usize) -> Cell {
@@ -149,7 +154,7 @@ fn servers(report: &Report, width: Option<u16>) -> Table {
         };
         let mut cells = vec![
             text(&s.name),
-            text(&status),
+            Cell::new(one_line(&status)),
             num(s.tools_list.tool_count),
             num(s.tools_list.model_tokens),
         ];
@@ -251,7 +256,7 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
             t.add_row(vec![
                 text(&s.name),
                 text(&p.name()),
-                text(&status),
+                Cell::new(one_line(&status)),
                 num(raw.wire_tokens),
                 num(raw.model_tokens),
                 Cell::new(structured).set_alignment(CellAlignment::Right),
@@ -306,14 +311,21 @@ fn clients(report: &Report, width: Option<u16>) -> Table {
     t
 }
 
-/// The first non-empty line of a message, with `…` when more follows (the JSON, CSV and Markdown
-/// outputs keep it whole).
+/// The first non-empty line of a message, and when more follows how much and where (the JSON,
+/// CSV and Markdown outputs keep more; audit.json all of it).
 fn first_line(message: &str) -> String {
-    let mut lines = message.trim().lines();
-    let first = lines.next().unwrap_or("").trim_end();
-    if lines.any(|l| !l.trim().is_empty()) {
-        format!("{first} …")
-    } else {
-        first.to_string()
+    let message = message.trim();
+    let first = message.lines().next().unwrap_or("").trim_end();
+    let shown = match first.char_indices().nth(CELL_CHARS) {
+        Some((at, _)) => &first[..at],
+        None => first,
+    };
+    let rest = &message[shown.len()..];
+    if rest.trim().is_empty() {
+        return shown.to_string();
     }
+    format!(
+        "{shown} …({} more characters in audit.json)",
+        thousands(char_count(rest))
+    )
 }

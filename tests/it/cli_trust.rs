@@ -274,7 +274,7 @@ fn escape_sequences_in_names_are_shown_not_run() {
     );
     assert!(table.contains("srv\\x1b]0;title\\x07"), "{table}");
 
-    // Markdown: the row keeps its columns; CSV: the name comes back whole from a CSV reader
+    // Markdown: the row keeps its columns; CSV: the name comes back from a CSV reader, escaped
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert_no_controls("report.md", &md);
     let rows: Vec<&str> = md.lines().filter(|l| l.contains("evil")).collect();
@@ -287,7 +287,11 @@ fn escape_sequences_in_names_are_shown_not_run() {
     let tool_col = headers.iter().position(|h| h == "tool").unwrap();
     let records: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
     assert_eq!(records.len(), 1);
-    assert_eq!(&records[0][tool_col], EVIL_TOOL);
+    // control characters escaped as in the terminal; the line break kept (the cell is quoted)
+    assert_eq!(
+        &records[0][tool_col],
+        "evil\\x1b[2J\\x1b]52;c;aGVsbG8=\\x07|x\ny"
+    );
 
     for format in ["markdown", "csv"] {
         let a = mcp_budget(home.path(), home.path())

@@ -231,3 +231,67 @@ fn bad_thresholds_and_baselines_are_usage_errors_that_name_them() {
         .stderr(predicates::str::contains("gate.max_tools_tokenz"))
         .stderr(predicates::str::contains("bad.toml"));
 }
+
+/// A copy of `base` in which tool `tool` costs 0 tokens (its server that much less).
+fn zeroed(base: &Path, tool: &str) -> PathBuf {
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(base).unwrap()).unwrap();
+    let s = &mut r["servers"][0];
+    let t = s["tools"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["name"] == tool)
+        .unwrap();
+    let was = t["model_tokens"].as_u64().unwrap();
+    t["model_tokens"] = 0.into();
+    let total = s["tools_list"]["model_tokens"].as_u64().unwrap();
+    s["tools_list"]["model_tokens"] = (total - was).into();
+    let path = base.with_file_name(format!("zeroed-{tool}.json"));
+    std::fs::write(&path, serde_json::to_string(&r).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn growth_from_a_zero_token_baseline_is_a_regression() {
+    let home = tempfile::tempdir().unwrap();
+    let cur = demo_report(home.path());
+    let base = zeroed(&cur, "list_docs");
+    let gate = |format: &str| {
+        let mut c = mcp_budget(home.path(), home.path());
+        c.arg("gate").arg(&cur).arg("--baseline").arg(&base);
+        c.args(["--max-regression-pct", "1000", "--format", format]);
+        c.env_remove("GITHUB_STEP_SUMMARY");
+        c.assert().code(1)
+    };
+    let out = gate("json");
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    // the server grew 32 of 1,020 tokens (+3%: under 1000%); the tool grew from 0: infinite
+    let broken: Vec<(&str, &str)> = v["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["rule"].as_str().unwrap(),
+                x["tool"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(broken, vec![("max_regression_pct", "list_docs")], "{v}");
+    let message = v["violations"][0]["message"].as_str().unwrap();
+    assert!(message.contains("grew from 0 to 32 tokens"), "{message}");
+    let md = String::from_utf8(gate("markdown").get_output().stdout.clone()).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| ") && l.contains("list_docs"))
+        .unwrap();
+    assert!(row.ends_with("| 0 | 32 | +32 | new (from 0) |"), "{row}");
+    let table = String::from_utf8(gate("table").get_output().stdout.clone()).unwrap();
+    assert!(table.contains("new (from 0)"), "{table}");
+    let gh = String::from_utf8(gate("github").get_output().stdout.clone()).unwrap();
+    assert!(
+        gh.contains("::error title=mcp-budget max_regression_pct%3A demo/list_docs::"),
+        "{gh}"
+    );
+}

@@ -16,6 +16,7 @@ mod fail_fast;
 mod gate;
 mod github_projections;
 mod handshake_fallback;
+mod hostile_names;
 mod html_browser;
 mod project_trust;
 mod proxy;

@@ -148,3 +148,101 @@ fn explain_prints_a_rule_and_refuses_an_unknown_one() {
         .code(2)
         .stderr(predicates::str::contains("unknown model `gpt-99`"));
 }
+
+/// Names and texts a hostile server could send: raw HTML behind a backtick, a Markdown table
+/// pipe and a heading after a line break, a spreadsheet formula, a bidi override, ESC, and a
+/// tool error far longer than any cell.
+fn hostile_fixture() -> Report {
+    use mcp_budget::report::{ProbeResult, ProbeStatus, RawCost, ServerReport, ToolCost};
+    let mut s = ServerReport::new("srv|<b>x</b>\n# h @team", "stdio", "x", "t");
+    let names = [
+        ("x`<img src=x onerror=alert(1)>`y", 300),
+        ("=HYPERLINK(\"http://evil\",\"click\")", 200),
+        ("abc\u{202e}fed\u{1b}[2J", 100),
+    ];
+    s.tools = names
+        .iter()
+        .map(|(n, t)| ToolCost {
+            name: n.to_string(),
+            model_tokens: *t,
+            ..ToolCost::default()
+        })
+        .collect();
+    s.tools_list.tool_count = 3;
+    s.tools_list.model_tokens = 600;
+    s.probes.push(ProbeResult {
+        status: ProbeStatus::ToolError,
+        error: Some(format!("-1+2 <script>{}", "E".repeat(40_000))),
+        latency_ms: 3.0,
+        raw: Some(RawCost {
+            model_tokens: 5_000,
+            ..RawCost::default()
+        }),
+        ..ProbeResult::new(names[0].0)
+    });
+    let mut r = Report::new(vec!["cl100k_base".into()], vec![s]);
+    r.generated_at = "2026-01-01T00:00:00Z".into();
+    r.tool_version = "0.0.0".into();
+    r
+}
+
+#[test]
+fn hostile_names_render_as_text_in_every_format() {
+    let r = hostile_fixture();
+    let table = rendered(&r, Format::Table { width: Some(120) });
+    assert!(!table.contains('\u{202e}') && !table.contains('\u{1b}'));
+    insta::assert_snapshot!("hostile_table", table);
+    let md = rendered(&r, Format::Markdown { charts: &[] });
+    for line in md.lines() {
+        let bare = outside_code_spans(line);
+        assert!(!unescaped(&bare, '<') && !unescaped(&bare, '`'), "{line}");
+    }
+    insta::assert_snapshot!("hostile_markdown", md);
+    let html = rendered(&r, Format::Html { charts: &[] });
+    let body = &html[html.find("<body>").unwrap()..html.find("<script>").unwrap()];
+    assert!(!body.contains("<img") && !body.contains("<b>") && !body.contains('\u{202e}'));
+    insta::assert_snapshot!("hostile_html_body", body);
+    insta::assert_snapshot!("hostile_tools_csv", csv(&r, CsvKind::Tools));
+    insta::assert_snapshot!("hostile_probes_csv", csv(&r, CsvKind::Probes));
+}
+
+/// A Markdown line without its code spans (CommonMark: a run of n backticks up to the next run
+/// of exactly n), to check what is left for markup.
+pub(crate) fn outside_code_spans(line: &str) -> String {
+    let b: Vec<char> = line.chars().collect();
+    let (mut out, mut i) = (String::new(), 0);
+    while i < b.len() {
+        let escaped = i > 0 && b[i - 1] == '\\';
+        if b[i] != '`' || escaped {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let n = b[i..].iter().take_while(|c| **c == '`').count();
+        let mut j = i + n;
+        let close = loop {
+            if j >= b.len() {
+                break None;
+            }
+            let m = b[j..].iter().take_while(|c| **c == '`').count();
+            if m == n {
+                break Some(j + m);
+            }
+            j += m.max(1);
+        };
+        match close {
+            Some(end) => i = end,
+            None => {
+                out.extend(&b[i..i + n]);
+                i += n;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `c` occurs in `text` without a backslash before it.
+pub(crate) fn unescaped(text: &str, c: char) -> bool {
+    let b: Vec<char> = text.chars().collect();
+    (0..b.len()).any(|i| b[i] == c && (i == 0 || b[i - 1] != '\\'))
+}

@@ -13,8 +13,8 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
         return;
     }
     out.push(Block::Heading("What each client sees".into()));
-    out.push(Block::Para(
-        "Each client sends the model a different share of the same servers. Tool definitions: every definition on every turn, or only the names while definitions are deferred until the model searches for a tool. Results: the parts the client sends (`content`, `structuredContent` or both), then its own limit: kept whole, cut to a head and tail (`truncated`), written to a file with a short preview (`spilled_to_file`) or refused. **Budgeted** is the same result after the engine with the client's limits, as `mcp-budget proxy --client ID` sends it: never cut again by the client. A client marked with an asterisk rests on a rule without a primary source; every rule's source and date is in `audit.json` (`clients`).".into(),
+    out.push(super::para(
+        "Each client sends the model a different share of the same servers. Tool definitions: every definition on every turn, or only the names while definitions are deferred until the model searches for a tool. Results: the parts the client sends (`content`, `structuredContent` or both), then its own limit: kept whole, cut to a head and tail (`truncated`), written to a file with a short preview (`spilled_to_file`) or refused. **Budgeted** is the same result after the engine with the client's limits, as `mcp-budget proxy --client ID` sends it: never cut again by the client. A client marked with an asterisk rests on a rule without a primary source; every rule's source and date is in `audit.json` (`clients`).",
     ));
     let priced = report.pricing.is_some();
     let mut cols = vec![
@@ -62,8 +62,8 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
     if probes.is_empty() {
         return;
     }
-    out.push(Block::Para(
-        "Every probe result in every client (tokens that reach the model; raw → budgeted):".into(),
+    out.push(super::para(
+        "Every probe result in every client (tokens that reach the model; raw → budgeted):",
     ));
     let ids: Vec<&str> = totals.iter().map(|c| c.client.as_str()).collect();
     let mut cols = vec![("server", false, false), ("tool", false, true)];

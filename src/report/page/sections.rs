@@ -21,7 +21,7 @@ pub(super) fn schema_tax(report: &Report, out: &mut Vec<Block>) {
         ("wire tokens", true, false),
     ];
     if let Some(p) = priced {
-        out.push(Block::Para(format!(
+        out.push(super::para(format!(
             "Prices: {} at ${}/Mtok input and ${}/Mtok cached input, counted with {} (source: {}, {}).",
             p.model,
             p.input_usd_per_mtok,
@@ -153,8 +153,8 @@ pub(super) fn probes(report: &Report, out: &mut Vec<Block>) {
     let probes = all_probes(report);
     if !probes.is_empty() {
         out.push(Block::Heading("Probe results: raw and budgeted".into()));
-        out.push(Block::Para(
-            "Raw and budgeted count the same thing: the content and `structuredContent` as a client that shows both pays (images at their pixel cost). Wire sizes are the JSON-RPC `result` member as the server sent it.".into(),
+        out.push(super::para(
+            "Raw and budgeted count the same thing: the content and `structuredContent` as a client that shows both pays (images at their pixel cost). Wire sizes are the JSON-RPC `result` member as the server sent it.",
         ));
         let mut cols = vec![
             ("server", false, false),
@@ -206,7 +206,7 @@ pub(super) fn probes(report: &Report, out: &mut Vec<Block>) {
             t.rows.push(cells);
         }
         out.push(Block::Table(t));
-        out.extend(super::engine_time_note(report).map(Block::Para));
+        out.extend(super::engine_time_note(report).map(super::para));
         out.push(Block::Chart(ChartKind::ProbeTokens));
         out.push(Block::Chart(ChartKind::ProbeLatency));
     }
@@ -236,7 +236,7 @@ fn verdicts(limits: &[LimitVerdict], budgeted: bool) -> String {
 pub(super) fn client_limits(report: &Report, summary: &Summary, out: &mut Vec<Block>) {
     let probes = all_probes(report);
     out.push(Block::Heading("Client limits".into()));
-    out.push(Block::Para(format!(
+    out.push(super::para(format!(
         "All audited servers together mount {} tools ({} schema tokens per turn).",
         summary.tools,
         thousands(summary.schema_tokens)
@@ -263,8 +263,8 @@ pub(super) fn client_limits(report: &Report, summary: &Summary, out: &mut Vec<Bl
         .collect();
     per_probe.sort_by_key(|(_, _, l)| std::cmp::Reverse(l.value));
     if !per_probe.is_empty() {
-        out.push(Block::Para(
-            "Results over a client limit, as sent and after the budget engine:".into(),
+        out.push(super::para(
+            "Results over a client limit, as sent and after the budget engine:",
         ));
         let mut t = Table::new(&[
             ("server", false, false),
@@ -301,7 +301,7 @@ pub(super) fn findings(report: &Report, out: &mut Vec<Block>) {
         .flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f)))
         .collect();
     if findings.is_empty() {
-        out.push(Block::Para("No design check failed.".into()));
+        out.push(super::para("No design check failed."));
     } else {
         let rank = |s: &str| match s {
             "error" => 0,
@@ -330,30 +330,32 @@ pub(super) fn findings(report: &Report, out: &mut Vec<Block>) {
             ]);
         }
         out.push(Block::Table(t));
-        out.push(Block::Para(
-            "`mcp-budget audit --explain RULE` says what a rule checks and why.".into(),
+        out.push(super::para(
+            "`mcp-budget audit --explain RULE` says what a rule checks and why.",
         ));
     }
-    let scores: Vec<String> = report
+    let scored: Vec<_> = report
         .servers
         .iter()
         .filter_map(|s| s.schema_score.as_ref().map(|c| (s, c)))
-        .map(|(s, c)| {
-            format!(
-                "{} {} ({}), {} of {} schema tokens per turn recoverable",
-                s.name,
+        .collect();
+    if !scored.is_empty() {
+        let mut p = super::Spans::default();
+        p.own("Schema score (0-100, defined in the README): ");
+        for (i, (s, c)) in scored.into_iter().enumerate() {
+            if i > 0 {
+                p.own("; ");
+            }
+            p.text(&s.name).own(&format!(
+                " {} ({}), {} of {} schema tokens per turn recoverable",
                 c.score,
                 c.grade,
                 thousands(c.recoverable_tokens),
                 thousands(c.schema_tokens)
-            )
-        })
-        .collect();
-    if !scores.is_empty() {
-        out.push(Block::Para(format!(
-            "Schema score (0-100, defined in the README): {}.",
-            scores.join("; ")
-        )));
+            ));
+        }
+        p.own(".");
+        out.push(Block::Para(p.0));
     }
 }
 

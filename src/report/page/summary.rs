@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::Spans;
 use crate::report::{ProbeResult, Report, ServerReport, Status};
 use crate::units::{thousands, usd};
 
@@ -15,7 +16,7 @@ pub(super) struct Summary {
     pub over_cap_raw: usize,
     pub over_cap_budgeted: usize,
     pub findings: usize,
-    pub text: String,
+    pub text: Vec<super::Span>,
 }
 
 /// Whether a result is over Claude Code's cap, as sent or after the engine.
@@ -53,12 +54,13 @@ pub(super) fn summarize(report: &Report) -> Summary {
         over_cap_raw: probes.iter().filter(|p| cap_exceeded(p, false)).count(),
         over_cap_budgeted: probes.iter().filter(|p| cap_exceeded(p, true)).count(),
         findings: report.servers.iter().map(|s| s.findings.len()).sum(),
-        text: String::new(),
+        text: Vec::new(),
     };
     let tokenizer = report
         .tokenizers
         .first()
         .map_or("cl100k_base", String::as_str);
+    let mut spans = Spans::default();
     let mut t = format!(
         "{} server{} mount {} tools whose definitions cost **{} tokens on every turn** ({tokenizer})",
         s.servers_ok,
@@ -91,13 +93,11 @@ pub(super) fn summarize(report: &Report) -> Summary {
         .flat_map(|s| s.tools.iter().map(move |t| (s, t)))
         .max_by_key(|(_, t)| t.model_tokens)
     {
-        let _ = write!(
-            t,
-            " The most expensive tool is `{}/{}` at {} tokens.",
-            cell(&server.name),
-            cell(&tool.name),
-            thousands(tool.model_tokens)
-        );
+        t.push_str(" The most expensive tool is ");
+        spans
+            .own(&std::mem::take(&mut t))
+            .code(&format!("{}/{}", server.name, tool.name));
+        let _ = write!(t, " at {} tokens.", thousands(tool.model_tokens));
     }
     if let Some(biggest) = probes
         .iter()
@@ -106,13 +106,13 @@ pub(super) fn summarize(report: &Report) -> Summary {
         let raw = biggest.raw.as_ref().map_or(0, |r| r.model_tokens);
         let _ = write!(
             t,
-            " Of {} probe call{}, {} returned more than Claude Code's 25,000-token cap; the largest, `{}`, returned {} tokens",
+            " Of {} probe call{}, {} returned more than Claude Code's 25,000-token cap; the largest, ",
             s.probes,
             if s.probes == 1 { "" } else { "s" },
             s.over_cap_raw,
-            cell(&biggest.name()),
-            thousands(raw)
         );
+        spans.own(&std::mem::take(&mut t)).code(&biggest.name());
+        let _ = write!(t, ", returned {} tokens", thousands(raw));
         match &biggest.budgeted {
             Some(b) if b.tokens < raw => {
                 let _ = write!(
@@ -145,11 +145,7 @@ pub(super) fn summarize(report: &Report) -> Summary {
             if s.findings == 1 { "" } else { "s" }
         );
     }
-    s.text = t;
+    spans.own(&t);
+    s.text = spans.0;
     s
-}
-
-/// Escape text for a Markdown table cell.
-fn cell(text: &str) -> String {
-    crate::text::markdown_cell(text)
 }
