@@ -100,6 +100,34 @@ impl Redactor {
         redact_urls_in(&self.redact_counted(text).0)
     }
 
+    /// How a message quotes text a server sent (an HTTP error body, a line it printed, the end
+    /// of its stderr, a cursor): the WHOLE text redacted ([`Self::redact`]) first, then cut to
+    /// its first `max_chars` characters as one safe line ([`crate::text::preview`]). Cutting
+    /// first would leave all but the last characters of a secret that straddles the cut, which
+    /// no redaction afterwards can recognise. Every such preview goes through here.
+    pub fn preview(&self, text: &str, max_chars: usize) -> String {
+        crate::text::preview(&self.redact(text), max_chars)
+    }
+
+    /// [`Self::preview`] with every run of whitespace made one space after the redaction (an
+    /// HTML error page on one line).
+    pub fn preview_words(&self, text: &str, max_chars: usize) -> String {
+        let redacted = self.redact(text);
+        let words: Vec<&str> = redacted.split_whitespace().collect();
+        crate::text::preview(&words.join(" "), max_chars)
+    }
+
+    /// The last `max_chars` characters of `text`, redacted whole first (see [`Self::preview`]),
+    /// with `...` before them when the start was cut.
+    pub fn tail(&self, text: &str, max_chars: usize) -> String {
+        let redacted = self.redact(text);
+        let skip = crate::text::char_count(&redacted).saturating_sub(max_chars);
+        match redacted.char_indices().nth(skip) {
+            Some((at, _)) if skip > 0 => format!("...{}", crate::text::one_line(&redacted[at..])),
+            _ => crate::text::one_line(&redacted).into_owned(),
+        }
+    }
+
     /// `text` with every known secret replaced (nothing else), and how many were replaced.
     pub fn redact_counted(&self, text: &str) -> (String, usize) {
         let mut tally = BTreeMap::new();
@@ -219,6 +247,23 @@ mod tests {
             r.redact_counted("abcd1234 Bearer abcd1234"),
             ("<redacted> <redacted>".to_string(), 2)
         );
+    }
+
+    /// A secret across the cut: redacted whole, then cut, so nothing of it is left.
+    #[test]
+    fn a_preview_redacts_before_it_cuts() {
+        let mut r = Redactor::default();
+        r.add(["sk-straddle-98765".to_string()]);
+        let text = format!("{}sk-straddle-98765 more", "x".repeat(5));
+        assert_eq!(r.preview(&text, 20), "xxxxx<redacted> more");
+        assert_eq!(r.preview(&text, 8), "xxxxx<re...");
+        assert_eq!(
+            r.preview_words("a \n\n sk-straddle-98765", 20),
+            "a <redacted>"
+        );
+        let tail = format!("sk-straddle-98765{}", "y".repeat(5));
+        assert_eq!(r.tail(&tail, 8), "...ed>yyyyy");
+        assert_eq!(r.tail("short", 8), "short");
     }
 
     #[test]

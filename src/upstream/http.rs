@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 use super::guard::{content_type, event_stream, redirects};
 use super::replies::{preview, read_json, read_sse, without_url, Ctx, Endpoint};
 use super::{SessionOptions, UpstreamError};
+use crate::config::Redactor;
 
 /// The certificates of a PEM file (one CA or a bundle), to trust for https upstreams.
 pub fn load_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, String> {
@@ -53,6 +54,7 @@ pub fn start(
     url: &str,
     headers: &BTreeMap<String, String>,
     opts: &SessionOptions,
+    redactor: std::sync::Arc<Redactor>,
 ) -> Result<Bridge, UpstreamError> {
     let max_bytes = opts.max_response_bytes;
     let bad = |message: String| UpstreamError::Initialize { message };
@@ -84,6 +86,7 @@ pub fn start(
         url,
         max_bytes,
         out: tx,
+        redactor,
     };
     let ended = Ended::default();
     let why = ended.clone();
@@ -192,7 +195,14 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
                     let line = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
                     let _ = ctx.out.send(line.to_string()).await;
                 }
-                _ => fail(&ctx, id, &format!("HTTP {status}: {}", preview(&body))).await,
+                _ => {
+                    fail(
+                        &ctx,
+                        id,
+                        &format!("HTTP {status}: {}", preview(&ctx, &body)),
+                    )
+                    .await
+                }
             }
             continue;
         }
@@ -239,6 +249,7 @@ async fn legacy(ctx: Ctx, from_pump: DuplexStream) {
         url: ctx.url.clone(),
         max_bytes: ctx.max_bytes,
         out: ctx.out.clone(),
+        redactor: ctx.redactor.clone(),
     };
     let reader = tokio::spawn(async move {
         let _ = read_sse(&reader_ctx, resp, Some(endpoint_tx)).await;

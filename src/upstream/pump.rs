@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 
 use super::dropped::{answer_dropped, answer_with_error, nesting_depth, response_id, MAX_DEPTH};
 use super::{Line, Wire};
+use crate::config::Redactor;
 
 /// Buffer of the in-memory pipes between the pumps and rmcp.
 const PIPE_BYTES: usize = 256 * 1024;
@@ -24,7 +25,13 @@ pub struct Pumps {
 }
 
 /// Start pumping between a server's output/input and a pair of pipes for rmcp.
-pub fn start<R, W>(server_out: R, server_in: W, wire: Wire, max_line_bytes: usize) -> Pumps
+pub fn start<R, W>(
+    server_out: R,
+    server_in: W,
+    wire: Wire,
+    max_line_bytes: usize,
+    redactor: Arc<Redactor>,
+) -> Pumps
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -36,6 +43,7 @@ where
         inbound_tx,
         wire.clone(),
         max_line_bytes,
+        redactor,
     ));
     let outbound = tokio::spawn(outbound(outbound_rx, server_in, wire));
     Pumps {
@@ -51,6 +59,7 @@ async fn inbound<R: AsyncRead + Unpin>(
     mut to_rmcp: DuplexStream,
     wire: Wire,
     max_line_bytes: usize,
+    redactor: Arc<Redactor>,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, server_out);
     let mut buf = Vec::new();
@@ -91,7 +100,7 @@ async fn inbound<R: AsyncRead + Unpin>(
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
             wire.warn(format!(
                 "skipped non-JSON output on stdout: {}",
-                preview(text)
+                redactor.preview(text, 80)
             ));
             // a line that looks like a response but is not JSON would leave its request waiting
             if text.starts_with('{')
@@ -238,10 +247,6 @@ fn trim_eol(buf: &[u8]) -> &[u8] {
     &buf[..end]
 }
 
-fn preview(text: &str) -> String {
-    crate::text::preview(text, 80)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,7 +257,7 @@ mod tests {
         let wire = Wire::new(false);
         let (mut server_side, server_out) = tokio::io::duplex(64 * 1024);
         let (server_in, _server_reads) = tokio::io::duplex(1024);
-        let mut p = start(server_out, server_in, wire.clone(), 100);
+        let mut p = start(server_out, server_in, wire.clone(), 100, Arc::default());
         p.rmcp_write
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}\n")
             .await
@@ -279,7 +284,7 @@ mod tests {
         let wire = Wire::new(true);
         let (mut server_side, server_out) = tokio::io::duplex(1024);
         let (server_in, mut server_reads) = tokio::io::duplex(1024);
-        let mut p = start(server_out, server_in, wire.clone(), 64);
+        let mut p = start(server_out, server_in, wire.clone(), 64, Arc::default());
         // the request first: an answer to nothing asked is not kept
         p.rmcp_write
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n")

@@ -19,6 +19,7 @@ mod html_browser;
 mod proxy;
 mod proxy_hostile;
 mod real_servers;
+mod redaction;
 mod renderers;
 mod schema_lints;
 mod secrets;
