@@ -52,6 +52,10 @@ pub struct ProxyArgs {
     /// A header for the remote upstream, `Name: value` (repeatable)
     #[arg(long = "header", value_name = "HEADER", requires = "upstream_url")]
     pub headers: Vec<String>,
+    /// A header for the remote upstream whose value is read from an environment variable,
+    /// `Name: VAR` (repeatable): a token kept out of argv, which every local user sees in `ps`
+    #[arg(long = "header-env", value_name = "HEADER", requires = "upstream_url")]
+    pub header_envs: Vec<String>,
     /// An upstream from a probe file or client config, by name
     #[arg(long, value_name = "NAME", conflicts_with_all = ["command", "upstream_url"])]
     pub server: Option<String>,

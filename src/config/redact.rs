@@ -175,18 +175,32 @@ impl Redactor {
 }
 
 /// `value`, and how it is written inside a JSON string (escaped, and with non-ASCII as
-/// `\uXXXX`, as Python's `json.dumps` writes it) when that differs.
+/// `\uXXXX`, as Python's `json.dumps` writes it) when that differs; and each of those escaped
+/// once more, as a JSON text inside a JSON string shows it (a tool's text that is JSON, in the
+/// JSON-RPC line of a recording: `\\u00e4` for `ä`).
 fn json_forms(value: &str) -> Vec<String> {
     let mut forms = vec![value.to_string()];
-    let json = serde_json::to_string(value).expect("a string serialises");
-    let json = json[1..json.len() - 1].to_string();
-    let ascii = ascii_escaped(&json);
-    for form in [json, ascii] {
+    let mut push = |form: String| {
         if !forms.contains(&form) {
             forms.push(form);
         }
+    };
+    let once = [json_escaped(value), ascii_escaped(&json_escaped(value))];
+    for form in &once {
+        push(form.clone());
+    }
+    for form in &once {
+        let twice = json_escaped(form);
+        push(ascii_escaped(&twice));
+        push(twice);
     }
     forms
+}
+
+/// `s` as the contents of a JSON string.
+fn json_escaped(s: &str) -> String {
+    let json = serde_json::to_string(s).expect("a string serialises");
+    json[1..json.len() - 1].to_string()
 }
 
 /// JSON string contents with every non-ASCII character as `\uXXXX`.
@@ -303,6 +317,24 @@ mod tests {
             r.redact_counted(line),
             (r#"{"a":"<redacted>","b":"<redacted>"}"#.to_string(), 2)
         );
+    }
+
+    /// A tool's text that is JSON, inside a JSON-RPC line: the secret's escapes are escaped
+    /// again (`\\u00e4`, `\\\"`).
+    #[test]
+    fn replaces_forms_escaped_twice() {
+        let mut r = Redactor::default();
+        r.add(vec!["sk-p\u{e4}ss\"w\u{f6}rt-12".into()]);
+        let inner = serde_json::json!({"api_key": "sk-p\u{e4}ss\"w\u{f6}rt-12"}).to_string();
+        let ascii = ascii_escaped(&inner);
+        for text in [&inner, &ascii] {
+            let line = serde_json::json!({"result": {"text": text}}).to_string();
+            for shown in [line.clone(), ascii_escaped(&line)] {
+                let (out, n) = r.redact_counted(&shown);
+                assert_eq!(n, 1, "{shown}");
+                assert!(!out.contains("rt-12"), "{out}");
+            }
+        }
     }
 
     #[test]

@@ -59,6 +59,19 @@ pub fn start(
     let max_bytes = opts.max_response_bytes;
     let bad = |message: String| UpstreamError::Initialize { message };
     let url = Url::parse(url).map_err(|e| bad(format!("invalid URL: {e}")))?;
+    let login = !url.username().is_empty() || url.password().is_some();
+    if login
+        && headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("authorization"))
+    {
+        // the client would send the URL's `Authorization: Basic`, and the header not at all
+        return Err(bad(
+            "both an Authorization header and credentials in the URL (user:password@, sent as \
+             Authorization: Basic): give one of them"
+                .to_string(),
+        ));
+    }
     let mut map = HeaderMap::new();
     for (k, v) in headers {
         let name = HeaderName::from_bytes(k.as_bytes())

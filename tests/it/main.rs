@@ -20,6 +20,7 @@ mod proxy;
 mod proxy_hostile;
 mod real_servers;
 mod redaction;
+mod redaction_shapes;
 mod renderers;
 mod schema_lints;
 mod secrets;
