@@ -323,7 +323,7 @@ pub struct EngineArgs {
     /// Policy file (TOML, a `[policy]` table) on top of the built-in policy and the probe files'
     #[arg(long, env = "MCP_BUDGET_POLICY", value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// Where spilled originals go [default: OUT/spill for audit, ~/.cache/mcp-budget/spill for replay]
+    /// Where spilled originals go [default: $XDG_CACHE_HOME/mcp-budget/spill, else ~/.cache/mcp-budget/spill; never OUT]
     #[arg(long, env = "MCP_BUDGET_SPILL_DIR", value_name = "DIR")]
     pub spill_dir: Option<PathBuf>,
 }

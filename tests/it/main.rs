@@ -24,6 +24,7 @@ mod redaction_shapes;
 mod renderers;
 mod schema_lints;
 mod secrets;
+mod spill_outside;
 mod support;
 mod survey;
 mod tokens_exact;

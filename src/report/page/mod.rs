@@ -67,6 +67,7 @@ impl Page {
         sections::schema_tax(report, &mut out);
         sections::top_tools(report, &mut out);
         sections::probes(report, &mut out);
+        out.extend(spill_note(report).map(Block::Para));
         clients::clients(report, &mut out);
         sections::client_limits(report, &summary, &mut out);
         sections::findings(report, &mut out);
@@ -76,6 +77,21 @@ impl Page {
             blocks: out,
         }
     }
+}
+
+/// Where the spilled originals are, when a probe spilled: a sentence under the probe table.
+fn spill_note(report: &Report) -> Option<String> {
+    let dir = report.spill_dir.as_ref()?;
+    let spilled = report
+        .servers
+        .iter()
+        .flat_map(|s| &s.probes)
+        .any(|p| p.budgeted.as_ref().is_some_and(|b| b.spill_path.is_some()));
+    spilled.then(|| {
+        format!(
+            "Spilled originals (the results as the servers sent them, secrets a server echoed included) are in the spill store `{dir}`, not in the report folder (`--spill-dir` chooses another)."
+        )
+    })
 }
 
 /// What the engine column times, and the engine's start-up paid once before it: the sentence
