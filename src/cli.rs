@@ -52,6 +52,10 @@ pub struct ProxyArgs {
     /// A header for the remote upstream, `Name: value` (repeatable)
     #[arg(long = "header", value_name = "HEADER", requires = "upstream_url")]
     pub headers: Vec<String>,
+    /// A header for the remote upstream whose value is read from an environment variable,
+    /// `Name: VAR` (repeatable): a token kept out of argv, which every local user sees in `ps`
+    #[arg(long = "header-env", value_name = "HEADER", requires = "upstream_url")]
+    pub header_envs: Vec<String>,
     /// An upstream from a probe file or client config, by name
     #[arg(long, value_name = "NAME", conflicts_with_all = ["command", "upstream_url"])]
     pub server: Option<String>,
@@ -333,7 +337,7 @@ pub struct EngineArgs {
     /// Policy file (TOML, a `[policy]` table) on top of the built-in policy and the probe files'
     #[arg(long, env = "MCP_BUDGET_POLICY", value_name = "FILE")]
     pub policy: Option<PathBuf>,
-    /// Where spilled originals go [default: OUT/spill for audit, ~/.cache/mcp-budget/spill for replay]
+    /// Where spilled originals go [default: $XDG_CACHE_HOME/mcp-budget/spill, else ~/.cache/mcp-budget/spill; never OUT]
     #[arg(long, env = "MCP_BUDGET_SPILL_DIR", value_name = "DIR")]
     pub spill_dir: Option<PathBuf>,
 }

@@ -6,7 +6,7 @@
 use rmcp::ServiceExt;
 
 use crate::capture::{self, Replay};
-use crate::config::{redactor_for, ServerSpec, TransportSpec};
+use crate::config::{redactor_for, Redactor, ServerSpec, TransportSpec};
 use crate::demo::DemoServer;
 use crate::upstream::{ChildEnv, Protocol, ServerIo, Session, SessionOptions, UpstreamError};
 
@@ -34,9 +34,10 @@ pub async fn connect(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session
 
 /// [`connect`] in the era `opts` names (never [`Protocol::HandshakeFirst`]).
 async fn connect_as(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session, UpstreamError> {
-    let io = open(spec, opts)
+    let redactor = std::sync::Arc::new(redactor_for(spec));
+    let io = open(spec, opts, redactor.clone())
         .await
-        .map_err(|e| e.redacted(&redactor_for(spec)))?;
+        .map_err(|e| e.redacted(&redactor))?;
     // SSE is the 2024-11-05 transport: a server on it speaks the handshake era only
     let legacy;
     let opts = if matches!(spec.transport, TransportSpec::Sse { .. }) {
@@ -48,12 +49,17 @@ async fn connect_as(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session,
     } else {
         opts
     };
-    Session::connect_io(spec, io, opts).await
+    Session::connect_io(io, opts, redactor).await
 }
 
 /// The byte stream to the server `spec` names: started (a process, a server in this process)
-/// or reached (an HTTP endpoint).
-pub async fn open(spec: &ServerSpec, opts: &SessionOptions) -> Result<ServerIo, UpstreamError> {
+/// or reached (an HTTP endpoint). `redactor` knows the spec's secrets: what a remote server
+/// answers is quoted in messages redacted, then cut.
+pub async fn open(
+    spec: &ServerSpec,
+    opts: &SessionOptions,
+    redactor: std::sync::Arc<Redactor>,
+) -> Result<ServerIo, UpstreamError> {
     match &spec.transport {
         TransportSpec::Builtin { name } => {
             let (io, server_end) = ServerIo::pipe();
@@ -89,7 +95,7 @@ pub async fn open(spec: &ServerSpec, opts: &SessionOptions) -> Result<ServerIo, 
             };
             ServerIo::spawn(command, args, env, &base, cwd.as_ref()).await
         }
-        TransportSpec::Http { url, headers } => ServerIo::http(url, headers, opts),
-        TransportSpec::Sse { url, headers } => ServerIo::sse(url, headers, opts),
+        TransportSpec::Http { url, headers } => ServerIo::http(url, headers, opts, redactor),
+        TransportSpec::Sse { url, headers } => ServerIo::sse(url, headers, opts, redactor),
     }
 }

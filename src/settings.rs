@@ -64,17 +64,14 @@ fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOpt
         (None, None) => vec![Tokenizer::Cl100k],
     };
     let tokenizers = TokenizerSet::new(tokenizers);
-    let spill = if args.no_write {
-        default_spill_dir()
-    } else {
-        args.out.join("spill")
-    };
+    // never inside OUT: spilled originals can hold what a server echoed (secrets included),
+    // and report folders get committed and uploaded
     let engine = engine(
         &args.engine,
         &sources.probe_files,
         budget,
         tokenizers.primary(),
-        spill,
+        default_spill_dir(),
     )?;
     let recorder = recorder(
         args.record.as_deref(),
@@ -164,8 +161,8 @@ pub fn flags_engine(args: &EngineArgs, tokenizer: Tokenizer) -> anyhow::Result<E
     engine(args, &[], None, tokenizer, default_spill_dir())
 }
 
-/// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`: where `replay`, the
-/// proxy and `audit --no-write` spill when `--spill-dir` is not given.
+/// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`: where `audit`,
+/// `replay` and the proxy spill when `--spill-dir` is not given (outside any report folder).
 pub fn default_spill_dir() -> PathBuf {
     std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)

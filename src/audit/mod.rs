@@ -71,6 +71,8 @@ pub struct AuditRun {
     pub engine_startup_us: Option<u64>,
     /// The clients the rows were measured for.
     pub clients: Vec<ClientProfile>,
+    /// Where the engine spilled originals; `None` without an engine.
+    pub spill_dir: Option<String>,
 }
 
 /// Audit every server, after the engine's start-up ([`warm_up`]) so that no probe pays it.
@@ -89,6 +91,10 @@ pub async fn run_audit(
         servers: audit_servers(specs, opts, observer).await,
         engine_startup_us,
         clients: opts.clients.iter().map(|p| (*p).clone()).collect(),
+        spill_dir: opts
+            .engine
+            .as_ref()
+            .map(|e| e.store().dir().display().to_string()),
     }
 }
 
@@ -127,6 +133,7 @@ pub fn build_report(
         generated_at: crate::units::now_rfc3339(),
         engine_startup_us: run.engine_startup_us,
         clients: run.clients,
+        spill_dir: run.spill_dir,
         config_errors: config_errors
             .iter()
             .map(|e| ConfigIssue {

@@ -194,7 +194,7 @@ async fn list_all(session: &mut Session, method: &str) -> Result<Listed, Upstrea
     match &listed.stopped {
         Some(stop) => Err(UpstreamError::Request {
             method: method.into(),
-            message: stop.to_string(),
+            message: stop.describe(session.redactor()),
         }),
         None => Ok(listed),
     }

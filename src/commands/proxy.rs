@@ -206,6 +206,34 @@ fn startup_line(name: &str, s: &mcp_budget::proxy::Startup, limits: &str) -> Str
 }
 
 /// The upstream from `-- COMMAND`, `--upstream-url` or `--server`.
+/// The headers of `--header Name: value` and of `--header-env Name: VAR` (the variable's value,
+/// which never shows: every header value is a secret the redactor knows).
+fn headers(args: &ProxyArgs) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut headers = BTreeMap::new();
+    for h in &args.headers {
+        let (k, v) = h.split_once(':').with_context(|| {
+            format!(
+                "--header `{}` is not `Name: value`",
+                h.split(':').next().unwrap_or("")
+            )
+        })?;
+        headers.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    for h in &args.header_envs {
+        let (k, var) = h
+            .split_once(':')
+            .map(|(k, v)| (k.trim(), v.trim()))
+            .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+            .with_context(|| format!("--header-env `{h}` is not `Name: VAR`"))?;
+        let value = std::env::var(var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .with_context(|| format!("--header-env `{k}`: ${var} is not set"))?;
+        headers.insert(k.to_string(), value);
+    }
+    Ok(headers)
+}
+
 fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
     let origin = |key: &str| Origin {
         file: "<command line>".into(),
@@ -231,16 +259,7 @@ fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
         });
     }
     if let Some(url) = &args.upstream_url {
-        let mut headers = BTreeMap::new();
-        for h in &args.headers {
-            let (k, v) = h.split_once(':').with_context(|| {
-                format!(
-                    "--header `{}` is not `Name: value`",
-                    h.split(':').next().unwrap_or("")
-                )
-            })?;
-            headers.insert(k.trim().to_string(), v.trim().to_string());
-        }
+        let headers = headers(args)?;
         let transport = if args.sse {
             TransportSpec::Sse {
                 url: url.clone(),

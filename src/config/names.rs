@@ -118,6 +118,8 @@ pub fn secret_param(name: &str) -> bool {
             "signature",
             "session",
             "sessionid",
+            "jsessionid",
+            "phpsessid",
             "credential",
             "credentials",
             "jwt",

@@ -100,6 +100,34 @@ impl Redactor {
         redact_urls_in(&self.redact_counted(text).0)
     }
 
+    /// How a message quotes text a server sent (an HTTP error body, a line it printed, the end
+    /// of its stderr, a cursor): the WHOLE text redacted ([`Self::redact`]) first, then cut to
+    /// its first `max_chars` characters as one safe line ([`crate::text::preview`]). Cutting
+    /// first would leave all but the last characters of a secret that straddles the cut, which
+    /// no redaction afterwards can recognise. Every such preview goes through here.
+    pub fn preview(&self, text: &str, max_chars: usize) -> String {
+        crate::text::preview(&self.redact(text), max_chars)
+    }
+
+    /// [`Self::preview`] with every run of whitespace made one space after the redaction (an
+    /// HTML error page on one line).
+    pub fn preview_words(&self, text: &str, max_chars: usize) -> String {
+        let redacted = self.redact(text);
+        let words: Vec<&str> = redacted.split_whitespace().collect();
+        crate::text::preview(&words.join(" "), max_chars)
+    }
+
+    /// The last `max_chars` characters of `text`, redacted whole first (see [`Self::preview`]),
+    /// with `...` before them when the start was cut.
+    pub fn tail(&self, text: &str, max_chars: usize) -> String {
+        let redacted = self.redact(text);
+        let skip = crate::text::char_count(&redacted).saturating_sub(max_chars);
+        match redacted.char_indices().nth(skip) {
+            Some((at, _)) if skip > 0 => format!("...{}", crate::text::one_line(&redacted[at..])),
+            _ => crate::text::one_line(&redacted).into_owned(),
+        }
+    }
+
     /// `text` with every known secret replaced (nothing else), and how many were replaced.
     pub fn redact_counted(&self, text: &str) -> (String, usize) {
         let mut tally = BTreeMap::new();
@@ -147,18 +175,32 @@ impl Redactor {
 }
 
 /// `value`, and how it is written inside a JSON string (escaped, and with non-ASCII as
-/// `\uXXXX`, as Python's `json.dumps` writes it) when that differs.
+/// `\uXXXX`, as Python's `json.dumps` writes it) when that differs; and each of those escaped
+/// once more, as a JSON text inside a JSON string shows it (a tool's text that is JSON, in the
+/// JSON-RPC line of a recording: `\\u00e4` for `ä`).
 fn json_forms(value: &str) -> Vec<String> {
     let mut forms = vec![value.to_string()];
-    let json = serde_json::to_string(value).expect("a string serialises");
-    let json = json[1..json.len() - 1].to_string();
-    let ascii = ascii_escaped(&json);
-    for form in [json, ascii] {
+    let mut push = |form: String| {
         if !forms.contains(&form) {
             forms.push(form);
         }
+    };
+    let once = [json_escaped(value), ascii_escaped(&json_escaped(value))];
+    for form in &once {
+        push(form.clone());
+    }
+    for form in &once {
+        let twice = json_escaped(form);
+        push(ascii_escaped(&twice));
+        push(twice);
     }
     forms
+}
+
+/// `s` as the contents of a JSON string.
+fn json_escaped(s: &str) -> String {
+    let json = serde_json::to_string(s).expect("a string serialises");
+    json[1..json.len() - 1].to_string()
 }
 
 /// JSON string contents with every non-ASCII character as `\uXXXX`.
@@ -221,6 +263,23 @@ mod tests {
         );
     }
 
+    /// A secret across the cut: redacted whole, then cut, so nothing of it is left.
+    #[test]
+    fn a_preview_redacts_before_it_cuts() {
+        let mut r = Redactor::default();
+        r.add(["sk-straddle-98765".to_string()]);
+        let text = format!("{}sk-straddle-98765 more", "x".repeat(5));
+        assert_eq!(r.preview(&text, 20), "xxxxx<redacted> more");
+        assert_eq!(r.preview(&text, 8), "xxxxx<re...");
+        assert_eq!(
+            r.preview_words("a \n\n sk-straddle-98765", 20),
+            "a <redacted>"
+        );
+        let tail = format!("sk-straddle-98765{}", "y".repeat(5));
+        assert_eq!(r.tail(&tail, 8), "...ed>yyyyy");
+        assert_eq!(r.tail("short", 8), "short");
+    }
+
     #[test]
     fn short_values_are_never_replaced() {
         let mut r = Redactor::default();
@@ -258,6 +317,24 @@ mod tests {
             r.redact_counted(line),
             (r#"{"a":"<redacted>","b":"<redacted>"}"#.to_string(), 2)
         );
+    }
+
+    /// A tool's text that is JSON, inside a JSON-RPC line: the secret's escapes are escaped
+    /// again (`\\u00e4`, `\\\"`).
+    #[test]
+    fn replaces_forms_escaped_twice() {
+        let mut r = Redactor::default();
+        r.add(vec!["sk-p\u{e4}ss\"w\u{f6}rt-12".into()]);
+        let inner = serde_json::json!({"api_key": "sk-p\u{e4}ss\"w\u{f6}rt-12"}).to_string();
+        let ascii = ascii_escaped(&inner);
+        for text in [&inner, &ascii] {
+            let line = serde_json::json!({"result": {"text": text}}).to_string();
+            for shown in [line.clone(), ascii_escaped(&line)] {
+                let (out, n) = r.redact_counted(&shown);
+                assert_eq!(n, 1, "{shown}");
+                assert!(!out.contains("rt-12"), "{out}");
+            }
+        }
     }
 
     #[test]

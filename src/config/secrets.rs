@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::names::{is_header_flag, is_secret_name};
-use super::urls::url_secret_spans;
+use super::urls::{url_secret_spans, userinfo_login};
 use super::{Redactor, Secret, ServerSpec, TransportSpec};
 
 /// The secrets among environment variables: values of secret-looking names, and passwords and
@@ -47,6 +47,7 @@ pub fn spec_secrets(spec: &ServerSpec) -> Vec<Secret> {
         }
         TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers } => {
             url_secrets("url", url, &mut out);
+            out.extend(basic_auth_secret(url));
             for (k, v) in headers {
                 out.push(Secret::new(format!("header {k}"), v));
             }
@@ -59,6 +60,16 @@ pub fn spec_secrets(spec: &ServerSpec) -> Vec<Secret> {
         expanded_values(&shown, &actual, &mut out);
     }
     out
+}
+
+/// The `Authorization: Basic` credential an HTTP client makes of a URL's `user:password@`:
+/// `base64(user:password)`, as a server that echoes its request headers shows it.
+fn basic_auth_secret(url: &str) -> Option<Secret> {
+    use base64::Engine;
+    let (user, password) = userinfo_login(url)?;
+    let login = format!("{user}:{}", password.unwrap_or_default());
+    let encoded = base64::engine::general_purpose::STANDARD.encode(login);
+    Some(Secret::new("url basic auth", encoded))
 }
 
 /// A redactor of the spec's secrets and of the inherited environment's.
@@ -185,6 +196,15 @@ mod tests {
                 .any(|s| format!("{s:?}").contains("Bearer sk-live-123456")),
             "{out:?}"
         );
+    }
+
+    #[test]
+    fn a_urls_login_is_a_secret_in_its_basic_auth_form() {
+        assert_eq!(
+            basic_auth_secret("http://bob:hunter2@127.0.0.1:1/mcp"),
+            Some(Secret::new("url basic auth", "Ym9iOmh1bnRlcjI="))
+        );
+        assert_eq!(basic_auth_secret("http://127.0.0.1:1/mcp"), None);
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //!   `https://TOKEN:x-oauth-basic@github.com`), see [`could_be_token`];
 //! - after the first `?` or `#`, parameters are separated by `&` or `;`, and the value of one
 //!   whose name is secret ([`secret_param`]: `api_key`, `token`, `sig`, ...) is a credential; it
-//!   ends before `&`, `;`, `#` or the end of the URL.
+//!   ends before `&`, `;`, `#` or the end of the URL;
+//! - before the query, a path parameter `;name=value` (`;jsessionid=`, `;sig=`) whose name is
+//!   secret is a credential too; its value ends before `;`, `/`, `?` or `#`.
 //!
 //! A URL in text ends at whitespace, a quote, `<`, `>`, a backtick or a backslash (of a JSON
 //! escape), and punctuation that ends a sentence (`.`, `,`, `)`, ...) is not part of it.
@@ -54,6 +56,7 @@ pub fn url_secret_spans(text: &str) -> Vec<UrlSecret<'_>> {
     let mut out = Vec::new();
     for run in runs(text) {
         userinfo(text, run.clone(), &mut out);
+        path_params(text, run.clone(), &mut out);
         params(text, run, &mut out);
     }
     out.sort_by_key(|s| (s.span.start, s.span.end));
@@ -67,6 +70,49 @@ pub fn url_secret_spans(text: &str) -> Vec<UrlSecret<'_>> {
 pub fn could_be_token(user: &str) -> bool {
     let chars = user.chars().count();
     chars >= MIN_SECRET_CHARS && (user.bytes().any(|b| b.is_ascii_digit()) || chars >= 20)
+}
+
+/// The username and password of a URL's userinfo, percent-decoded, when it has one: what an
+/// HTTP client sends as `Authorization: Basic base64(user:password)` (as reqwest does; `None`
+/// when either part does not decode to UTF-8, which it then does not send).
+pub fn userinfo_login(url: &str) -> Option<(String, Option<String>)> {
+    let start = url.find("://")? + 3;
+    let authority = &url[start..];
+    let authority = &authority[..authority.find(['/', '?', '#']).unwrap_or(authority.len())];
+    let user_info = &authority[..authority.rfind('@')?];
+    let (user, password) = match user_info.split_once(':') {
+        Some((u, p)) => (u, Some(p)),
+        None => (user_info, None),
+    };
+    let password = match password {
+        Some(p) => Some(percent_decoded(p)?),
+        None => None,
+    };
+    Some((percent_decoded(user)?, password))
+}
+
+/// `s` with `%XX` escapes decoded, if the result is UTF-8.
+fn percent_decoded(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = (bytes[i] == b'%')
+            .then(|| s.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match hex {
+            Some(b) => {
+                out.push(b);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Whether `c` ends a URL in text.
@@ -130,6 +176,26 @@ fn userinfo<'a>(text: &'a str, run: Range<usize>, out: &mut Vec<UrlSecret<'a>>) 
             }
             None if could_be_token(user_info) => push(UrlPart::Username, 0..end),
             None => {}
+        }
+    }
+}
+
+/// The values of secret-named path parameters before the run's first `?` or `#`
+/// (`/app;jsessionid=VALUE/x`, `/blob;sig=VALUE`): each ends before `;`, `/` or the query.
+fn path_params<'a>(text: &'a str, run: Range<usize>, out: &mut Vec<UrlSecret<'a>>) {
+    let s = &text[run.clone()];
+    let path = &s[..s.find(['?', '#']).unwrap_or(s.len())];
+    for (semi, _) in path.match_indices(';') {
+        let rest = &path[semi + 1..];
+        let piece = &rest[..rest.find([';', '/']).unwrap_or(rest.len())];
+        if let Some((name, value)) = piece.split_once('=') {
+            if !name.is_empty() && !value.is_empty() && secret_param(name) {
+                let at = run.start + semi + 1 + name.len() + 1;
+                out.push(UrlSecret {
+                    part: UrlPart::Param(name),
+                    span: at..at + value.len(),
+                });
+            }
         }
     }
 }
@@ -207,6 +273,16 @@ mod tests {
                 "https://h/cb#access_token=tok-impl-33&state=s",
                 &[("access_token", "tok-impl-33")],
             ),
+            // path parameters (`;name=value`), with or without a scheme
+            (
+                "https://h/app;jsessionid=js-5566AB;lang=en/x?page=2",
+                &[("jsessionid", "js-5566AB")],
+            ),
+            (
+                "GET /blob/a.txt;sig=sig-778899;v=1 HTTP/1.1",
+                &[("sig", "sig-778899")],
+            ),
+            ("https://h/a;b/c;lang=en;x", &[]),
             // a path and query without a scheme (an echoed request line)
             (
                 "POST /err500?api_key=sk-9&page=2 HTTP/1.1",
@@ -261,6 +337,20 @@ mod tests {
             .map(|s| &text[s.span.clone()])
             .collect();
         assert_eq!(found, ["https://u:pw123456@b/y", "pw123456"]);
+    }
+
+    #[test]
+    fn the_login_of_a_url_is_decoded_as_a_client_sends_it() {
+        assert_eq!(
+            userinfo_login("https://bob:p%40ss%3A1@h/x?a=b@c"),
+            Some(("bob".into(), Some("p@ss:1".into())))
+        );
+        assert_eq!(
+            userinfo_login("https://tok123456@h/x"),
+            Some(("tok123456".into(), None))
+        );
+        assert_eq!(userinfo_login("https://h/x?u=a@b"), None);
+        assert_eq!(userinfo_login("https://bob:%ff@h/"), None);
     }
 
     #[test]

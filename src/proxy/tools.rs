@@ -67,7 +67,8 @@ pub(super) async fn upstream_tools(
     }
     if let Some(stop) = &listed.stopped {
         warnings.push(format!(
-            "upstream `{server}`: tools/list stopped: {stop}; showing the {} tools read so far",
+            "upstream `{server}`: tools/list stopped: {}; showing the {} tools read so far",
+            stop.describe(session.redactor()),
             all.len()
         ));
     }

@@ -37,6 +37,10 @@ pub struct Report {
     /// The client profiles every `clients` row is for, with their sources.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<ClientProfile>,
+    /// The spill store: the full originals of reduced results as the servers sent them (which
+    /// can hold secrets a server echoed), outside the report folder unless `--spill-dir` says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill_dir: Option<String>,
 }
 
 /// The price of input tokens for one model, with where it came from.
@@ -358,6 +362,7 @@ impl Report {
             limits: Vec::new(),
             engine_startup_us: None,
             clients: Vec::new(),
+            spill_dir: None,
         }
     }
 

@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 use super::guard::{content_type, event_stream, redirects};
 use super::replies::{preview, read_json, read_sse, without_url, Ctx, Endpoint};
 use super::{SessionOptions, UpstreamError};
+use crate::config::Redactor;
 
 /// The certificates of a PEM file (one CA or a bundle), to trust for https upstreams.
 pub fn load_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, String> {
@@ -53,10 +54,24 @@ pub fn start(
     url: &str,
     headers: &BTreeMap<String, String>,
     opts: &SessionOptions,
+    redactor: std::sync::Arc<Redactor>,
 ) -> Result<Bridge, UpstreamError> {
     let max_bytes = opts.max_response_bytes;
     let bad = |message: String| UpstreamError::Initialize { message };
     let url = Url::parse(url).map_err(|e| bad(format!("invalid URL: {e}")))?;
+    let login = !url.username().is_empty() || url.password().is_some();
+    if login
+        && headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("authorization"))
+    {
+        // the client would send the URL's `Authorization: Basic`, and the header not at all
+        return Err(bad(
+            "both an Authorization header and credentials in the URL (user:password@, sent as \
+             Authorization: Basic): give one of them"
+                .to_string(),
+        ));
+    }
     let mut map = HeaderMap::new();
     for (k, v) in headers {
         let name = HeaderName::from_bytes(k.as_bytes())
@@ -84,6 +99,7 @@ pub fn start(
         url,
         max_bytes,
         out: tx,
+        redactor,
     };
     let ended = Ended::default();
     let why = ended.clone();
@@ -192,7 +208,14 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
                     let line = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
                     let _ = ctx.out.send(line.to_string()).await;
                 }
-                _ => fail(&ctx, id, &format!("HTTP {status}: {}", preview(&body))).await,
+                _ => {
+                    fail(
+                        &ctx,
+                        id,
+                        &format!("HTTP {status}: {}", preview(&ctx, &body)),
+                    )
+                    .await
+                }
             }
             continue;
         }
@@ -246,6 +269,7 @@ async fn legacy(ctx: Ctx, from_pump: DuplexStream) {
         url: ctx.url.clone(),
         max_bytes: ctx.max_bytes,
         out: ctx.out.clone(),
+        redactor: ctx.redactor.clone(),
     };
     let reader = tokio::spawn(async move {
         let _ = read_sse(&reader_ctx, resp, Some(endpoint_tx)).await;

@@ -5,6 +5,8 @@
 
 use std::collections::HashSet;
 
+use crate::config::Redactor;
+
 /// Pages followed at most, against a server whose cursor never ends.
 pub const MAX_PAGES: usize = 1000;
 
@@ -28,24 +30,21 @@ pub enum ListStop {
     TooManyPages,
 }
 
-impl std::fmt::Display for ListStop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl ListStop {
+    /// What a message says of the stop; a cursor (server text) is quoted redacted, then cut, so
+    /// a hostile one cannot flood a terminal nor leave part of a secret (no `Display`: every
+    /// message that quotes a cursor goes through the redactor).
+    pub fn describe(&self, redactor: &Redactor) -> String {
         match self {
-            ListStop::RepeatedCursor { cursor, pages } => write!(
-                f,
+            ListStop::RepeatedCursor { cursor, pages } => format!(
                 "the server repeated cursor `{}` after {pages} pages (its pages go round in a circle)",
-                shown(cursor)
+                redactor.preview(cursor, 60)
             ),
             ListStop::TooManyPages => {
-                write!(f, "the server was still sending cursors after {MAX_PAGES} pages")
+                format!("the server was still sending cursors after {MAX_PAGES} pages")
             }
         }
     }
-}
-
-/// A cursor as it appears in a message: cut, so a hostile one cannot flood a terminal.
-fn shown(cursor: &str) -> String {
-    crate::text::preview(cursor, 60)
 }
 
 /// Follows `nextCursor` from the first page: ask for [`PageWalker::next`] until it says the
@@ -183,7 +182,7 @@ mod tests {
             cursor: "\u{1b}[2J".to_string() + &"x".repeat(500),
             pages: 2,
         };
-        let text = stop.to_string();
+        let text = stop.describe(&Redactor::default());
         assert!(text.len() < 200 && !text.contains('\u{1b}'), "{text}");
     }
 }

@@ -11,7 +11,7 @@ use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::UpstreamError;
-use crate::config::{sdk_default_env, ServerEnv};
+use crate::config::{sdk_default_env, Redactor, ServerEnv};
 
 /// Marks the stderr pipe as read to its end when the reader task stops, however it stops.
 struct CloseOnDrop(tokio::sync::watch::Sender<bool>);
@@ -44,6 +44,14 @@ impl ChildEnv<'_> {
 
 /// How much of a server's stderr is kept (the end of it).
 const STDERR_TAIL_BYTES: usize = 16 * 1024;
+
+/// Cut the front of the kept stderr to [`STDERR_TAIL_BYTES`] at a line break: the line the cut
+/// falls in goes whole, so no part of a secret (which only the whole line shows) is kept.
+fn drop_head(kept: &mut Vec<u8>) {
+    let cut = kept.len() - STDERR_TAIL_BYTES;
+    let line_end = memchr::memchr(b'\n', &kept[cut..]).map_or(kept.len(), |i| cut + i + 1);
+    kept.drain(..line_end);
+}
 
 /// A running child; dropping it kills its process group.
 pub struct ChildGuard {
@@ -98,8 +106,7 @@ impl ChildGuard {
                     let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
                     t.extend_from_slice(&chunk[..n]);
                     if t.len() > STDERR_TAIL_BYTES {
-                        let cut = t.len() - STDERR_TAIL_BYTES;
-                        t.drain(..cut);
+                        drop_head(&mut t);
                     }
                 }
             });
@@ -125,14 +132,16 @@ impl ChildGuard {
         let _ = tokio::time::timeout(within, rx.wait_for(|closed| *closed)).await;
     }
 
-    /// The last non-empty lines of stderr, joined on one line.
-    pub fn stderr_tail(&self, max_chars: usize) -> String {
+    /// The last non-empty lines of stderr, joined on one line, at most `max_chars` characters
+    /// of them: the text kept is redacted whole before any of it is cut (see
+    /// [`Redactor::preview`]), and a last line longer than that shows its end.
+    pub fn stderr_tail(&self, max_chars: usize, redactor: &Redactor) -> String {
         let bytes = self
             .stderr
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let text = String::from_utf8_lossy(&bytes);
+        let text = redactor.redact(&String::from_utf8_lossy(&bytes));
         let lines: Vec<&str> = text
             .lines()
             .map(str::trim)
@@ -140,13 +149,17 @@ impl ChildGuard {
             .collect();
         let mut out = String::new();
         for line in lines.iter().rev() {
-            if out.len() + line.len() > max_chars {
+            if crate::text::char_count(&out) + crate::text::char_count(line) > max_chars {
+                if out.is_empty() {
+                    // already redacted: the cut cannot leave part of a secret
+                    return Redactor::default().tail(line, max_chars);
+                }
                 break;
             }
             out = if out.is_empty() {
-                line.to_string()
+                crate::text::one_line(line).into_owned()
             } else {
-                format!("{line} | {out}")
+                format!("{} | {out}", crate::text::one_line(line))
             };
         }
         out

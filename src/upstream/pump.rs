@@ -11,6 +11,7 @@ use super::dropped::{
     answer_dropped, answer_with_error, discover_stand_in, nesting_depth, response_id, MAX_DEPTH,
 };
 use super::{Line, Wire};
+use crate::config::Redactor;
 
 /// Buffer of the in-memory pipes between the pumps and rmcp.
 const PIPE_BYTES: usize = 256 * 1024;
@@ -26,7 +27,13 @@ pub struct Pumps {
 }
 
 /// Start pumping between a server's output/input and a pair of pipes for rmcp.
-pub fn start<R, W>(server_out: R, server_in: W, wire: Wire, max_line_bytes: usize) -> Pumps
+pub fn start<R, W>(
+    server_out: R,
+    server_in: W,
+    wire: Wire,
+    max_line_bytes: usize,
+    redactor: Arc<Redactor>,
+) -> Pumps
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -38,6 +45,7 @@ where
         inbound_tx,
         wire.clone(),
         max_line_bytes,
+        redactor,
     ));
     let outbound = tokio::spawn(outbound(outbound_rx, server_in, wire));
     Pumps {
@@ -53,6 +61,7 @@ async fn inbound<R: AsyncRead + Unpin>(
     mut to_rmcp: DuplexStream,
     wire: Wire,
     max_line_bytes: usize,
+    redactor: Arc<Redactor>,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, server_out);
     let mut buf = Vec::new();
@@ -93,7 +102,7 @@ async fn inbound<R: AsyncRead + Unpin>(
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
             wire.warn(format!(
                 "skipped non-JSON output on stdout: {}",
-                preview(text)
+                redactor.preview(text, 80)
             ));
             // a line that looks like a response but is not JSON would leave its request waiting
             if text.starts_with('{')
@@ -242,10 +251,6 @@ fn trim_eol(buf: &[u8]) -> &[u8] {
     &buf[..end]
 }
 
-fn preview(text: &str) -> String {
-    crate::text::preview(text, 80)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,7 +261,7 @@ mod tests {
         let wire = Wire::new(false);
         let (mut server_side, server_out) = tokio::io::duplex(64 * 1024);
         let (server_in, _server_reads) = tokio::io::duplex(1024);
-        let mut p = start(server_out, server_in, wire.clone(), 100);
+        let mut p = start(server_out, server_in, wire.clone(), 100, Arc::default());
         p.rmcp_write
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}\n")
             .await
@@ -283,7 +288,7 @@ mod tests {
         let wire = Wire::new(true);
         let (mut server_side, server_out) = tokio::io::duplex(1024);
         let (server_in, mut server_reads) = tokio::io::duplex(1024);
-        let mut p = start(server_out, server_in, wire.clone(), 64);
+        let mut p = start(server_out, server_in, wire.clone(), 64, Arc::default());
         // the request first: an answer to nothing asked is not kept
         p.rmcp_write
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n")

@@ -7,7 +7,7 @@ use reqwest::Url;
 use tokio::sync::{mpsc, watch};
 
 use super::guard::{announced_endpoint, content_type, is_json_rpc};
-use crate::config::redact_url;
+use crate::config::{redact_url, Redactor};
 
 /// The endpoint a legacy server announced, or why it cannot be used.
 pub(super) type Endpoint = Option<Result<Url, String>>;
@@ -19,6 +19,8 @@ pub(super) struct Ctx {
     pub max_bytes: usize,
     /// Lines for the pump, as if the server had printed them.
     pub out: mpsc::Sender<String>,
+    /// The server's secrets: a body quoted in a message is redacted before it is cut.
+    pub redactor: std::sync::Arc<Redactor>,
 }
 
 /// A JSON body: one message or a batch. Returns the protocol version of an initialize result.
@@ -39,7 +41,7 @@ pub(super) async fn read_json(
         format!(
             "{} did not answer as an MCP endpoint (HTTP {status}, content-type `{ct}`: {})",
             redact_url(ctx.url.as_str()),
-            preview(trimmed)
+            preview(ctx, trimmed)
         )
     };
     if !is_json_rpc(trimmed) {
@@ -188,6 +190,7 @@ pub(super) fn without_url(e: &reqwest::Error) -> String {
     }
 }
 
-pub(super) fn preview(body: &str) -> String {
-    crate::text::preview(&body.split_whitespace().collect::<Vec<_>>().join(" "), 200)
+/// The first 200 characters of a body, on one line, redacted whole before the cut.
+pub(super) fn preview(ctx: &Ctx, body: &str) -> String {
+    ctx.redactor.preview_words(body, 200)
 }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
@@ -12,6 +13,7 @@ use tokio::task::JoinHandle;
 use super::http::{self, Remote};
 use super::process::{ChildEnv, ChildGuard};
 use super::{SessionOptions, UpstreamError};
+use crate::config::Redactor;
 
 /// Buffer of the in-memory pipe to a server in this process.
 const PIPE_BYTES: usize = 256 * 1024;
@@ -92,8 +94,9 @@ impl ServerIo {
         url: &str,
         headers: &BTreeMap<String, String>,
         opts: &SessionOptions,
+        redactor: Arc<Redactor>,
     ) -> Result<ServerIo, UpstreamError> {
-        ServerIo::remote(Remote::Streamable, url, headers, opts)
+        ServerIo::remote(Remote::Streamable, url, headers, opts, redactor)
     }
 
     /// A bridge to a legacy HTTP+SSE endpoint (protocol 2024-11-05).
@@ -101,8 +104,9 @@ impl ServerIo {
         url: &str,
         headers: &BTreeMap<String, String>,
         opts: &SessionOptions,
+        redactor: Arc<Redactor>,
     ) -> Result<ServerIo, UpstreamError> {
-        ServerIo::remote(Remote::LegacySse, url, headers, opts)
+        ServerIo::remote(Remote::LegacySse, url, headers, opts, redactor)
     }
 
     fn remote(
@@ -110,9 +114,10 @@ impl ServerIo {
         url: &str,
         headers: &BTreeMap<String, String>,
         opts: &SessionOptions,
+        redactor: Arc<Redactor>,
     ) -> Result<ServerIo, UpstreamError> {
         let started = Instant::now();
-        let bridge = http::start(kind, url, headers, opts)?;
+        let bridge = http::start(kind, url, headers, opts, redactor)?;
         Ok(ServerIo {
             started,
             ended: Some(bridge.ended),

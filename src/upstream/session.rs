@@ -22,7 +22,7 @@ use super::{
     answer_or_cancel, dropped, pump, CallOutcome, Forwarded, Protocol, RawResponse, ServerIo,
     SessionOptions, UpstreamError, Wire,
 };
-use crate::config::{redactor_for, Probe, Redactor, ServerSpec};
+use crate::config::{Probe, Redactor};
 
 /// A live session.
 pub struct Session {
@@ -66,15 +66,15 @@ fn handshake_error(e: &rmcp::service::ClientInitializeError) -> String {
 static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Session {
-    /// Run the `initialize` handshake over `io`, the stream to the server `spec` names (see
-    /// [`crate::connect::connect`], which opens it). Errors never carry a secret of the spec or
-    /// of the inherited environment (a server's stderr can print them).
+    /// Run the `initialize` handshake over `io`, the stream to a server (see
+    /// [`crate::connect::connect`], which opens it). Errors and warnings never carry a secret
+    /// `redactor` knows (the spec's and the inherited environment's: a server's stderr can print
+    /// them), and what they quote of the server was redacted before it was cut.
     pub async fn connect_io(
-        spec: &ServerSpec,
         io: ServerIo,
         opts: &SessionOptions,
+        redactor: Arc<Redactor>,
     ) -> Result<Session, UpstreamError> {
-        let redactor = Arc::new(redactor_for(spec));
         Session::start(io, opts, redactor.clone())
             .await
             .map_err(|e| e.redacted(&redactor))
@@ -94,7 +94,13 @@ impl Session {
             started,
             ended,
         } = io;
-        let pumps = pump::start(server_out, server_in, wire.clone(), opts.max_response_bytes);
+        let pumps = pump::start(
+            server_out,
+            server_in,
+            wire.clone(),
+            opts.max_response_bytes,
+            redactor.clone(),
+        );
         tasks.extend(pumps.tasks);
         let lifecycle = match opts.protocol {
             Protocol::Legacy | Protocol::HandshakeFirst => ClientLifecycleMode::Initialize,
@@ -120,7 +126,7 @@ impl Session {
             Err(e) => {
                 let reason = ended.as_ref().and_then(|why| why.get().cloned());
                 let reason = reason.unwrap_or_else(|| handshake_error(&e));
-                let message = explain(&reason, child.as_mut(), &wire).await;
+                let message = explain(&reason, child.as_mut(), &wire, &redactor).await;
                 if let Some(c) = child {
                     c.shutdown().await;
                 }
@@ -194,6 +200,12 @@ impl Session {
         warnings.iter().map(|w| self.redactor.redact(w)).collect()
     }
 
+    /// The secrets of this session's server: what quotes the server is redacted by it, whole,
+    /// before it is cut ([`Redactor::preview`]).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
     /// The record of this session's traffic (its transcript, its notifications).
     pub fn wire(&self) -> &Wire {
         &self.wire
@@ -218,7 +230,8 @@ impl Session {
     async fn explained<T>(&mut self, answer: Result<T, UpstreamError>) -> Result<T, UpstreamError> {
         match answer {
             Err(UpstreamError::Request { method, message }) => {
-                let message = explain(&message, self.child.as_mut(), &self.wire).await;
+                let message =
+                    explain(&message, self.child.as_mut(), &self.wire, &self.redactor).await;
                 Err(UpstreamError::Request { method, message }.redacted(&self.redactor))
             }
             other => other,
@@ -422,7 +435,12 @@ impl Session {
 
 /// Turn a transport error into a message that says why: the exit status and stderr tail of a
 /// server that died, or what it printed instead of JSON-RPC.
-async fn explain(error: &str, child: Option<&mut ChildGuard>, wire: &Wire) -> String {
+async fn explain(
+    error: &str,
+    child: Option<&mut ChildGuard>,
+    wire: &Wire,
+    redactor: &Redactor,
+) -> String {
     let mut parts = vec![error.to_string()];
     if let Some(child) = child {
         // give a dying process a moment to be reaped so its status is known
@@ -437,7 +455,7 @@ async fn explain(error: &str, child: Option<&mut ChildGuard>, wire: &Wire) -> St
             // what it printed last may still be in the pipe
             child.stderr_drained(Duration::from_millis(500)).await;
         }
-        let tail = child.stderr_tail(300);
+        let tail = child.stderr_tail(300, redactor);
         if !tail.is_empty() {
             parts.push(format!("stderr: {tail}"));
         }

@@ -27,6 +27,7 @@ fn fixture() -> Report {
     report.tool_version = "0.0.0".into();
     assert!(report.engine_startup_us.is_some_and(|us| us > 0));
     report.engine_startup_us = Some(42_000);
+    report.spill_dir = report.spill_dir.map(|d| d.replace(&spill, "<spill>"));
     for s in &mut report.servers {
         s.initialize_ms = Some(1.0);
         s.tools_list.latency_ms = 2.0;

@@ -14,8 +14,20 @@ use serde_json::Value;
 use crate::fail_fast::{answering_server, fails_fast};
 use crate::support::{audit_probe, bin_path, free_port, mcp_budget, real_server, serve_on};
 
+/// `path` as text (lossy) when it is a file, else every file under it.
+pub(crate) fn files_under_or_file(path: &Path) -> Vec<(String, String)> {
+    if path.is_dir() {
+        return files_under(path);
+    }
+    let bytes = std::fs::read(path).unwrap();
+    vec![(
+        path.display().to_string(),
+        String::from_utf8_lossy(&bytes).to_string(),
+    )]
+}
+
 /// Every file under `dir`, as text (lossy), with its path.
-fn files_under(dir: &Path) -> Vec<(String, String)> {
+pub(crate) fn files_under(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

@@ -107,6 +107,7 @@ impl Page {
         sections::schema_tax(report, &mut out);
         sections::top_tools(report, &mut out);
         sections::probes(report, &mut out);
+        out.extend(spill_note(report));
         clients::clients(report, &mut out);
         sections::client_limits(report, &summary, &mut out);
         sections::findings(report, &mut out);
@@ -116,6 +117,23 @@ impl Page {
             blocks: out,
         }
     }
+}
+
+/// Where the spilled originals are, when a probe spilled: a sentence under the probe table.
+fn spill_note(report: &Report) -> Option<Block> {
+    let dir = report.spill_dir.as_ref()?;
+    let spilled = report
+        .servers
+        .iter()
+        .flat_map(|s| &s.probes)
+        .any(|p| p.budgeted.as_ref().is_some_and(|b| b.spill_path.is_some()));
+    spilled.then(|| {
+        Block::Para(vec![
+            Span::Own("Spilled originals (the results as the servers sent them, secrets a server echoed included) are in the spill store ".into()),
+            Span::Code(dir.clone()),
+            Span::Own(", not in the report folder (`--spill-dir` chooses another).".into()),
+        ])
+    })
 }
 
 /// What the engine column times, and the engine's start-up paid once before it: the sentence
