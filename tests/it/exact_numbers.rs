@@ -228,3 +228,32 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_projection_passes_numbers_through_as_sent() {
+    let items: Vec<String> = (0..300)
+        .map(|i| {
+            format!(
+                r#"{{"id": {}000000000000000000000, "price": {i}.50, "body": "{}"}}"#,
+                1000 + i,
+                "words ".repeat(20)
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"items": [{}]}}"#, items.join(", "));
+    let out = run(
+        8000,
+        "[tools.t]\nproject = \"items[].{id: id, price: price}\"",
+        &text,
+    );
+    assert_eq!(out.strategy, Strategy::Projected, "{:?}", out.note);
+    let want: Vec<String> = (0..300)
+        .flat_map(|i| {
+            [
+                format!("{}000000000000000000000", 1000 + i),
+                format!("{i}.50"),
+            ]
+        })
+        .collect();
+    assert_eq!(number_tokens(sent(&out)), want);
+}

@@ -18,7 +18,7 @@
 
 use serde_json::{Map, Value};
 
-use super::exact::Numbers;
+use super::exact::{read_value, Numbers};
 
 const INDENT: &str = "  ";
 
@@ -40,10 +40,16 @@ pub fn toon_result(result: &Value) -> Option<Value> {
         if !trimmed.starts_with(['{', '[']) {
             continue;
         }
-        let Ok(value) = serde_json::from_str::<Value>(text) else {
+        // a text a rewrite cannot keep exactly (a repeated key, numbers of one f64) stays JSON
+        let Ok(value) = read_value(text) else {
             continue;
         };
-        let Some(toon) = encode(&value) else { continue };
+        let Ok(numbers) = Numbers::of(text) else {
+            continue;
+        };
+        let Some(toon) = encode_exact(&value, &numbers) else {
+            continue;
+        };
         if decode(&toon).ok() != Some(value) {
             continue;
         }
