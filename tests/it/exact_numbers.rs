@@ -182,20 +182,21 @@ fn pretty_json_that_fits_compact_is_compacted_not_cut() {
 /// A number token in any form JSON allows.
 fn number() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
+    // rarely one that no rewrite can keep (beyond f64, or two decimals of one f64)
     prop_oneof![
-        any::<i64>().prop_map(|n| n.to_string()),
-        "-?[1-9][0-9]{19,30}",
-        "-?(0|[1-9][0-9]{0,17})\\.[0-9]{1,20}",
-        "-?[1-9](\\.[0-9]{1,6})?[eE][+-]?[0-9]{1,3}",
-        Just("-0".to_string()),
-        Just("1E400".to_string()),
-        Just("9007199254740993.17".to_string()),
-        Just("9007199254740993.18".to_string()),
+        20 => any::<i64>().prop_map(|n| n.to_string()),
+        20 => "-?[1-9][0-9]{19,30}",
+        20 => "-?(0|[1-9][0-9]{0,17})\\.[0-9]{1,20}",
+        20 => "-?[1-9](\\.[0-9]{1,6})?[eE][+-]?[0-9]{1,2}",
+        5 => Just("-0".to_string()),
+        1 => Just("1E400".to_string()),
+        1 => Just("9007199254740993.17".to_string()),
+        1 => Just("9007199254740993.18".to_string()),
     ]
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
     /// Through the whole engine, with TOON on or off, pretty or compact, at any budget: every
     /// number the result sends is a token of the original text, byte for byte.
     #[test]
