@@ -5,35 +5,36 @@
 /// `text` (valid JSON) without whitespace outside its strings; `None` when it has none.
 pub fn compact_text(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut removed = false;
-    while i < bytes.len() {
-        let run = bytes[i..]
-            .iter()
-            .position(|b| matches!(b, b'"' | b' ' | b'\t' | b'\n' | b'\r'))
-            .map_or(bytes.len(), |j| i + j);
-        out.push_str(&text[i..run]);
-        if run == bytes.len() {
-            break;
+    let mut out = String::new();
+    // `text[kept..]` is not copied yet: nothing is, until the first whitespace
+    let (mut i, mut kept) = (0, 0);
+    while let Some(j) = bytes[i..]
+        .iter()
+        .position(|b| matches!(b, b'"' | b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        let at = i + j;
+        if bytes[at] == b'"' {
+            i = string_end(bytes, at + 1);
+            continue;
         }
-        if bytes[run] == b'"' {
-            let end = string_end(bytes, run + 1);
-            out.push_str(&text[run..end]);
-            i = end;
-        } else {
-            removed = true;
-            i = run + 1;
+        if out.capacity() == 0 {
+            out.reserve(text.len());
         }
+        out.push_str(&text[kept..at]);
+        (i, kept) = (at + 1, at + 1);
     }
-    removed.then_some(out)
+    if out.capacity() == 0 {
+        return None;
+    }
+    out.push_str(&text[kept..]);
+    Some(out)
 }
 
 /// The index just past the string whose body starts at `at`.
 fn string_end(bytes: &[u8], mut at: usize) -> usize {
     while let Some(j) = memchr::memchr2(b'"', b'\\', &bytes[at..]) {
         if bytes[at + j] == b'\\' {
-            at += j + 2;
+            at = (at + j + 2).min(bytes.len());
         } else {
             return at + j + 1;
         }
@@ -53,6 +54,9 @@ mod tests {
         let out = compact_text(text).unwrap();
         assert_eq!(out, r#"{"a b":[1.50,-0,1E400],"s":"x \" y\\","n":null}"#);
         assert_eq!(compact_text(&out), None);
+        // no JSON: never read past the end
+        assert_eq!(compact_text("[\"a \\"), None);
+        assert_eq!(compact_text("[1, \"a"), Some("[1,\"a".into()));
         let pretty =
             serde_json::to_string_pretty(&serde_json::json!({"k": [1, {"v": "a  b"}]})).unwrap();
         let compact: Value = serde_json::from_str(&compact_text(&pretty).unwrap()).unwrap();

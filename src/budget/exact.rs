@@ -17,6 +17,7 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::map::Entry;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
@@ -139,7 +140,7 @@ fn number_tokens(text: &str) -> impl Iterator<Item = &str> {
 fn string_end(bytes: &[u8], mut at: usize) -> usize {
     while let Some(j) = memchr::memchr2(b'"', b'\\', &bytes[at..]) {
         if bytes[at + j] == b'\\' {
-            at += j + 2;
+            at = (at + j + 2).min(bytes.len());
         } else {
             return at + j + 1;
         }
@@ -268,11 +269,15 @@ impl<'de> Visitor<'de> for Read<'_> {
             let v = map.next_value_seed(Read {
                 repeated: &mut *self.repeated,
             })?;
-            if out.contains_key(&key) {
-                *self.repeated = Some(key);
-                return Err(serde::de::Error::custom("repeated key"));
+            match out.entry(key) {
+                Entry::Vacant(e) => {
+                    e.insert(v);
+                }
+                Entry::Occupied(e) => {
+                    *self.repeated = Some(e.key().clone());
+                    return Err(serde::de::Error::custom("repeated key"));
+                }
             }
-            out.insert(key, v);
         }
         Ok(Value::Object(out))
     }

@@ -115,4 +115,5 @@ fn a_repeated_key_is_told_at_any_depth() {
         tokens_in(r#"["a\"1", 2, "\\", -3.5e2]"#),
         vec!["2", "-3.5e2"]
     );
+    assert_eq!(tokens_in("[1, \"a\\"), vec!["1"]);
 }
