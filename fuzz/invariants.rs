@@ -6,7 +6,9 @@
 //! - `tokens_after <= budget`, and `engine.cost(output) == tokens_after`;
 //! - `pass_through` exactly when `engine.cost(input) <= budget`, and then the output is the input;
 //! - a reduced result is a valid tool result ending in the note, keeps `isError` and `_meta`, and
-//!   every text block of the input that is a JSON object or array is still JSON in the output;
+//!   every text block of the input that is a JSON object or array is still JSON in the output
+//!   (unless the note says it was kept as it is), and every number in a JSON text it sends is a
+//!   number token of the input's texts, as the server wrote it (never serde's `1.5` for `1.50`);
 //! - the spill file holds the original bytes exactly: a lone text as it is, else the whole result
 //!   exactly as it was sent (here: pretty-printed, so a re-serialisation would not pass);
 //! - the same input gives the same output twice (same spill store).
@@ -225,9 +227,22 @@ fn check_reduced(input: &Value, raw: &str, out: &Budgeted, note_first: bool) -> 
         thousands(json_in)
     );
     ensure!(
-        json_out >= json_in || body.is_empty() || (json_out >= 1 && note_text.contains(&as_items)),
+        json_out >= json_in
+            || body.is_empty()
+            || (json_out >= 1 && note_text.contains(&as_items))
+            || note_text.contains("kept as it is"),
         "{json_in} JSON text blocks in, {json_out} out ({strategy})"
     );
+    // numbers are the server's: each number of a JSON text sent is a token of an input text
+    let sent_in: std::collections::HashSet<&str> = texts(input).flat_map(number_tokens).collect();
+    for b in body.iter().filter(|b| json_text(b).is_some()) {
+        let text = b["text"].as_str().unwrap_or("");
+        if let Some(n) = number_tokens(text).find(|n| !sent_in.contains(n)) {
+            return Err(format!(
+                "the number `{n}` was written, not sent ({strategy})"
+            ));
+        }
+    }
     match &out.spill {
         Some(h) => {
             let bytes = std::fs::read(&h.path)
@@ -292,6 +307,45 @@ fn lone_text(input: &Value) -> Option<&str> {
         }
         Some(_) => None,
     }
+}
+
+/// The texts of a result's text blocks.
+fn texts(result: &Value) -> impl Iterator<Item = &str> {
+    let content = result.get("content").and_then(Value::as_array);
+    content
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+}
+
+/// The number tokens of a JSON text (strings skipped).
+fn number_tokens(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            if in_string {
+                match b {
+                    b'\\' => i += 1,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+            } else if b == b'"' {
+                in_string = true;
+            } else if b == b'-' || b.is_ascii_digit() {
+                let start = i - 1;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                return Some(&text[start..i]);
+            }
+        }
+        None
+    })
 }
 
 /// Text blocks of a result that are a JSON object or array.

@@ -11,6 +11,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::compaction::compact_text;
 use super::lazy::strip_prefix;
 use super::note::{render, NoteFacts};
 use super::parts::{Part, Work};
@@ -24,6 +25,8 @@ use crate::tokens::Tokenizer;
 pub enum Strategy {
     PassThrough,
     Stripped,
+    /// JSON written without the whitespace between its tokens: nothing else changed.
+    Compacted,
     /// JSON re-encoded as TOON: the same value in fewer tokens.
     Toon,
     Projected,
@@ -36,6 +39,7 @@ impl Strategy {
         match self {
             Strategy::PassThrough => "pass_through",
             Strategy::Stripped => "stripped",
+            Strategy::Compacted => "compacted",
             Strategy::Toon => "toon",
             Strategy::Projected => "projected",
             Strategy::Shrunk => "shrunk",
@@ -247,6 +251,12 @@ impl Engine {
         if let Some(done) = self.try_finish(&mut run, Strategy::Stripped) {
             return done;
         }
+        if compact_json(&mut run) {
+            run.stage("compact");
+            if let Some(done) = self.try_finish(&mut run, Strategy::Compacted) {
+                return done;
+            }
+        }
         if let Some(done) = self.json_stages(&mut run) {
             return done;
         }
@@ -392,6 +402,27 @@ impl Engine {
             spill_error: run.facts.spill_error.clone(),
         }
     }
+}
+
+/// Write each JSON text without whitespace between its tokens; whether any had some.
+fn compact_json(run: &mut Run) -> bool {
+    let mut bytes = 0;
+    for part in &mut run.work.parts {
+        if let Part::Json { text, value } = part {
+            if let Some(c) = compact_text(text) {
+                bytes += text.len() - c.len();
+                *value = value.for_new_text();
+                *text = Cow::Owned(c);
+            }
+        }
+    }
+    if bytes > 0 {
+        run.facts.cuts.push(format!(
+            "JSON written compactly: {} bytes of whitespace between tokens removed, nothing else",
+            crate::units::thousands(bytes)
+        ));
+    }
+    bytes > 0
 }
 
 impl Run<'_> {

@@ -1,12 +1,14 @@
 //! The budget engine: shrink any tool result to a token budget without losing data. Least
 //! destructive first, stopping as soon as the result fits: pass through, strip noise from
-//! prose, project or shrink JSON, spill the original to disk with a preview. Every reduced
+//! prose, write JSON compactly, project or shrink it, spill the original to disk with a preview. Every reduced
 //! result carries a note saying what was cut and where the full original is. Synchronous and
 //! pure except the spill store.
 
 mod capped;
 mod chunks;
+mod compaction;
 mod engine;
+mod exact;
 mod github;
 mod input;
 mod lazy;

@@ -262,7 +262,7 @@ pub struct BudgetedCost {
     /// The same result's tokens before the engine (content and structuredContent: the raw
     /// `model_tokens`).
     pub tokens_before: usize,
-    /// `pass_through`, `stripped`, `projected`, `shrunk` or `spilled`.
+    /// `pass_through`, `stripped`, `compacted`, `toon`, `projected`, `shrunk` or `spilled`.
     pub strategy: String,
     pub engine_us: u64,
     pub spill_path: Option<String>,

@@ -12,6 +12,7 @@ mod corpus_expected;
 mod demo_audit;
 mod engine;
 mod eras;
+mod exact_numbers;
 mod fail_fast;
 mod gate;
 mod github_projections;

@@ -4,10 +4,11 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::super::exact::has_f64;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Structured, Work, READ_SHRUNK_BYTES};
 use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
-use super::super::toon::{decode, encode};
+use super::super::toon::{decode, encode, encode_exact};
 use super::{Budgeted, Engine, Run, Strategy};
 
 impl Engine {
@@ -26,6 +27,11 @@ impl Engine {
         rest.parts.retain(|p| !matches!(p, Part::Json { .. }));
         rest.structured = None;
         rest.cost_up_to(&self.counter, run.limit)?;
+        keep_unexact(
+            &mut run.work,
+            &mut run.facts.cuts,
+            run.policy.project.is_some(),
+        );
         let base_cuts = run.facts.cuts.clone();
         if run.policy.toon {
             if let Some(done) = self.toon_stage(run) {
@@ -119,7 +125,15 @@ impl Engine {
                 continue;
             };
             let parsed = value.get(text);
-            let Some(toon) = encode(parsed) else { continue };
+            let toon = if has_f64(parsed) {
+                value
+                    .numbers(text)
+                    .ok()
+                    .and_then(|n| encode_exact(parsed, n))
+            } else {
+                encode(parsed)
+            };
+            let Some(toon) = toon else { continue };
             if decode(&toon).ok().as_ref() != Some(parsed) {
                 continue;
             }
@@ -172,8 +186,12 @@ fn for_each_json(work: &mut Work, mut f: impl FnMut(Json) -> Option<Value>) {
                 Json::Text(text)
             };
             if let Some(new) = f(json) {
-                *text = Cow::Owned(compact(&new));
-                *value = JsonValue::parsed(new);
+                // a number the projection passes through is written as the text had it; when
+                // that cannot be told, the part is not projected
+                if let Ok(written) = value.write(text, &new) {
+                    *text = Cow::Owned(written);
+                    *value = JsonValue::parsed(new);
+                }
             }
         }
     }
@@ -218,11 +236,15 @@ pub(super) fn shrunk<'a>(work: &Work<'a>, caps: Caps, start: Caps) -> (Work<'a>,
             !json || seen <= keep
         })
         .map(|p| match p {
-            Part::Json { text, value } => {
-                let (value, r) = shrink_json(text, value, caps, start);
+            Part::Json { text, value: json } => {
+                let (value, r) = shrink_json(text, json, caps, start);
+                // its numbers as the text wrote them; kept whole when that cannot be told
+                let Ok(written) = json.write(text, &value) else {
+                    return p.clone();
+                };
                 report.merge(r);
                 Part::Json {
-                    text: Cow::Owned(compact(&value)),
+                    text: Cow::Owned(written),
                     value: JsonValue::parsed(value),
                 }
             }
@@ -269,4 +291,31 @@ pub(super) fn json_texts<'w>(work: &'w Work) -> Vec<Cow<'w, str>> {
             .map(|s| Cow::Owned(compact(s.value()))),
     );
     out
+}
+
+/// Each JSON part a rewrite could not keep exactly (serde cannot read it, or an object repeats
+/// a key, which serde resolves silently to the last value) becomes the text it is, and the
+/// note says so. A large text a projection reads is checked by that read instead.
+fn keep_unexact(work: &mut Work, cuts: &mut Vec<String>, projects: bool) {
+    for p in &mut work.parts {
+        let Part::Json { text, value } = p else {
+            continue;
+        };
+        if projects && text.len() >= READ_SHRUNK_BYTES && !value.is_parsed() {
+            continue;
+        }
+        let exact = value
+            .rewritable(text)
+            .and_then(|()| match value.is_parsed() {
+                true if has_f64(value.get(text)) => value.numbers(text).map(|_| ()),
+                _ => Ok(()),
+            });
+        if let Err(e) = exact {
+            cuts.push(e.describe());
+            *p = Part::Prose {
+                text: text.clone(),
+                scan: Default::default(),
+            };
+        }
+    }
 }

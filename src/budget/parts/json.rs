@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use super::super::capped::Capped;
+use super::super::exact::{compact_exact, has_f64, read_value, Numbers, Unexact};
 use super::super::shrink::Caps;
 use super::compact;
 
@@ -20,6 +21,10 @@ use super::compact;
 pub struct JsonValue<'a> {
     value: Arc<OnceLock<Cow<'a, Value>>>,
     capped: Arc<OnceLock<Option<Capped>>>,
+    /// Why the text cannot be rewritten exactly, found when it was read whole.
+    unexact: Arc<OnceLock<Unexact>>,
+    /// The texts of its numbers (scanned when a rewrite first writes an `f64`).
+    numbers: Arc<OnceLock<Result<Numbers, Unexact>>>,
     pub(super) counted: Arc<Counted>,
     /// The text is known to be JSON (a large one is taken for JSON by its look, and checked
     /// by its first read: [`super::Work::verify_json`]).
@@ -32,6 +37,8 @@ impl<'a> JsonValue<'a> {
         JsonValue {
             value: Arc::default(),
             capped: Arc::default(),
+            unexact: Arc::default(),
+            numbers: Arc::default(),
             counted: Arc::default(),
             checked: true,
         }
@@ -67,10 +74,51 @@ impl<'a> JsonValue<'a> {
         self.value.get().is_some()
     }
 
-    /// The value of `text`, the part's JSON text (validated when the part was made).
+    /// The value of `text`, the part's JSON text (validated when the part was made; `null`
+    /// when serde cannot read it or it repeats a key: [`Self::rewritable`] says so).
     pub fn get(&self, text: &str) -> &Value {
-        self.value
-            .get_or_init(|| Cow::Owned(serde_json::from_str(text).unwrap_or(Value::Null)))
+        self.value.get_or_init(|| match read_value(text) {
+            Ok(v) => Cow::Owned(v),
+            Err(e) => {
+                let _ = self.unexact.set(e);
+                Cow::Owned(Value::Null)
+            }
+        })
+    }
+
+    /// Whether a stage may rewrite `text` from its value: serde reads it and no object repeats
+    /// a key (known without a second read when the shrink's read of it held).
+    pub fn rewritable(&self, text: &str) -> Result<(), Unexact> {
+        if !self.is_parsed() && matches!(self.capped.get(), Some(Some(_))) {
+            return Ok(());
+        }
+        self.get(text);
+        self.unexact.get().map_or(Ok(()), |e| Err(e.clone()))
+    }
+
+    /// `value` (made from this part's value) as compact JSON, its numbers as `text` has them;
+    /// `Err` when that cannot be told (`text` is scanned once, when `value` holds an `f64`).
+    pub fn write(&self, text: &str, value: &Value) -> Result<String, Unexact> {
+        if !has_f64(value) {
+            return Ok(compact(value));
+        }
+        Ok(compact_exact(value, self.numbers(text)?))
+    }
+
+    /// The texts of `text`'s numbers.
+    pub fn numbers(&self, text: &str) -> Result<&Numbers, Unexact> {
+        self.numbers
+            .get_or_init(|| Numbers::of(text))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The same value for a text written otherwise (compacted): what counting knew is gone.
+    pub fn for_new_text(&self) -> Self {
+        JsonValue {
+            counted: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// `text` read for a shrink ladder that starts at `caps` (the first call's caps are kept).

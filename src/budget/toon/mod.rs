@@ -18,6 +18,8 @@
 
 use serde_json::{Map, Value};
 
+use super::exact::{read_value, Numbers};
+
 const INDENT: &str = "  ";
 
 mod decode;
@@ -38,10 +40,16 @@ pub fn toon_result(result: &Value) -> Option<Value> {
         if !trimmed.starts_with(['{', '[']) {
             continue;
         }
-        let Ok(value) = serde_json::from_str::<Value>(text) else {
+        // a text a rewrite cannot keep exactly (a repeated key, numbers of one f64) stays JSON
+        let Ok(value) = read_value(text) else {
             continue;
         };
-        let Some(toon) = encode(&value) else { continue };
+        let Ok(numbers) = Numbers::of(text) else {
+            continue;
+        };
+        let Some(toon) = encode_exact(&value, &numbers) else {
+            continue;
+        };
         if decode(&toon).ok() != Some(value) {
             continue;
         }
@@ -53,66 +61,92 @@ pub fn toon_result(result: &Value) -> Option<Value> {
 
 /// `value` as TOON, or `None` when it holds no table or something this subset does not write.
 pub fn encode(value: &Value) -> Option<String> {
+    encode_exact(value, &Numbers::default())
+}
+
+/// [`encode`], each number written as `numbers` has its text (the server's, not serde's).
+pub fn encode_exact(value: &Value, numbers: &Numbers) -> Option<String> {
     let mut out = String::new();
-    let mut tables = 0;
+    let mut w = Writer { tables: 0, numbers };
     match value {
-        Value::Array(items) => array(&mut out, "", items, 0, &mut tables)?,
-        Value::Object(m) => object(&mut out, m, 0, &mut tables)?,
+        Value::Array(items) => w.array(&mut out, "", items, 0)?,
+        Value::Object(m) => w.object(&mut out, m, 0)?,
         _ => return None,
     }
-    (tables > 0).then_some(out)
+    (w.tables > 0).then_some(out)
 }
 
-fn object(
-    out: &mut String,
-    m: &Map<String, Value>,
-    depth: usize,
-    tables: &mut usize,
-) -> Option<()> {
-    for (k, v) in m {
-        let key = key_text(k);
-        match v {
-            Value::Object(inner) => {
-                line(out, depth, &format!("{key}:"));
-                object(out, inner, depth + 1, tables)?;
+/// What writing needs beside the value: the tables written, the numbers' texts.
+struct Writer<'n> {
+    tables: usize,
+    numbers: &'n Numbers,
+}
+
+impl Writer<'_> {
+    fn object(&mut self, out: &mut String, m: &Map<String, Value>, depth: usize) -> Option<()> {
+        for (k, v) in m {
+            let key = key_text(k);
+            match v {
+                Value::Object(inner) => {
+                    line(out, depth, &format!("{key}:"));
+                    self.object(out, inner, depth + 1)?;
+                }
+                Value::Array(items) => self.array(out, &key, items, depth)?,
+                prim => line(out, depth, &format!("{key}: {}", self.primitive(prim))),
             }
-            Value::Array(items) => array(out, &key, items, depth, tables)?,
-            prim => line(out, depth, &format!("{key}: {}", primitive(prim))),
         }
+        Some(())
     }
-    Some(())
-}
 
-fn array(
-    out: &mut String,
-    key: &str,
-    items: &[Value],
-    depth: usize,
-    tables: &mut usize,
-) -> Option<()> {
-    let n = items.len();
-    if items.iter().all(is_primitive) {
-        let values: Vec<String> = items.iter().map(primitive).collect();
-        let sep = if n == 0 { "" } else { " " };
-        line(out, depth, &format!("{key}[{n}]:{sep}{}", values.join(",")));
-        return Some(());
+    fn array(&mut self, out: &mut String, key: &str, items: &[Value], depth: usize) -> Option<()> {
+        let n = items.len();
+        if items.iter().all(is_primitive) {
+            let values: Vec<String> = items.iter().map(|v| self.primitive(v)).collect();
+            let sep = if n == 0 { "" } else { " " };
+            line(out, depth, &format!("{key}[{n}]:{sep}{}", values.join(",")));
+            return Some(());
+        }
+        if uniform(items) {
+            self.tables += 1;
+        }
+        let Some(fields) = table_fields(items) else {
+            return self.list(out, key, items, depth);
+        };
+        let names: Vec<String> = fields.iter().map(|f| key_text(f)).collect();
+        line(out, depth, &format!("{key}[{n}]{{{}}}:", names.join(",")));
+        for item in items {
+            let row: Vec<String> = fields
+                .iter()
+                .map(|f| self.primitive(&item[f.as_str()]))
+                .collect();
+            line(out, depth + 1, &row.join(","));
+        }
+        Some(())
     }
-    if uniform(items) {
-        *tables += 1;
+
+    /// An array in list form: `key[n]:`, then `- ` per item one step in; an object item's first
+    /// field on its `- ` line and the others two steps in. Arrays of arrays are not written.
+    fn list(&mut self, out: &mut String, key: &str, items: &[Value], depth: usize) -> Option<()> {
+        line(out, depth, &format!("{key}[{}]:", items.len()));
+        for item in items {
+            match item {
+                Value::Array(_) => return None,
+                Value::Object(m) if m.is_empty() => line(out, depth + 1, "-"),
+                Value::Object(m) => {
+                    let mut fields = String::new();
+                    self.object(&mut fields, m, depth + 2)?;
+                    // the first field moves up onto the `- ` line
+                    let pad = INDENT.repeat(depth + 2);
+                    let first = &fields[pad.len()..];
+                    out.push_str(&INDENT.repeat(depth + 1));
+                    out.push_str("- ");
+                    out.push_str(first);
+                }
+                prim => line(out, depth + 1, &format!("- {}", self.primitive(prim))),
+            }
+        }
+        Some(())
     }
-    let Some(fields) = table_fields(items) else {
-        return list(out, key, items, depth, tables);
-    };
-    let names: Vec<String> = fields.iter().map(|f| key_text(f)).collect();
-    line(out, depth, &format!("{key}[{n}]{{{}}}:", names.join(",")));
-    for item in items {
-        let row: Vec<String> = fields
-            .iter()
-            .map(|f| primitive(&item[f.as_str()]))
-            .collect();
-        line(out, depth + 1, &row.join(","));
-    }
-    Some(())
 }
 
 /// An array of at least two objects with the same keys in the same order (what TOON is for).
@@ -121,36 +155,6 @@ fn uniform(items: &[Value]) -> bool {
     items.len() >= 2
         && keys(&items[0]).is_some()
         && items.iter().all(|i| keys(i) == keys(&items[0]))
-}
-
-/// An array in list form: `key[n]:`, then `- ` per item one step in; an object item's first
-/// field on its `- ` line and the others two steps in. Arrays of arrays are not written.
-fn list(
-    out: &mut String,
-    key: &str,
-    items: &[Value],
-    depth: usize,
-    tables: &mut usize,
-) -> Option<()> {
-    line(out, depth, &format!("{key}[{}]:", items.len()));
-    for item in items {
-        match item {
-            Value::Array(_) => return None,
-            Value::Object(m) if m.is_empty() => line(out, depth + 1, "-"),
-            Value::Object(m) => {
-                let mut fields = String::new();
-                object(&mut fields, m, depth + 2, tables)?;
-                // the first field moves up onto the `- ` line
-                let pad = INDENT.repeat(depth + 2);
-                let first = &fields[pad.len()..];
-                out.push_str(&INDENT.repeat(depth + 1));
-                out.push_str("- ");
-                out.push_str(first);
-            }
-            prim => line(out, depth + 1, &format!("- {}", primitive(prim))),
-        }
-    }
-    Some(())
 }
 
 /// The fields of a table: every item an object with the same keys in the same order, every
@@ -206,15 +210,17 @@ fn quote(s: &str) -> String {
     serde_json::to_string(s).expect("a string serializes")
 }
 
-/// A primitive as a TOON value: a string bare only when it cannot be read as anything else.
-fn primitive(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) if bare_string(s) => s.clone(),
-        Value::String(s) => quote(s),
-        _ => unreachable!("only primitives are written as values"),
+impl Writer<'_> {
+    /// A primitive as a TOON value: a string bare only when it cannot be read as anything else.
+    fn primitive(&self, v: &Value) -> String {
+        match v {
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => self.numbers.text_of(n),
+            Value::String(s) if bare_string(s) => s.clone(),
+            Value::String(s) => quote(s),
+            _ => unreachable!("only primitives are written as values"),
+        }
     }
 }
 
