@@ -8,6 +8,7 @@ use regex::Regex;
 use tokio::io::{AsyncWriteExt, DuplexStream};
 
 use super::Wire;
+use crate::config::Redactor;
 
 /// The `data` of an error the pump answers in the server's place (the server's message was
 /// dropped): such a failure is mcp-budget's finding, not a JSON-RPC error of the server.
@@ -68,7 +69,7 @@ pub(super) fn not_a_discover_result(data: &Option<serde_json::Value>) -> bool {
 /// handshake era answers a method it does not know. rmcp fails such a result outright, even in
 /// `--protocol auto`; an error lets it fall back to `initialize`. `None` for a real one. The
 /// wire keeps the server's own line.
-pub(super) fn discover_stand_in(id: &str, line: &str) -> Option<String> {
+pub(super) fn discover_stand_in(id: &str, line: &str, redactor: &Redactor) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Discovered {
         #[allow(dead_code)]
@@ -82,7 +83,7 @@ pub(super) fn discover_stand_in(id: &str, line: &str) -> Option<String> {
         .unwrap_or_default();
     let message = serde_json::Value::String(format!(
         "server/discover answered with a result that is not a 2026-07-28 DiscoverResult (which needs resultType, supportedVersions, capabilities, ttlMs and cacheScope): {}",
-        crate::text::preview(&result, 80)
+        redactor.preview(&result, 80)
     ));
     Some(format!(
         r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":{message},"data":{NOT_DISCOVER_DATA}}}}}"#

@@ -150,7 +150,9 @@ async fn inbound<R: AsyncRead + Unpin>(
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#),
             ),
             // rmcp cannot fall back from a discover result it cannot type: it gets an error
-            Some((method, id)) if method == "server/discover" => discover_stand_in(&id, &line),
+            Some((method, id)) if method == "server/discover" => {
+                discover_stand_in(&id, &line, &redactor)
+            }
             _ => None,
         };
         let to_send: &str = stub.as_deref().unwrap_or(&line);
