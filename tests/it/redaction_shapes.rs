@@ -2,43 +2,21 @@
 //! URL login beside a configured Authorization header, `;param=value` path parameters, a
 //! secret escaped twice inside a recorded JSON-RPC line, and `proxy --header-env`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
 use crate::secrets::files_under;
-use crate::support::{mcp_budget, repo};
+use crate::support::{head_server, mcp_budget, repo, Heads};
 
 /// A loopback HTTP server that answers every request with a 500 whose body echoes the whole
 /// request head (as debugging gateways do), and keeps each head it got.
-fn head_echoing_server() -> (u16, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(32) {
-            let Ok(mut s) = stream else { continue };
-            let mut reader = BufReader::new(s.try_clone().unwrap());
-            let mut head = String::new();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                head.push_str(&line);
-            }
-            log.lock().unwrap().push(head.clone());
-            let body = format!("refused: {}", head.replace("\r\n", " | "));
-            let _ = write!(
-                s,
-                "HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    (port, seen)
+fn head_echoing_server() -> (u16, Heads) {
+    head_server(32, |head| {
+        let body = format!("refused: {}", head.replace("\r\n", " | "));
+        format!(
+            "HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    })
 }
 
 /// `audit PROBE --out OUT` (exit 2): its outputs and files, and the error of server `name`.

@@ -7,12 +7,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
 use crate::fail_fast::{answering_server, fails_fast};
-use crate::support::{audit_probe, bin_path, free_port, mcp_budget, real_server, serve_on};
+use crate::support::{
+    audit_probe, bin_path, free_port, head_server, mcp_budget, real_server, serve_on, Heads,
+};
 
 /// `path` as text (lossy) when it is a file, else every file under it.
 pub(crate) fn files_under_or_file(path: &Path) -> Vec<(String, String)> {
@@ -364,31 +365,10 @@ fn a_servers_stderr_is_redacted_by_the_proxy_and_by_audit() {
 }
 
 /// A plain HTTP server that records the head of every request it gets and answers 202.
-fn recording_server() -> (u16, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(16) {
-            let Ok(mut s) = stream else { continue };
-            let mut reader = BufReader::new(s.try_clone().unwrap());
-            let mut head = String::new();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                head.push_str(&line);
-            }
-            log.lock().unwrap().push(head);
-            let _ = write!(
-                s,
-                "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            );
-        }
-    });
-    (port, seen)
+fn recording_server() -> (u16, Heads) {
+    head_server(16, |_| {
+        "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".into()
+    })
 }
 
 #[test]

@@ -385,3 +385,32 @@ pub fn run_json(cmd: &mut std::process::Command) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// Heads of the HTTP requests a [`head_server`] got, in order.
+pub type Heads = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A loopback HTTP server for up to `max` requests: it keeps each request's head and answers
+/// with what `answer` makes of it (a whole HTTP response). Returns its port and the heads.
+pub fn head_server(max: usize, answer: impl Fn(&str) -> String + Send + 'static) -> (u16, Heads) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Heads::default();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(max) {
+            let Ok(mut s) = stream else { continue };
+            let mut reader = BufReader::new(s.try_clone().unwrap());
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push_str(&line);
+            }
+            log.lock().unwrap().push(head.clone());
+            let _ = s.write_all(answer(&head).as_bytes());
+        }
+    });
+    (port, seen)
+}
