@@ -42,7 +42,11 @@ fn bench(c: &mut Criterion) {
     });
     let catalog = Catalog::new(tools);
     g.bench_function("find_in_2350_tools", |b| {
-        b.iter(|| catalog.find_text("list open pull requests in a repository", 5))
+        b.iter(|| {
+            catalog
+                .find_text("list open pull requests in a repository", 5)
+                .0
+        })
     });
     g.finish();
 }

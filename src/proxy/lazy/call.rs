@@ -14,7 +14,7 @@ use super::{
     bad_arguments_text, schema_errors, Catalog, CALL_TOOL, DEFAULT_FIND_LIMIT, FIND_TOOL,
     MAX_FIND_LIMIT,
 };
-use crate::proxy::own::{capped, text_json};
+use crate::proxy::own::text_json;
 use crate::proxy::server::Proxy;
 use crate::proxy::state::{lock, Shared};
 
@@ -64,14 +64,7 @@ impl Proxy {
                 }
             },
         };
-        let catalog = self.catalog();
-        let text = catalog.find_text(query, limit);
-        let (query, _) = capped(query);
-        let found: Vec<String> = catalog
-            .find(query, limit)
-            .iter()
-            .filter_map(|t| t["name"].as_str().map(String::from))
-            .collect();
+        let (text, found) = self.catalog().find_text(query, limit);
         self.shared.expose(&found);
         text_json(&text, false)
     }

@@ -99,11 +99,16 @@ impl Catalog {
             .collect()
     }
 
-    /// What `mcp_budget_find_tools` answers: the definitions found, and what to do next. Only
-    /// the query's first [`MAX_ECHO_CHARS`] characters are searched for and quoted back.
-    pub fn find_text(&self, full_query: &str, limit: usize) -> String {
+    /// What `mcp_budget_find_tools` answers: the definitions found, and what to do next, with
+    /// the names found (for `--lazy-expose`). Only the query's first [`MAX_ECHO_CHARS`]
+    /// characters are searched for and quoted back.
+    pub fn find_text(&self, full_query: &str, limit: usize) -> (String, Vec<String>) {
         let (query, whole) = capped(full_query);
         let found = self.find(query, limit);
+        let names = found
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(String::from))
+            .collect();
         let mut body = json!({
             "query": query,
             "tools": found,
@@ -130,7 +135,7 @@ impl Catalog {
                 "Call one with {CALL_TOOL} {{\"name\": ..., \"arguments\": {{...}}}}."
             ));
         }
-        serde_json::to_string(&body).unwrap_or_default()
+        (serde_json::to_string(&body).unwrap_or_default(), names)
     }
 
     /// The error a call of an unknown (or hidden) tool gets: the closest tools' definitions.
