@@ -67,7 +67,8 @@ pub(super) async fn end(groups: &[i32], grace: Duration, mut reap: impl FnMut())
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        groups.iter().for_each(|g| kill(*g));
+        // only a group that still has members: an empty one's number may be another's now
+        groups.iter().filter(|g| probe(**g)).for_each(|g| kill(*g));
     }
 }
 
