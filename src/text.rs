@@ -16,7 +16,7 @@ pub fn is_format(c: char) -> bool {
 }
 
 /// A control or format character, which no output shows raw.
-fn hidden(c: char) -> bool {
+pub fn hidden(c: char) -> bool {
     c.is_control() || is_format(c)
 }
 
@@ -51,6 +51,17 @@ pub fn preview(s: &str, max_chars: usize) -> String {
     };
     let more = if cut.len() < s.len() { "..." } else { "" };
     format!("{}{more}", one_line(cut))
+}
+
+/// The last `max_chars` characters of `s` as one safe line, with `...` before them when the
+/// start was cut. Text from a server is redacted whole before it is cut
+/// ([`crate::config::Redactor::tail`]).
+pub fn tail(s: &str, max_chars: usize) -> String {
+    let skip = char_count(s).saturating_sub(max_chars);
+    match s.char_indices().nth(skip) {
+        Some((at, _)) if skip > 0 => format!("...{}", one_line(&s[at..])),
+        _ => one_line(s).into_owned(),
+    }
 }
 
 /// One line for a terminal or a table cell: every control character escaped, newlines too.
@@ -120,7 +131,7 @@ pub fn markdown_code(s: &str, in_table: bool) -> String {
 /// so numeric columns stay numbers.
 pub fn csv_cell(s: &str) -> Cow<'_, str> {
     let kept = lines(s);
-    let formula = kept.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let formula = kept.starts_with(['=', '+', '-', '@', '\t']);
     if !formula || is_decimal(&kept) {
         return kept;
     }

@@ -36,15 +36,7 @@ pub async fn audit_server(
     };
     if let Some(e) = error {
         report.status = Status::Error;
-        report.error = Some(match spec.transport {
-            // a cleaned environment is often why a server failed (a token it lacks)
-            crate::config::TransportSpec::Stdio { .. }
-                if opts.session.server_env == crate::config::ServerEnv::SdkDefault =>
-            {
-                format!("{e} (environment: {})", opts.session.server_env.describe())
-            }
-            _ => e,
-        });
+        report.error = Some(opts.session.server_env.explain(spec, e));
     }
     redact(&mut report, spec);
     // recorded after the timeout too: a transcript cut short still shows where it stopped

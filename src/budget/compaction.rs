@@ -2,6 +2,8 @@
 //! loses nothing (every string, key and number is copied as the bytes it was), so it comes
 //! before any cut: a pretty-printed result that fits once compact is never shrunk.
 
+use super::exact::string_end;
+
 /// `text` (valid JSON) without whitespace outside its strings; `None` when it has none.
 pub fn compact_text(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
@@ -28,18 +30,6 @@ pub fn compact_text(text: &str) -> Option<String> {
     }
     out.push_str(&text[kept..]);
     Some(out)
-}
-
-/// The index just past the string whose body starts at `at`.
-fn string_end(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(j) = memchr::memchr2(b'"', b'\\', &bytes[at..]) {
-        if bytes[at + j] == b'\\' {
-            at = (at + j + 2).min(bytes.len());
-        } else {
-            return at + j + 1;
-        }
-    }
-    bytes.len()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! The same read tells a text whose object repeats a key: serde keeps the last value silently,
 //! so such a text is never rewritten either.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -56,7 +56,7 @@ pub struct Numbers {
     raw: HashMap<String, String>,
     /// serde's forms of tokens written as they are (a token of another text mapping to one of
     /// these is a collision too).
-    same: HashMap<String, ()>,
+    same: HashSet<String>,
 }
 
 impl Numbers {
@@ -76,7 +76,7 @@ impl Numbers {
                 if let Some(other) = out.raw.get(&form) {
                     return Err(Unexact::SameNumber(other.clone(), token.into()));
                 }
-                out.same.insert(form, ());
+                out.same.insert(form);
                 continue;
             }
             match out.raw.get(&form) {
@@ -84,7 +84,7 @@ impl Numbers {
                     return Err(Unexact::SameNumber(other.clone(), token.into()))
                 }
                 Some(_) => {}
-                None if out.same.contains_key(&form) => {
+                None if out.same.contains(&form) => {
                     return Err(Unexact::SameNumber(form.clone(), token.into()))
                 }
                 None => {
@@ -137,7 +137,7 @@ fn number_tokens(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The index just past the string whose body starts at `at`.
-fn string_end(bytes: &[u8], mut at: usize) -> usize {
+pub(super) fn string_end(bytes: &[u8], mut at: usize) -> usize {
     while let Some(j) = memchr::memchr2(b'"', b'\\', &bytes[at..]) {
         if bytes[at + j] == b'\\' {
             at = (at + j + 2).min(bytes.len());

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use mcp_budget::calllog::CallLog;
-use mcp_budget::config::{Origin, ServerEnv, ServerSpec, TransportSpec, Trust};
+use mcp_budget::config::{Origin, ServerSpec, TransportSpec, Trust};
 use mcp_budget::proxy::{listen, ConnectionLimits, ListenOptions, Proxy, ProxyOptions};
 use mcp_budget::tokens::Tokenizer;
 use mcp_budget::units::thousands;
@@ -113,18 +113,13 @@ async fn serve(
         Proxy::start(spec, session_opts, opts),
     )
     .await;
-    let clean = session_opts.server_env == ServerEnv::SdkDefault;
+    let env = &session_opts.server_env;
     let proxy = match started {
         Ok(Ok(p)) => p,
-        Ok(Err(e)) if clean && spec.transport.kind() == "stdio" => anyhow::bail!(
-            "upstream `{name}`: {e} (environment: {})",
-            session_opts.server_env.describe()
-        ),
-        Ok(Err(e)) => anyhow::bail!("upstream `{name}`: {e}"),
+        Ok(Err(e)) => anyhow::bail!("upstream `{name}`: {}", env.explain(spec, e.to_string())),
         Err(_) => anyhow::bail!(
-            "upstream `{}`: did not start within {}s",
-            name,
-            args.timeout
+            "upstream `{name}`: {}",
+            env.explain(spec, format!("did not start within {}s", args.timeout))
         ),
     };
     crate::printer::warn(&startup_line(name, &proxy.startup, limits));
@@ -205,7 +200,6 @@ fn startup_line(name: &str, s: &mcp_budget::proxy::Startup, limits: &str) -> Str
     )
 }
 
-/// The upstream from `-- COMMAND`, `--upstream-url` or `--server`.
 /// The headers of `--header Name: value` and of `--header-env Name: VAR` (the variable's value,
 /// which never shows: every header value is a secret the redactor knows).
 fn headers(args: &ProxyArgs) -> anyhow::Result<BTreeMap<String, String>> {
@@ -234,6 +228,7 @@ fn headers(args: &ProxyArgs) -> anyhow::Result<BTreeMap<String, String>> {
     Ok(headers)
 }
 
+/// The upstream from `-- COMMAND`, `--upstream-url` or `--server`.
 fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
     let origin = |key: &str| Origin {
         file: "<command line>".into(),

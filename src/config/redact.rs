@@ -120,12 +120,7 @@ impl Redactor {
     /// The last `max_chars` characters of `text`, redacted whole first (see [`Self::preview`]),
     /// with `...` before them when the start was cut.
     pub fn tail(&self, text: &str, max_chars: usize) -> String {
-        let redacted = self.redact(text);
-        let skip = crate::text::char_count(&redacted).saturating_sub(max_chars);
-        match redacted.char_indices().nth(skip) {
-            Some((at, _)) if skip > 0 => format!("...{}", crate::text::one_line(&redacted[at..])),
-            _ => crate::text::one_line(&redacted).into_owned(),
-        }
+        crate::text::tail(&self.redact(text), max_chars)
     }
 
     /// `text` with every known secret replaced (nothing else), and how many were replaced.

@@ -58,6 +58,17 @@ impl ServerEnv {
         }
     }
 
+    /// A failed server's error, with the environment it got when that was the SDKs' default
+    /// (a token it lacks is a likely cause); other errors as they are.
+    pub fn explain(&self, spec: &super::ServerSpec, error: String) -> String {
+        match spec.transport {
+            super::TransportSpec::Stdio { .. } if *self == ServerEnv::SdkDefault => {
+                format!("{error} (environment: {})", self.describe())
+            }
+            _ => error,
+        }
+    }
+
     /// Whether a `${VAR}` in a config may read the variable `name`.
     pub fn passes(&self, name: &str) -> bool {
         *self == ServerEnv::Inherited || SDK_DEFAULT_VARS.contains(&name)
@@ -67,9 +78,14 @@ impl ServerEnv {
 /// The SDK-default variables that are set here, as the SDKs take them: a value that starts
 /// with `()` (an exported shell function) is left out.
 pub fn sdk_default_env() -> Vec<(&'static str, OsString)> {
+    sdk_default_of(|name| std::env::var_os(name))
+}
+
+/// [`sdk_default_env`] over any environment.
+fn sdk_default_of(var: impl Fn(&str) -> Option<OsString>) -> Vec<(&'static str, OsString)> {
     SDK_DEFAULT_VARS
         .iter()
-        .filter_map(|name| Some((*name, std::env::var_os(name)?)))
+        .filter_map(|name| Some((*name, var(name)?)))
         .filter(|(_, v)| !v.as_encoded_bytes().starts_with(b"()"))
         .collect()
 }
@@ -84,7 +100,17 @@ mod tests {
         assert!(clean.passes("PATH") && clean.passes("HOME"));
         assert!(!clean.passes("GITHUB_TOKEN") && !clean.passes("AWS_SECRET_ACCESS_KEY"));
         assert!(ServerEnv::Inherited.passes("GITHUB_TOKEN"));
-        let names: Vec<&str> = sdk_default_env().iter().map(|(n, _)| *n).collect();
-        assert!(names.iter().all(|n| SDK_DEFAULT_VARS.contains(n)));
+    }
+
+    /// What the SDKs take: only their names, unset ones left out, a shell function dropped.
+    #[test]
+    fn the_sdk_default_takes_set_names_and_drops_shell_functions() {
+        let env = |name: &str| match name {
+            "PATH" => Some(OsString::from("/usr/bin")),
+            "SHELL" => Some(OsString::from("() { echo pwned; }")),
+            "GITHUB_TOKEN" => Some(OsString::from("ghp_x")),
+            _ => None,
+        };
+        assert_eq!(sdk_default_of(env), [("PATH", OsString::from("/usr/bin"))]);
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{Movement, Subject, Verdict};
-use crate::units::{percent_change, thousands};
+use crate::units::thousands;
 
 /// Warnings for growth at most, largest first.
 const MAX_WARNINGS: usize = 20;
@@ -56,10 +56,10 @@ pub fn render_github(v: &Verdict) -> String {
             c.name,
             thousands(c.before.unwrap_or(0)),
             thousands(c.after.unwrap_or(0)),
-            match (c.from_zero(), c.pct) {
-                (true, _) => " (new: from 0)".to_string(),
-                (false, Some(p)) => format!(" ({})", percent_change(p)),
-                (false, None) => String::new(),
+            if c.from_zero() || c.pct.is_some() {
+                format!(" ({})", c.pct_text())
+            } else {
+                String::new()
             }
         );
         let _ = writeln!(

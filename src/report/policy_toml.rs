@@ -42,8 +42,9 @@ pub enum PolicyTomlError {
 }
 
 /// `s` as a one-line TOML basic string (a value or a key): quote and backslash escaped, and as
-/// `\\uXXXX` every character TOML forbids in one (U+0000-U+001F but tab, U+007F) and every other
-/// control or format character (C1, bidi controls), so the file shows what it holds.
+/// `\\uXXXX` every character TOML forbids in one (U+0000-U+001F, U+007F), tab (which TOML
+/// allows) and every other control or format character (C1, bidi controls), so the file
+/// shows what it holds.
 fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -51,7 +52,7 @@ fn quoted(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() || crate::text::is_format(c) => {
+            c if crate::text::hidden(c) => {
                 let _ = match c as u32 {
                     n @ 0..=0xFFFF => write!(out, "\\u{n:04X}"),
                     n => write!(out, "\\U{n:08X}"),

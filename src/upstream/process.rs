@@ -151,8 +151,8 @@ impl ChildGuard {
         for line in lines.iter().rev() {
             if crate::text::char_count(&out) + crate::text::char_count(line) > max_chars {
                 if out.is_empty() {
-                    // already redacted: the cut cannot leave part of a secret
-                    return Redactor::default().tail(line, max_chars);
+                    // redacted whole above: the cut cannot leave part of a secret
+                    return crate::text::tail(line, max_chars);
                 }
                 break;
             }
