@@ -172,10 +172,15 @@ impl Proxy {
         });
         // the client's notifications/cancelled cancels `ct`: pass it on to the upstream
         let ct = context.ct.clone();
+        // from before the request is sent until its route is written (or the send failed)
+        let routing = wants_progress
+            .is_some()
+            .then(|| Routing::start(&self.shared.routing));
         let forwarded = Forwarded {
             meta: forwarded_meta(&context.meta),
             cancelled: async move { ct.cancelled().await },
             on_sent: |upstream: &rmcp::model::ProgressToken| {
+                let _routing = routing;
                 if let Some((client, token)) = wants_progress {
                     let upstream = serde_json::to_value(upstream).unwrap_or_default();
                     let key = route_key(session_id, &upstream);
@@ -312,6 +317,23 @@ fn cut_message(message: String) -> String {
         &message[..at],
         crate::units::thousands(message.len())
     )
+}
+
+/// A call whose progress route is being written: counted in `Shared::routing` while it
+/// lives, so the relay holds a progress note with no route until the count is back to 0.
+struct Routing<'a>(&'a tokio::sync::watch::Sender<usize>);
+
+impl<'a> Routing<'a> {
+    fn start(count: &'a tokio::sync::watch::Sender<usize>) -> Routing<'a> {
+        count.send_modify(|n| *n += 1);
+        Routing(count)
+    }
+}
+
+impl Drop for Routing<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
 }
 
 /// Removes a call's progress route when the call ends, however it ends.

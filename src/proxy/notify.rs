@@ -41,7 +41,32 @@ pub(super) fn relay_notifications(shared: std::sync::Weak<Shared>, first: Notifi
     });
 }
 
+/// How long a progress note waits for the route of a call just sent (normally microseconds:
+/// the time between the request leaving and its route being written).
+const ROUTE_WAIT: Duration = Duration::from_millis(500);
+
 impl Shared {
+    /// The client and token a progress note goes to. A fast upstream can answer with progress
+    /// before the call's route is written: while some call is between sending and writing its
+    /// route, wait for it (at most [`ROUTE_WAIT`]) and look again. Progress for a call that
+    /// did not ask for it (rmcp gives every request a token) has no route and is dropped.
+    async fn progress_route(
+        &self,
+        key: &str,
+    ) -> Option<(rmcp::service::Peer<rmcp::RoleServer>, Value)> {
+        let find = || {
+            lock(&self.routes)
+                .get(key)
+                .map(|r| (r.client.clone(), r.token.clone()))
+        };
+        if let Some(found) = find() {
+            return Some(found);
+        }
+        let mut routing = self.routing.subscribe();
+        let _ = tokio::time::timeout(ROUTE_WAIT, routing.wait_for(|n| *n == 0)).await;
+        find()
+    }
+
     /// One notification of the upstream to the clients it concerns: progress to the client
     /// whose call it is (under that client's token), a log message to the clients whose level
     /// it meets, a resource update to the clients subscribed to it, anything else to all.
@@ -62,10 +87,7 @@ impl Shared {
             "notifications/progress" => {
                 // sent at once, not queued: it must reach the caller before the call's result
                 let key = route_key(session, &params["progressToken"]);
-                let Some((client, token)) = lock(&self.routes)
-                    .get(&key)
-                    .map(|r| (r.client.clone(), r.token.clone()))
-                else {
+                let Some((client, token)) = self.progress_route(&key).await else {
                     return;
                 };
                 params["progressToken"] = token;

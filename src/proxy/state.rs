@@ -143,6 +143,9 @@ pub(super) struct Shared {
     pub(super) next_client: AtomicU64,
     /// Calls in flight that asked for progress, by the upstream session and its progress token.
     pub(super) routes: std::sync::Mutex<HashMap<String, Route>>,
+    /// Calls sent upstream whose progress route is not in `routes` yet: a fast upstream's
+    /// progress can arrive before the route is written, so the relay waits for these.
+    pub(super) routing: tokio::sync::watch::Sender<usize>,
     /// Tool calls in flight per client: the upstream's sampling and elicitation requests go to
     /// the client whose call is running.
     pub(super) in_flight: std::sync::Mutex<HashMap<u64, usize>>,
@@ -208,6 +211,7 @@ impl Shared {
             clients: std::sync::Mutex::new(Vec::new()),
             next_client: AtomicU64::new(1),
             routes: std::sync::Mutex::new(HashMap::new()),
+            routing: tokio::sync::watch::Sender::new(0),
             in_flight: std::sync::Mutex::new(HashMap::new()),
             roots_from: std::sync::Mutex::new(None),
             subscriptions: std::sync::Mutex::new(HashMap::new()),

@@ -189,6 +189,30 @@ fn progress_comes_before_the_result_and_only_to_its_caller() {
 }
 
 #[test]
+fn progress_sent_at_once_by_a_fast_upstream_is_never_lost() {
+    // the upstream writes its progress right after reading the call, before the proxy has
+    // written the call's route: over many calls, every note still reaches the caller
+    let home = tempfile::tempdir().unwrap();
+    let mut p = HostileProxy::start(&home.path().join("spill"), "progress", &[]);
+    for id in 1..=300u64 {
+        let token = format!("tok-{id}");
+        let answer = p.call(
+            id,
+            "tools/call",
+            json!({"name": "probe", "arguments": {}, "_meta": {"progressToken": token}}),
+        );
+        assert_eq!(answer["result"]["content"][0]["text"], "done");
+        let seen = p
+            .notes
+            .drain(..)
+            .filter(|n| n["method"] == "notifications/progress")
+            .map(|n| n["params"]["progress"].as_f64().unwrap())
+            .collect::<Vec<_>>();
+        assert_eq!(seen, [1.0, 2.0, 3.0], "call {id}");
+    }
+}
+
+#[test]
 fn over_http_each_session_gets_its_own_log_level_and_subscriptions() {
     let Some(python) = python_sdk() else {
         return;
