@@ -18,6 +18,7 @@ pub mod config;
 pub mod connect;
 pub mod demo;
 pub mod gate;
+pub mod lab;
 pub mod measure;
 pub mod proxy;
 pub mod report;

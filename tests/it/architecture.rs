@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["measure"],
     &["budget"],
     &["upstream", "demo", "capture", "gate"],
-    &["audit", "proxy", "connect"],
+    &["audit", "proxy", "connect", "lab"],
 ];
 
 /// Arrows the layers allow but the design does not: the engine does not depend on the report
