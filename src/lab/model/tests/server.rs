@@ -138,11 +138,16 @@ async fn a_body_over_64_mib_is_refused_413_and_recorded_without_its_body() {
             break;
         }
     }
+    // the server closes with our bytes unread, so the kernel may reset the connection before
+    // its 413 is read: what did arrive must be the 413, and the record (below) tells the rest
     let mut got = vec![0u8; 4096];
     if let Ok(n) = s.read(&mut got).await {
         answered = String::from_utf8_lossy(&got[..n]).into_owned();
     }
-    assert!(answered.starts_with("HTTP/1.1 413"), "{answered:?}");
+    assert!(
+        answered.is_empty() || answered.starts_with("HTTP/1.1 413"),
+        "{answered:?}"
+    );
     let r = m.requests();
     assert_eq!(
         r.iter()
