@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_budget::upstream::Protocol;
 
+mod lab;
+pub use lab::{LabArgs, LabFormat, LabTapArgs};
+
 #[derive(Debug, Parser)]
 #[command(
     name = "mcp-budget",
@@ -36,6 +39,12 @@ pub enum Command {
     Stats(StatsArgs),
     /// Serve a recording made by `audit --record` as an MCP server on stdio
     ServeCapture(ServeCaptureArgs),
+    /// Run real coding clients against a scripted model on 127.0.0.1 and measure what each
+    /// sends its model: the tool definitions per turn, and what reached it of each probe
+    Lab(Box<LabArgs>),
+    /// The lab's tap: relay stdio to a server, writing every line to a transcript
+    #[command(hide = true)]
+    LabTap(LabTapArgs),
 }
 
 #[derive(Debug, clap::Args)]

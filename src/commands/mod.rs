@@ -6,6 +6,7 @@ mod audit;
 mod count;
 mod demo_server;
 mod gate;
+mod lab;
 mod proxy;
 mod replay;
 mod serve_capture;
@@ -27,6 +28,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Proxy(args) => proxy::run(*args),
         Command::Stats(args) => stats::run(args),
         Command::ServeCapture(args) => serve_capture::run(args),
+        Command::Lab(args) => lab::run(*args),
+        Command::LabTap(args) => lab::tap(args),
     }
 }
 

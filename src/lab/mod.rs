@@ -1,4 +1,33 @@
-//! The lab (`mcp-budget lab`): real coding clients run headless against fake model endpoints on
-//! 127.0.0.1, and every request they send their model is recorded. `model/` is the endpoint.
+//! `mcp-budget lab`: real coding clients run headless against a scripted model on 127.0.0.1,
+//! and what each one sends its model measured from its own requests: the tool definitions per
+//! turn, and what reached the model of each probe's result.
+//!
+//! `model/` is the fake model (four wire APIs); `adapter.rs` reads a client's adapter (a data
+//! file per client, `clients/*.toml`); `find.rs` finds its executable and version;
+//! `isolate.rs` keeps the process on loopback; `run.rs` runs a client once; `tap.rs` is the
+//! MCP server's tap; `delivered.rs`, `probe.rs` and `definitions.rs` read what was sent;
+//! `runner.rs` runs the clients on the servers; `report.rs` holds what it found.
 
+mod adapter;
+mod definitions;
+mod delivered;
+mod error;
+mod find;
+mod isolate;
 pub mod model;
+mod probe;
+mod report;
+mod run;
+mod runner;
+mod table;
+pub mod tap;
+
+pub use adapter::Adapter;
+pub use definitions::{Definitions, Form};
+pub use error::LabError;
+pub use find::npm_folders;
+pub use isolate::{interfaces, loopback_only, Isolation};
+pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};
+pub use report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
+pub use runner::{run_lab, LabOptions, LabProbe, LabServer};
+pub use table::render as render_table;

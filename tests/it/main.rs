@@ -19,6 +19,7 @@ mod github_projections;
 mod handshake_fallback;
 mod hostile_names;
 mod html_browser;
+mod lab;
 mod project_trust;
 mod proxy;
 mod proxy_hostile;

@@ -1,0 +1,73 @@
+//! The flags of `mcp-budget lab` and of its tap.
+
+use std::path::PathBuf;
+
+use super::TrustArgs;
+
+#[derive(Debug, clap::Args)]
+pub struct LabArgs {
+    /// Probe files (TOML) or client configs whose stdio servers the clients mount; none: the
+    /// embedded demo server and its probes
+    pub files: Vec<PathBuf>,
+    /// A client config to read servers from
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    /// Mount only these servers (repeatable)
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// The clients to run, by id (comma-separated) [default: every built-in adapter]
+    #[arg(long = "client", value_name = "IDS", value_delimiter = ',')]
+    pub clients: Vec<String>,
+    /// A client's executable, `ID=PATH` (repeatable), instead of looking for it
+    #[arg(long = "client-bin", value_name = "ID=PATH")]
+    pub client_bins: Vec<String>,
+    /// An npm folder (a `node_modules`) to look for clients in (repeatable), before
+    /// ./node_modules and the global one
+    #[arg(
+        long = "npm-dir",
+        value_name = "DIR",
+        env = "MCP_BUDGET_LAB_NPM",
+        value_delimiter = ':'
+    )]
+    pub npm_dirs: Vec<PathBuf>,
+    /// An adapter file (TOML, as src/lab/clients/*.toml) to run as well, or in place of the
+    /// built-in one with its id (repeatable)
+    #[arg(long = "adapter", value_name = "FILE")]
+    pub adapters: Vec<PathBuf>,
+    /// Seconds one client run may take before its process group is killed
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    pub timeout: u64,
+    /// Keep each run's folder (the client's private HOME, the tap's transcript) and say where
+    #[arg(long)]
+    pub keep: bool,
+    /// Run without a network namespace (only the adapters' URLs are checked to be 127.0.0.1)
+    #[arg(long)]
+    pub no_isolation: bool,
+    /// Tokenizer for the counts
+    #[arg(long, env = "MCP_BUDGET_TOKENIZER", default_value = "cl100k_base")]
+    pub tokenizer: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = LabFormat::Table)]
+    pub format: LabFormat,
+    #[command(flatten)]
+    pub trust: TrustArgs,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum LabFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LabTapArgs {
+    /// The transcript file to write
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The server's own variables, `NAME=value` per line
+    #[arg(long, value_name = "FILE")]
+    pub env_file: Option<PathBuf>,
+    /// The server command and its arguments (after `--`)
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}

@@ -1,0 +1,103 @@
+use super::*;
+use crate::lab::model::Reply;
+use serde_json::json;
+
+fn request(body: Value) -> Recorded {
+    Recorded {
+        seq: 1,
+        api: None,
+        method: "POST".into(),
+        path: "/".into(),
+        headers: Vec::new(),
+        body: body.to_string().into_bytes(),
+        reply: Reply::Text,
+    }
+}
+
+fn server_tools() -> Vec<Value> {
+    vec![
+        json!({"name": "get_forecast", "title": "Forecast", "description": "d",
+               "inputSchema": {"type": "object", "properties": {"city": {"type": "string", "format": "x", "default": "Paris"}}},
+               "annotations": {"readOnlyHint": true}}),
+        json!({"name": "search", "description": "s",
+               "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}),
+    ]
+}
+
+#[test]
+fn plain_definitions_with_a_prefix_an_added_parameter_and_dropped_keys() {
+    let wait = json!({"type": "boolean"});
+    let body = json!({"tools": [{"functionDeclarations": [
+        {"name": "mcp_demo_get_forecast", "description": "d", "parametersJsonSchema":
+            {"type": "object", "properties": {"city": {"type": "string"}, "wait_for_previous": wait}}},
+        {"name": "mcp_demo_search", "description": "s", "parametersJsonSchema":
+            {"type": "object", "properties": {"q": {"type": "string"}, "wait_for_previous": wait}}}]}]});
+    let d = measure(
+        &server_tools(),
+        &[request(json!({"tools": []})), request(body.clone())],
+        Tokenizer::Cl100k,
+    );
+    assert_eq!((d.form, d.defined, d.named), (Form::Whole, 2, 0));
+    assert_eq!(d.name_pattern.as_deref(), Some("mcp_demo_{tool}"));
+    assert_eq!(d.added_parameters, ["wait_for_previous"]);
+    assert_eq!(
+        d.dropped,
+        [
+            "annotations",
+            "inputSchema.default",
+            "inputSchema.format",
+            "title"
+        ]
+    );
+    let defs = body["tools"][0]["functionDeclarations"].as_array().unwrap();
+    assert_eq!(
+        d.bytes,
+        defs.iter().map(|v| v.to_string().len()).sum::<usize>()
+    );
+    assert_eq!(
+        d.tokens,
+        defs.iter()
+            .map(|v| Tokenizer::Cl100k.count(&v.to_string()))
+            .sum::<usize>()
+    );
+}
+
+#[test]
+fn a_namespace_is_counted_whole_and_names_only_are_deferred() {
+    let ns = json!({"type": "namespace", "name": "mcp__demo", "description": "i", "tools": [
+        {"type": "function", "name": "get_forecast", "strict": false, "parameters": {"type": "object", "properties": {}}},
+        {"type": "function", "name": "search", "strict": false, "parameters": {"type": "object", "properties": {}}}]});
+    let d = measure(
+        &server_tools(),
+        &[request(
+            json!({"tools": [{"type": "function", "name": "shell", "parameters": {}}, ns.clone()]}),
+        )],
+        Tokenizer::Cl100k,
+    );
+    assert_eq!((d.form, d.defined), (Form::Namespace, 2));
+    assert_eq!(d.bytes, ns.to_string().len());
+    assert!(
+        d.added.contains(&"strict".to_string()) && d.added.contains(&"type".to_string()),
+        "{:?}",
+        d.added
+    );
+    assert_eq!(d.name_pattern.as_deref(), Some("{tool}"));
+
+    let deferred = json!({"system": "deferred tools: mcp__demo__get_forecast, mcp__demo__search",
+        "tools": [{"name": "ToolSearch", "input_schema": {}}]});
+    let d = measure(&server_tools(), &[request(deferred)], Tokenizer::Cl100k);
+    assert_eq!(
+        (d.form, d.defined, d.named, d.bytes),
+        (Form::Deferred, 0, 2, 0)
+    );
+
+    let partial = json!({"tools": [{"name": "demo_search", "parameters": {"type": "object"}}]});
+    let d = measure(&server_tools(), &[request(partial)], Tokenizer::Cl100k);
+    assert_eq!((d.form, d.defined), (Form::Partial, 1));
+    let d = measure(
+        &server_tools(),
+        &[request(json!({"tools": [{"name": "x", "parameters": {}}]}))],
+        Tokenizer::Cl100k,
+    );
+    assert_eq!(d.form, Form::Hidden);
+}

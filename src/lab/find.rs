@@ -1,0 +1,154 @@
+//! Finding a client's executable (`--client-bin ID=PATH`, then `node_modules/.bin` of the npm
+//! folders, then PATH) and reading its version, which is recorded with every number.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::adapter::Adapter;
+
+/// Where a client was found, or where it was looked for.
+#[derive(Debug, Clone)]
+pub enum Found {
+    At(PathBuf),
+    Missing { looked_in: Vec<PathBuf> },
+}
+
+/// The npm folders searched by default: `./node_modules`, the global folder next to `node`
+/// (`PREFIX/lib/node_modules`), `~/.npm-global/lib/node_modules`, and `MCP_BUDGET_LAB_NPM`
+/// (the caller passes it in `extra`).
+pub fn npm_folders(extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = extra.to_vec();
+    dirs.push(PathBuf::from("node_modules"));
+    if let Some(node) = on_path("node") {
+        let node = node.canonicalize().unwrap_or(node);
+        if let Some(prefix) = node.parent().and_then(Path::parent) {
+            dirs.push(prefix.join("lib/node_modules"));
+        }
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".npm-global/lib/node_modules"));
+    }
+    dirs
+}
+
+/// The first file called `name` in a PATH folder.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Find the adapter's executable.
+pub fn find(adapter: &Adapter, given: &BTreeMap<String, PathBuf>, npm: &[PathBuf]) -> Found {
+    if let Some(p) = given.get(&adapter.id) {
+        return if is_executable(p) {
+            Found::At(p.clone())
+        } else {
+            Found::Missing {
+                looked_in: vec![p.clone()],
+            }
+        };
+    }
+    let mut looked_in = Vec::new();
+    for dir in npm {
+        for name in &adapter.binaries {
+            let p = dir.join(".bin").join(name);
+            if is_executable(&p) {
+                return Found::At(p);
+            }
+            looked_in.push(p);
+        }
+    }
+    for name in &adapter.binaries {
+        if let Some(p) = on_path(name) {
+            return Found::At(p);
+        }
+    }
+    looked_in.push(PathBuf::from("$PATH"));
+    Found::Missing { looked_in }
+}
+
+/// The client's version: the first word of its version output that starts with a digit and
+/// holds a dot (`2.1.332 (Claude Code)`, `codex-cli 0.171.0`). Run with the cleared environment
+/// the lab runs it in; at most 20 s.
+pub async fn version(
+    bin: &Path,
+    adapter: &Adapter,
+    env: &BTreeMap<String, String>,
+) -> Option<String> {
+    let mut cmd = tokio::process::Command::new(bin);
+    cmd.args(&adapter.version_args)
+        .env_clear()
+        .envs(env)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(20), cmd.output())
+        .await
+        .ok()?
+        .ok()?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    version_in(&text)
+}
+
+/// The version number in a version line.
+pub fn version_in(text: &str) -> Option<String> {
+    text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+        .map(|w| w.trim_start_matches('v'))
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.'))
+        .map(|w| w.trim_end_matches('.').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_from_each_clients_own_line() {
+        assert_eq!(
+            version_in("2.1.332 (Claude Code)\n").as_deref(),
+            Some("2.1.332")
+        );
+        assert_eq!(
+            version_in("codex-cli 0.171.0\n").as_deref(),
+            Some("0.171.0")
+        );
+        assert_eq!(version_in("0.61.0\n").as_deref(), Some("0.61.0"));
+        assert_eq!(
+            version_in("GitHub Copilot CLI v1.0.102.\n").as_deref(),
+            Some("1.0.102")
+        );
+        assert_eq!(version_in("no version here"), None);
+    }
+
+    #[test]
+    fn a_given_binary_wins_and_a_missing_one_says_where_it_was_looked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("node_modules/.bin/lab-test-client");
+        std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+        std::fs::write(&bin, "#!/bin/sh\n").unwrap();
+        let mut claude = Adapter::built_in().remove(0);
+        claude.binaries = vec!["lab-test-client".into()];
+        let npm = [dir.path().join("node_modules")];
+        match find(&claude, &BTreeMap::new(), &npm) {
+            Found::Missing { .. } => {}
+            Found::At(p) => panic!("not executable yet, found {}", p.display()),
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(matches!(find(&claude, &BTreeMap::new(), &npm), Found::At(p) if p == bin));
+        let given = BTreeMap::from([("claude-code".to_string(), dir.path().join("nope"))]);
+        match find(&claude, &given, &npm) {
+            Found::Missing { looked_in } => assert_eq!(looked_in, [dir.path().join("nope")]),
+            Found::At(p) => panic!("{}", p.display()),
+        }
+    }
+}

@@ -1,0 +1,421 @@
+//! What one probe's result became in one client: the result as the server sent it (from the
+//! tap), what reached the model (from the model's requests), how it got there (whole, cut,
+//! turned into an error, nothing but a marker), what part was kept, which of `content` and
+//! `structuredContent` was sent, the text the client added, and the file it saved.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::delivered::Delivered;
+use crate::tokens::Tokenizer;
+
+/// Characters of the original a delivery must keep before it counts as kept (a short common
+/// run, such as a heading's first word, is chance).
+const KEPT_MIN_CHARS: usize = 16;
+
+/// How much of a text, in every unit a client may count in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Size {
+    pub chars: usize,
+    pub bytes: usize,
+    pub tokens: usize,
+    pub lines: usize,
+}
+
+impl Size {
+    pub fn of(text: &str, tokenizer: Tokenizer) -> Size {
+        Size {
+            chars: text.chars().count(),
+            bytes: text.len(),
+            tokens: tokenizer.count(text),
+            lines: text.lines().count(),
+        }
+    }
+}
+
+/// How the result reached the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// All of it.
+    Whole,
+    /// A part of it (head, tail or both) with the client's marker.
+    Cut,
+    /// Nothing of it: an error message instead.
+    Error,
+    /// Nothing of it: only the client's marker or note.
+    MarkerOnly,
+    /// The model never got a result for the call (the client did not run it, or failed).
+    NotDelivered,
+}
+
+/// Which part of a tool result reached the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sent {
+    Content,
+    StructuredContent,
+    Both,
+    Neither,
+}
+
+/// A file the client wrote that holds the result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SavedFile {
+    /// Relative to the client's private HOME.
+    pub path: String,
+    pub bytes: u64,
+    /// The whole result text is in it.
+    pub whole: bool,
+}
+
+/// One probe in one client.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbeOutcome {
+    pub tool: String,
+    pub raw: Size,
+    pub has_structured: bool,
+    pub delivered: Option<Size>,
+    pub delivery: Delivery,
+    /// Characters of the original text kept from its start and from its end.
+    pub head_chars: usize,
+    pub tail_chars: usize,
+    pub sent: Sent,
+    /// What the client wrote around or instead of the kept text (at most 600 characters).
+    pub added: String,
+    pub file: Option<SavedFile>,
+    pub is_error: bool,
+}
+
+/// The original result's text: its text blocks, joined as a client joins them.
+pub fn content_text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Judge one delivery against the server's result.
+pub fn judge(
+    tool: &str,
+    result: &Value,
+    delivered: Option<&Delivered>,
+    home: &Path,
+    files: &[(std::path::PathBuf, u64)],
+    tokenizer: Tokenizer,
+) -> ProbeOutcome {
+    let original = content_text(result);
+    let structured = result.get("structuredContent").filter(|s| !s.is_null());
+    let file = saved_file(&original, home, files);
+    let mut outcome = ProbeOutcome {
+        tool: tool.into(),
+        raw: Size::of(&original, tokenizer),
+        has_structured: structured.is_some(),
+        delivered: None,
+        delivery: Delivery::NotDelivered,
+        head_chars: 0,
+        tail_chars: 0,
+        sent: Sent::Neither,
+        added: String::new(),
+        file,
+        is_error: false,
+    };
+    let Some(d) = delivered else {
+        return outcome;
+    };
+    let text = d.text();
+    outcome.delivered = Some(Size::of(&text, tokenizer));
+    outcome.is_error = d.is_error;
+    let (head, tail) = kept(&original, &text);
+    let content_whole = !original.is_empty() && text.contains(original.as_str());
+    // structuredContent counts as sent only outside the content's own text (a text block that
+    // is the JSON of structuredContent is not a second copy)
+    let outside = match content_whole {
+        true => text.replacen(original.as_str(), "", 1),
+        false => added(&original, &text, head, tail, usize::MAX),
+    };
+    let has_structured_json = structured.is_some_and(|s| holds_json(&outside, s));
+    outcome.sent = match (head > 0 || tail > 0 || content_whole, has_structured_json) {
+        (true, true) => Sent::Both,
+        (true, false) => Sent::Content,
+        (false, true) => Sent::StructuredContent,
+        (false, false) => Sent::Neither,
+    };
+    let chars = outcome.raw.chars;
+    outcome.delivery = if content_whole || has_structured_json || chars == 0 {
+        Delivery::Whole
+    } else if head > 0 || tail > 0 {
+        Delivery::Cut
+    } else if d.is_error || looks_like_an_error(&text) {
+        Delivery::Error
+    } else {
+        Delivery::MarkerOnly
+    };
+    (outcome.head_chars, outcome.tail_chars) = if content_whole {
+        (chars, 0)
+    } else {
+        (head, tail)
+    };
+    outcome.added = added(
+        &original,
+        &text,
+        outcome.head_chars,
+        outcome.tail_chars,
+        600,
+    );
+    outcome
+}
+
+/// The longest start and the longest end of `original` (in characters, each at least
+/// [`KEPT_MIN_CHARS`] or 0) that appear in `text`.
+pub fn kept(original: &str, text: &str) -> (usize, usize) {
+    let bounds: Vec<usize> = original
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([original.len()])
+        .collect();
+    let n = bounds.len() - 1;
+    let longest = |fits: &dyn Fn(usize) -> bool| {
+        // the largest k in 0..=n with fits(k); fits is monotone (a shorter part is in it too)
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if lo >= KEPT_MIN_CHARS.min(n) {
+            lo
+        } else {
+            0
+        }
+    };
+    let head = longest(&|k| text.contains(&original[..bounds[k]]));
+    if head == n {
+        return (head, 0);
+    }
+    // the tail is looked for after the kept head, and within what the head left of the original
+    let after = match head {
+        0 => text,
+        _ => {
+            let at = text.find(&original[..bounds[head]]).unwrap_or(0);
+            &text[at + bounds[head]..]
+        }
+    };
+    let tail = longest(&|k| k <= n - head && after.contains(&original[bounds[n - k]..]));
+    (head, tail)
+}
+
+/// Whether `text` holds a JSON value equal to `want` (numbers compared as numbers: a client
+/// that writes `20.0` as `20` still sent it).
+fn holds_json(text: &str, want: &Value) -> bool {
+    let want = normal(want);
+    text.match_indices(['{', '[']).take(64).any(|(at, _)| {
+        serde_json::Deserializer::from_str(&text[at..])
+            .into_iter::<Value>()
+            .next()
+            .and_then(Result::ok)
+            .is_some_and(|v| normal(&v) == want)
+    })
+}
+
+fn normal(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => n.as_f64().map_or(Value::Null, |f| serde_json::json!(f)),
+        Value::Array(a) => Value::Array(a.iter().map(normal).collect()),
+        Value::Object(o) => {
+            let mut sorted: Vec<_> = o.iter().map(|(k, v)| (k.clone(), normal(v))).collect();
+            sorted.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(sorted.into_iter().collect())
+        }
+        other => other.clone(),
+    }
+}
+
+fn looks_like_an_error(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    ["error", "exceeds", "too large", "failed"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+/// The delivered text without the kept head and tail (each replaced by `[kept]`): what the
+/// client wrote itself, at most `max_chars`.
+fn added(original: &str, text: &str, head: usize, tail: usize, max_chars: usize) -> String {
+    let mut rest = text.to_string();
+    let head_text: String = original.chars().take(head).collect();
+    let tail_text: String = original
+        .chars()
+        .skip(original.chars().count() - tail)
+        .collect();
+    for part in [head_text, tail_text] {
+        if !part.is_empty() {
+            if let Some(at) = rest.find(&part) {
+                rest.replace_range(at..at + part.len(), "[kept]");
+            }
+        }
+    }
+    let rest = rest.trim();
+    match rest.char_indices().nth(max_chars) {
+        Some((at, _)) => format!("{}…", &rest[..at]),
+        None => rest.to_string(),
+    }
+}
+
+/// The file the client saved the result in: of the files of at least half the result's bytes,
+/// the closest in size that holds the result's text (or its JSON-escaped form) whole, else the
+/// closest that holds its start (`whole` false).
+fn saved_file(
+    original: &str,
+    home: &Path,
+    files: &[(std::path::PathBuf, u64)],
+) -> Option<SavedFile> {
+    if original.len() < 1024 {
+        return None;
+    }
+    let mut candidates: Vec<&(std::path::PathBuf, u64)> = files
+        .iter()
+        .filter(|(_, b)| *b as usize >= original.len() / 2)
+        .collect();
+    candidates.sort_by_key(|(p, b)| {
+        (
+            (*b as i64 - original.len() as i64).unsigned_abs(),
+            p.clone(),
+        )
+    });
+    let escaped = serde_json::to_string(original).unwrap_or_default();
+    let escaped = escaped.trim_matches('"');
+    let head: String = original.chars().take(200).collect();
+    let mut partial = None;
+    for (path, bytes) in candidates.into_iter().take(16) {
+        let Ok(raw) = std::fs::read(home.join(path)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&raw);
+        let found = |whole| SavedFile {
+            path: path.display().to_string(),
+            bytes: *bytes,
+            whole,
+        };
+        if text.contains(original) || text.contains(escaped) {
+            return Some(found(true));
+        }
+        if partial.is_none() && text.contains(&head) {
+            partial = Some(found(false));
+        }
+    }
+    partial
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(s: &str) -> Delivered {
+        Delivered {
+            texts: vec![s.into()],
+            ..Delivered::default()
+        }
+    }
+
+    #[test]
+    fn kept_finds_the_head_and_the_tail_a_client_left() {
+        let original: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        let cut = format!(
+            "{}\n...[cut]...\n{}",
+            &original[..300],
+            &original[original.len() - 200..]
+        );
+        assert_eq!(kept(&original, &cut), (300, 200));
+        assert_eq!(kept(&original, &original), (original.len(), 0));
+        assert_eq!(
+            kept(&original, "line 0\nline 1"),
+            (0, 0),
+            "under 16 chars is chance"
+        );
+        let wide = "漢字".repeat(100);
+        assert_eq!(kept(&wide, &format!("x{}y", &wide[..60])), (20, 0));
+    }
+
+    #[test]
+    fn a_delivery_is_judged_whole_cut_error_or_marker_only() {
+        let original = "a".repeat(5000) + &"b".repeat(5000);
+        let result = json!({"content": [{"type": "text", "text": original}]});
+        let home = Path::new("/nonexistent");
+        let judge_ = |d: &Delivered| judge("t", &result, Some(d), home, &[], Tokenizer::Cl100k);
+        let whole = judge_(&text(&format!("<w>\n{original}\n</w>")));
+        assert_eq!(
+            (whole.delivery, whole.sent),
+            (Delivery::Whole, Sent::Content)
+        );
+        assert_eq!(whole.added, "<w>\n[kept]\n</w>");
+        let cut = judge_(&text(&format!(
+            "{}…9000 chars truncated…{}",
+            &original[..500],
+            &original[9500..]
+        )));
+        assert_eq!(
+            (cut.delivery, cut.head_chars, cut.tail_chars),
+            (Delivery::Cut, 500, 500)
+        );
+        assert_eq!(cut.added, "[kept]…9000 chars truncated…[kept]");
+        let error = judge_(&text("Error: result exceeds maximum allowed tokens"));
+        assert_eq!(error.delivery, Delivery::Error);
+        let marker = judge_(&text("...10000 bytes truncated..."));
+        assert_eq!(marker.delivery, Delivery::MarkerOnly);
+        let none = judge("t", &result, None, home, &[], Tokenizer::Cl100k);
+        assert_eq!(
+            (none.delivery, none.delivered),
+            (Delivery::NotDelivered, None)
+        );
+        assert_eq!(none.raw.chars, 10_000);
+    }
+
+    #[test]
+    fn structured_content_is_recognised_when_a_client_rewrites_its_numbers() {
+        let result = json!({"content": [{"type": "text", "text": "{\n  \"t\": 20.0,\n  \"city\": \"Paris\"\n}"}],
+            "structuredContent": {"t": 20.0, "city": "Paris"}});
+        let d = text("Wall time: 0.01 seconds\nOutput:\n{\"city\":\"Paris\",\"t\":20}");
+        let o = judge(
+            "t",
+            &result,
+            Some(&d),
+            Path::new("/x"),
+            &[],
+            Tokenizer::Cl100k,
+        );
+        assert_eq!(
+            (o.delivery, o.sent),
+            (Delivery::Whole, Sent::StructuredContent)
+        );
+    }
+
+    #[test]
+    fn the_file_holding_the_result_is_found_whole_or_escaped() {
+        let home = tempfile::tempdir().unwrap();
+        let original = "line\n".repeat(1000);
+        std::fs::write(home.path().join("out.txt"), &original).unwrap();
+        std::fs::write(
+            home.path().join("out.json"),
+            serde_json::to_string(&original).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(home.path().join("small"), "x").unwrap();
+        let files = vec![("out.json".into(), 0u64), ("small".into(), 1)];
+        let mut files = files;
+        files[0].1 = std::fs::metadata(home.path().join("out.json"))
+            .unwrap()
+            .len();
+        let f = saved_file(&original, home.path(), &files).unwrap();
+        assert_eq!((f.path.as_str(), f.whole), ("out.json", true));
+        assert!(saved_file(&original, home.path(), &files[1..]).is_none());
+    }
+}

@@ -1,0 +1,89 @@
+//! What a lab run found, per client: its version and status, and per server the definitions
+//! it sent and what each probe became. `--format json` writes this (`clients` at the top).
+
+use serde::Serialize;
+
+use super::definitions::Definitions;
+use super::isolate::Isolation;
+use super::model::Api;
+use super::probe::ProbeOutcome;
+
+/// The version of the lab's JSON; adding a field keeps it, renaming one bumps it.
+pub const LAB_SCHEMA_VERSION: u32 = 1;
+
+/// A whole lab run.
+#[derive(Debug, Clone, Serialize)]
+pub struct LabReport {
+    pub schema_version: u32,
+    pub tool: String,
+    pub generated_at: String,
+    pub isolation: Isolation,
+    pub tokenizer: String,
+    pub clients: Vec<ClientReport>,
+}
+
+/// Whether a client could be measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientStatus {
+    /// Every run reached the model and back.
+    Measured,
+    /// Some runs failed (see each server's `error`).
+    Partial,
+    /// No run worked.
+    Failed,
+    /// The client is not installed here.
+    NotInstalled,
+}
+
+/// One client.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientReport {
+    pub id: String,
+    pub name: String,
+    pub version: Option<String>,
+    pub status: ClientStatus,
+    pub api: Api,
+    /// The model name the client was told.
+    pub model: String,
+    pub adapter: String,
+    /// Where it was found, or where it was looked for.
+    pub binary: Option<String>,
+    pub looked_in: Vec<String>,
+    pub servers: Vec<ServerReport>,
+}
+
+/// One server in one client.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerReport {
+    pub server: String,
+    /// The tools/list pages the client read, and whether it stopped with a next page left.
+    pub pages_read: usize,
+    pub stopped_before_last_page: bool,
+    pub definitions: Option<Definitions>,
+    pub probes: Vec<ProbeOutcome>,
+    /// The runs' wall time, in ms.
+    pub run_ms: Vec<u64>,
+    /// Why the server could not be measured in this client at all, in one line.
+    pub error: Option<String>,
+    /// Probes that could not be measured, each in one line (the others were).
+    pub probe_errors: Vec<String>,
+    /// Where `--keep` left the runs' folders.
+    pub kept: Vec<String>,
+}
+
+impl ClientReport {
+    /// The status the servers' results add up to.
+    pub fn settle(&mut self) {
+        if self.status == ClientStatus::NotInstalled {
+            return;
+        }
+        let failed = self.servers.iter().filter(|s| s.error.is_some()).count();
+        let partly = self.servers.iter().any(|s| !s.probe_errors.is_empty());
+        self.status = match failed {
+            0 if !partly => ClientStatus::Measured,
+            n if n == self.servers.len() => ClientStatus::Failed,
+            _ => ClientStatus::Partial,
+        };
+    }
+}

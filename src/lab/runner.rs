@@ -1,0 +1,278 @@
+//! Running the chosen clients on the servers: per client, find it and read its version, then
+//! one run per probe (a server without probes gets one run for its definitions), one at a
+//! time (a client takes a core while it starts).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::adapter::Adapter;
+use super::definitions;
+use super::delivered;
+use super::find::{self, Found};
+use super::isolate::Isolation;
+use super::model::Reply;
+use super::probe::{self, ProbeOutcome};
+use super::report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
+use super::run::{self, RunOutcome, RunSpec};
+use crate::tokens::Tokenizer;
+
+/// A server the lab mounts (stdio: the lab's clients start it behind the tap).
+#[derive(Debug, Clone)]
+pub struct LabServer {
+    pub name: String,
+    pub command: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub probes: Vec<LabProbe>,
+}
+
+/// A tool the scripted model calls, with its arguments.
+#[derive(Debug, Clone)]
+pub struct LabProbe {
+    pub tool: String,
+    pub arguments: Value,
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct LabOptions {
+    pub adapters: Vec<Adapter>,
+    /// `--client-bin ID=PATH`.
+    pub client_bins: BTreeMap<String, PathBuf>,
+    /// npm folders searched for `node_modules/.bin/NAME`.
+    pub npm_folders: Vec<PathBuf>,
+    pub servers: Vec<LabServer>,
+    pub timeout: Duration,
+    pub keep: bool,
+    pub isolation: Isolation,
+    pub tokenizer: Tokenizer,
+    /// This executable (the tap and the demo server are its subcommands).
+    pub exe: PathBuf,
+}
+
+/// Run every client on every server.
+pub async fn run_lab(opts: &LabOptions, mut progress: impl FnMut(&str)) -> LabReport {
+    let base_env = base_env();
+    let mut clients = Vec::new();
+    for adapter in &opts.adapters {
+        progress(&format!("{}: looking for it", adapter.id));
+        clients.push(run_client(opts, adapter, &base_env, &mut progress).await);
+    }
+    LabReport {
+        schema_version: LAB_SCHEMA_VERSION,
+        tool: format!("mcp-budget {}", env!("CARGO_PKG_VERSION")),
+        generated_at: crate::units::now_rfc3339(),
+        isolation: opts.isolation,
+        tokenizer: opts.tokenizer.name().into(),
+        clients,
+    }
+}
+
+/// The environment every client starts from: PATH (the system's folders and node's), LANG.
+fn base_env() -> BTreeMap<String, String> {
+    let mut dirs = vec![
+        "/usr/local/bin".to_string(),
+        "/usr/bin".into(),
+        "/bin".into(),
+    ];
+    if let Some(node_dir) = find::on_path("node").as_deref().and_then(Path::parent) {
+        let d = node_dir.display().to_string();
+        if !dirs.contains(&d) {
+            dirs.insert(0, d);
+        }
+    }
+    BTreeMap::from([
+        ("PATH".to_string(), dirs.join(":")),
+        ("LANG".to_string(), "C.UTF-8".to_string()),
+    ])
+}
+
+async fn run_client(
+    opts: &LabOptions,
+    adapter: &Adapter,
+    base_env: &BTreeMap<String, String>,
+    progress: &mut impl FnMut(&str),
+) -> ClientReport {
+    let mut report = ClientReport {
+        id: adapter.id.clone(),
+        name: adapter.name.clone(),
+        version: None,
+        status: ClientStatus::NotInstalled,
+        api: adapter.api,
+        model: adapter.model.clone(),
+        adapter: adapter.origin.clone(),
+        binary: None,
+        looked_in: Vec::new(),
+        servers: Vec::new(),
+    };
+    let bin = match find::find(adapter, &opts.client_bins, &opts.npm_folders) {
+        Found::At(p) => p,
+        Found::Missing { looked_in } => {
+            report.looked_in = looked_in.iter().map(|p| p.display().to_string()).collect();
+            return report;
+        }
+    };
+    report.binary = Some(bin.display().to_string());
+    let mut version_env = base_env.clone();
+    let scratch = tempfile::tempdir().ok();
+    if let Some(d) = &scratch {
+        version_env.insert("HOME".into(), d.path().display().to_string());
+    }
+    report.version = find::version(&bin, adapter, &version_env).await;
+    report.status = ClientStatus::Measured;
+    for server in &opts.servers {
+        progress(&format!("{}: {}", adapter.id, server.name));
+        let s = run_server(opts, adapter, &bin, server, base_env).await;
+        report.servers.push(s);
+    }
+    report.settle();
+    report
+}
+
+async fn run_server(
+    opts: &LabOptions,
+    adapter: &Adapter,
+    bin: &Path,
+    server: &LabServer,
+    base_env: &BTreeMap<String, String>,
+) -> ServerReport {
+    let mut report = ServerReport {
+        server: server.name.clone(),
+        pages_read: 0,
+        stopped_before_last_page: false,
+        definitions: None,
+        probes: Vec::new(),
+        run_ms: Vec::new(),
+        error: None,
+        probe_errors: Vec::new(),
+        kept: Vec::new(),
+    };
+    // a server without probes: one run for its definitions, calling nothing it has
+    let none = [LabProbe {
+        tool: String::new(),
+        arguments: Value::Object(Default::default()),
+    }];
+    let probes: &[LabProbe] = if server.probes.is_empty() {
+        &none
+    } else {
+        &server.probes
+    };
+    for p in probes {
+        let spec = RunSpec {
+            adapter,
+            bin,
+            server,
+            tool: &p.tool,
+            arguments: &p.arguments,
+            timeout: opts.timeout,
+            base_env,
+            exe: &opts.exe,
+        };
+        match run::run(&spec).await {
+            Ok(mut outcome) => {
+                report.run_ms.push(outcome.elapsed_ms);
+                read_run(&mut report, adapter, p, &outcome, opts.tokenizer);
+                if opts.keep {
+                    report
+                        .kept
+                        .extend(outcome.keep().map(|d| d.display().to_string()));
+                }
+            }
+            Err(e) => {
+                report.error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    report
+}
+
+/// Read one run into the server's report: the definitions (first run), the probe's outcome.
+fn read_run(
+    report: &mut ServerReport,
+    adapter: &Adapter,
+    p: &LabProbe,
+    outcome: &RunOutcome,
+    tokenizer: Tokenizer,
+) {
+    let tools = outcome.transcript.tools();
+    if report.definitions.is_none() && !tools.is_empty() {
+        report.definitions = Some(definitions::measure(&tools, &outcome.requests, tokenizer));
+        (report.pages_read, report.stopped_before_last_page) = outcome.transcript.pages();
+    }
+    if tools.is_empty() && report.error.is_none() {
+        report.error = Some(failure(
+            adapter,
+            outcome,
+            "the client never listed the server's tools",
+        ));
+        return;
+    }
+    if p.tool.is_empty() {
+        return;
+    }
+    let Some(result) = outcome.transcript.call_result(&p.tool) else {
+        let why = if tools.iter().any(|t| t["name"] == p.tool.as_str()) {
+            format!("the client never called `{}`", p.tool)
+        } else if report.stopped_before_last_page {
+            format!(
+                "the client read only {} tools/list page(s) ({} tools) and never saw `{}`",
+                report.pages_read,
+                tools.len(),
+                p.tool
+            )
+        } else {
+            format!("the server has no tool `{}`", p.tool)
+        };
+        report.probe_errors.push(failure(adapter, outcome, &why));
+        return;
+    };
+    let delivered = delivered_of(adapter, outcome, &p.tool);
+    let judged: ProbeOutcome = probe::judge(
+        &p.tool,
+        &result,
+        delivered.as_ref(),
+        &outcome.home,
+        &outcome.files,
+        tokenizer,
+    );
+    report.probes.push(judged);
+}
+
+/// The result of the model's call of the probe, from the first request that carries it.
+fn delivered_of(
+    adapter: &Adapter,
+    outcome: &RunOutcome,
+    tool: &str,
+) -> Option<delivered::Delivered> {
+    let call_id = outcome.requests.iter().find_map(|r| match &r.reply {
+        Reply::CallTool { call_id, .. } => Some(call_id.clone()),
+        _ => None,
+    })?;
+    outcome.requests.iter().find_map(|r| {
+        let body: Value = serde_json::from_slice(&r.body).ok()?;
+        delivered::find(r.api.unwrap_or(adapter.api), &body, &call_id, tool)
+    })
+}
+
+/// A failed run in one line: why, the exit, and the end of the client's output when it failed.
+fn failure(adapter: &Adapter, outcome: &RunOutcome, why: &str) -> String {
+    let exit = if outcome.timed_out {
+        "timed out".to_string()
+    } else {
+        outcome
+            .exit_code
+            .map_or("killed by a signal".into(), |c| format!("exit {c}"))
+    };
+    let mut line = format!(
+        "{}: {why} ({exit}, {} model requests)",
+        adapter.id,
+        outcome.requests.len()
+    );
+    if outcome.timed_out || outcome.exit_code != Some(0) {
+        let tail = crate::text::one_line(&outcome.output_tail);
+        line += &format!(": {}", crate::text::tail(&tail, 300));
+    }
+    line
+}

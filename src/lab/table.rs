@@ -1,0 +1,91 @@
+//! The lab's table: per client its version and status, per server the definitions it sent
+//! per turn, and per probe what reached the model.
+
+use std::fmt::Write;
+
+use super::probe::Delivery;
+use super::report::{ClientStatus, LabReport};
+use crate::units::thousands;
+
+/// The report as text for a terminal.
+pub fn render(report: &LabReport) -> String {
+    let mut out = String::new();
+    for c in &report.clients {
+        let version = c.version.as_deref().unwrap_or("version unknown");
+        let _ = writeln!(
+            out,
+            "{} {} ({}): {}",
+            c.name,
+            version,
+            c.model,
+            status(c.status)
+        );
+        if c.status == ClientStatus::NotInstalled {
+            let _ = writeln!(out, "  not found in: {}", c.looked_in.join(", "));
+            continue;
+        }
+        for s in &c.servers {
+            if let Some(d) = &s.definitions {
+                let _ = writeln!(
+                    out,
+                    "  {}: definitions {:?}, {} of {} tools defined, {} by name only: {} tokens per turn ({} as the server lists them){}",
+                    crate::text::one_line(&s.server),
+                    d.form,
+                    d.defined,
+                    d.server_tools,
+                    d.named,
+                    thousands(d.tokens),
+                    thousands(d.server_tokens),
+                    if s.stopped_before_last_page { "; stopped before the last tools/list page" } else { "" }
+                );
+            }
+            for p in &s.probes {
+                let delivered = p.delivered.map_or("-".into(), |d| thousands(d.tokens));
+                let file = p.file.as_ref().map_or(String::new(), |f| {
+                    format!(", saved to a file{}", if f.whole { " (whole)" } else { "" })
+                });
+                let _ = writeln!(
+                    out,
+                    "    {}: {} tokens -> {} tokens, {}{} (head {} + tail {} chars kept), sent {:?}{file}",
+                    crate::text::one_line(&p.tool),
+                    thousands(p.raw.tokens),
+                    delivered,
+                    delivery(p.delivery),
+                    if p.is_error { ", marked an error" } else { "" },
+                    thousands(p.head_chars),
+                    thousands(p.tail_chars),
+                    p.sent,
+                );
+            }
+            for e in &s.probe_errors {
+                let _ = writeln!(out, "    error: {e}");
+            }
+            if let Some(e) = &s.error {
+                let _ = writeln!(out, "  {}: error: {}", crate::text::one_line(&s.server), e);
+            }
+            for k in &s.kept {
+                let _ = writeln!(out, "  kept: {k}");
+            }
+        }
+    }
+    out
+}
+
+fn status(s: ClientStatus) -> &'static str {
+    match s {
+        ClientStatus::Measured => "measured",
+        ClientStatus::Partial => "partly measured",
+        ClientStatus::Failed => "failed",
+        ClientStatus::NotInstalled => "not installed",
+    }
+}
+
+fn delivery(d: Delivery) -> &'static str {
+    match d {
+        Delivery::Whole => "whole",
+        Delivery::Cut => "cut",
+        Delivery::Error => "turned into an error",
+        Delivery::MarkerOnly => "nothing but a marker",
+        Delivery::NotDelivered => "not delivered",
+    }
+}

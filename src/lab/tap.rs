@@ -1,0 +1,171 @@
+//! The lab's tap (`mcp-budget lab-tap --out FILE -- COMMAND...`): the MCP server a client
+//! mounts in the lab. It starts the real server and passes every line between the two
+//! unchanged, writing each to FILE as it goes in the transcript form of `audit --record`
+//! (`{"dir", "at_ms", "line"}`), so what the server sent and what reached the model are counted
+//! on the same bytes. Reading a transcript back gives the server's tools and each call's result.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+use super::LabError;
+
+/// Run `command` behind the tap until both sides close; the server's exit code. `env_file`
+/// holds the server's own variables (`NAME=value` lines), kept out of the client's argv.
+pub async fn run(out: &Path, env_file: Option<&Path>, command: &[String]) -> Result<i32, LabError> {
+    let (program, args) = command.split_first().ok_or_else(|| LabError::Tap {
+        message: "no server command after --".into(),
+    })?;
+    let failed = |e: std::io::Error| LabError::Tap {
+        message: format!("{}: {e}", out.display()),
+    };
+    let env = match env_file {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| LabError::Tap {
+            message: format!("{}: {e}", p.display()),
+        })?,
+        None => String::new(),
+    };
+    let file = tokio::fs::File::create(out).await.map_err(failed)?;
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .envs(env.lines().filter_map(|l| l.split_once('=')))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| LabError::Tap {
+            message: format!("could not start `{program}`: {e}"),
+        })?;
+    let log = Arc::new(Mutex::new(file));
+    let started = Instant::now();
+    let to_server = child.stdin.take().expect("stdin is piped");
+    let from_server = child.stdout.take().expect("stdout is piped");
+    let up = pass(tokio::io::stdin(), to_server, "sent", log.clone(), started);
+    let down = pass(from_server, tokio::io::stdout(), "received", log, started);
+    // the client closing stdin ends the server's input; the server closing stdout ends the tap
+    let (_, _) = tokio::join!(up, down);
+    let status = child.wait().await.map_err(failed)?;
+    Ok(status.code().unwrap_or(1))
+}
+
+/// Copy lines from `from` to `to`, logging each; stops at the end of `from` or a failed write.
+async fn pass(
+    from: impl tokio::io::AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    dir: &'static str,
+    log: Arc<Mutex<tokio::fs::File>>,
+    started: Instant,
+) {
+    let mut from = BufReader::with_capacity(1 << 16, from);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match from.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if to.write_all(&line).await.is_err() || to.flush().await.is_err() {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        let entry = serde_json::json!({
+            "dir": dir,
+            "at_ms": started.elapsed().as_millis() as u64,
+            "line": text.trim_end_matches(['\n', '\r']),
+        });
+        let mut file = log.lock().await;
+        let _ = file.write_all(format!("{entry}\n").as_bytes()).await;
+        let _ = file.flush().await;
+    }
+    let _ = to.shutdown().await;
+}
+
+/// A transcript read back: the lines each way, in order.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    sent: Vec<Value>,
+    received: Vec<String>,
+}
+
+impl Transcript {
+    /// Read a tap's file; a missing file is an empty transcript (the server never started).
+    pub fn read(path: &Path) -> Transcript {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let mut t = Transcript::default();
+        for entry in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            let line = entry["line"].as_str().unwrap_or("").to_string();
+            match entry["dir"].as_str() {
+                Some("sent") => t.sent.extend(serde_json::from_str(&line).ok()),
+                Some("received") => t.received.push(line),
+                _ => {}
+            }
+        }
+        t
+    }
+
+    /// The response (as parsed) to each request of `method` the client sent, in order.
+    fn responses(&self, method: &str) -> Vec<(Value, Value)> {
+        let ids: Vec<(Value, Value)> = self
+            .sent
+            .iter()
+            .filter(|m| m["method"] == method && m.get("id").is_some())
+            .map(|m| (m["id"].clone(), m["params"].clone()))
+            .collect();
+        let mut found = Vec::new();
+        for line in &self.received {
+            let Ok(msg) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if let Some((_, params)) = ids.iter().find(|(id, _)| msg.get("id") == Some(id)) {
+                found.push((params.clone(), msg));
+            }
+        }
+        found
+    }
+
+    /// Every tool the server listed (all pages the client read), first listing of a name wins.
+    pub fn tools(&self) -> Vec<Value> {
+        let mut tools: Vec<Value> = Vec::new();
+        for (_, msg) in self.responses("tools/list") {
+            for tool in msg["result"]["tools"].as_array().into_iter().flatten() {
+                if !tools.iter().any(|t| t["name"] == tool["name"]) {
+                    tools.push(tool.clone());
+                }
+            }
+        }
+        tools
+    }
+
+    /// How many tools/list pages the client read, and whether the last one named a next page.
+    pub fn pages(&self) -> (usize, bool) {
+        let pages = self.responses("tools/list");
+        let more = pages
+            .last()
+            .is_some_and(|(_, m)| m["result"]["nextCursor"].is_string());
+        (pages.len(), more)
+    }
+
+    /// The first result the server gave a tools/call of `tool` (the JSON-RPC `result`).
+    pub fn call_result(&self, tool: &str) -> Option<Value> {
+        self.responses("tools/call")
+            .into_iter()
+            .find(|(params, _)| params["name"] == tool)
+            .map(|(_, msg)| msg["result"].clone())
+    }
+
+    /// Whether the client called `tool` at all.
+    pub fn called(&self, tool: &str) -> bool {
+        self.sent
+            .iter()
+            .any(|m| m["method"] == "tools/call" && m["params"]["name"] == tool)
+    }
+}

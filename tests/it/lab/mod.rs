@@ -1,0 +1,235 @@
+//! `mcp-budget lab` through a hand-written client (tests/fixtures/lab/client.py: Chat
+//! Completions, one stdio server) and, in `real_clients`, through the real coding clients.
+
+mod real_clients;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{mcp_budget, repo};
+
+/// A probe file mounting the demo server with these probes.
+fn demo_probes(dir: &Path, probes: &[(&str, &str)]) -> PathBuf {
+    let mut text = String::from("[servers.demo]\nbuiltin = \"demo\"\n");
+    for (tool, args) in probes {
+        text += &format!("\n[[servers.demo.probes]]\ntool = \"{tool}\"\narguments = {args}\n");
+    }
+    let path = dir.join("probes.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The test client's adapter with extra variables for it (LAB_CUT, LAB_TRY).
+fn test_adapter(dir: &Path, env: &[(&str, &str)]) -> PathBuf {
+    let mut text = std::fs::read_to_string(repo().join("tests/fixtures/lab/client.toml")).unwrap();
+    for (k, v) in env {
+        text = text.replace("[env]\n", &format!("[env]\n{k} = \"{v}\"\n"));
+    }
+    let path = dir.join("client.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Run the lab on the test client; the JSON report and the exit code.
+fn lab(dir: &Path, probes: &Path, adapter: &Path, extra: &[&str]) -> (Value, i32, String) {
+    let client = repo().join("tests/fixtures/lab/client.py");
+    let out = mcp_budget(dir, dir)
+        // a variable of the user's: it must not reach the client
+        .env("LAB_SECRET_OF_THE_USER", "s3cr3t-value")
+        // the runs' folders go in the test's own folder
+        .env("TMPDIR", dir)
+        .arg("lab")
+        .arg(probes)
+        .args(["--client", "lab-test", "--format", "json", "--adapter"])
+        .arg(adapter)
+        .arg("--client-bin")
+        .arg(format!("lab-test={}", client.display()))
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (
+        report,
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn a_hand_written_client_is_measured_whole_and_cut_from_its_own_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(
+        dir.path(),
+        &[
+            ("get_forecast", "{ city = \"Lisbon\" }"),
+            (
+                "scrape_as_markdown",
+                "{ url = \"demo://shop/search?q=wireless+earbuds\" }",
+            ),
+        ],
+    );
+    let adapter = test_adapter(dir.path(), &[("LAB_CUT", "20000")]);
+    let (report, code, stderr) = lab(dir.path(), &probes, &adapter, &[]);
+    assert_eq!(code, 0, "{stderr}\n{report:#}");
+    assert_eq!(report["isolation"], "namespace");
+    let client = &report["clients"][0];
+    assert_eq!(
+        (client["id"].as_str(), client["version"].as_str()),
+        (Some("lab-test"), Some("0.1.0"))
+    );
+    assert_eq!(client["status"], "measured");
+    let server = &client["servers"][0];
+    // the client sends every definition, each as a Chat Completions function named demo_TOOL
+    let defs = &server["definitions"];
+    assert_eq!(defs["form"], "whole");
+    assert_eq!(defs["defined"], defs["server_tools"]);
+    assert_eq!(defs["name_pattern"], "demo_{tool}");
+    assert!(
+        defs["dropped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k == "annotations"),
+        "{defs}"
+    );
+    let probes = server["probes"].as_array().unwrap();
+    let forecast = &probes[0];
+    assert_eq!(
+        (forecast["delivery"].as_str(), forecast["sent"].as_str()),
+        (Some("whole"), Some("content"))
+    );
+    assert_eq!(forecast["delivered"]["chars"], forecast["raw"]["chars"]);
+    let scrape = &probes[1];
+    assert_eq!(scrape["delivery"], "cut");
+    assert_eq!(scrape["head_chars"], 20000);
+    assert_eq!(scrape["tail_chars"], 0);
+    let raw = scrape["raw"]["chars"].as_u64().unwrap();
+    assert_eq!(
+        scrape["added"],
+        format!("[kept]\n[{} characters cut]", raw - 20000)
+    );
+    assert!(
+        scrape["raw"]["tokens"].as_u64().unwrap() > 200_000,
+        "{scrape}"
+    );
+}
+
+#[test]
+fn a_client_that_tries_the_network_reaches_nothing_off_loopback() {
+    // a listener on this machine's own non-loopback address: outside the lab it is reachable
+    let Some(ip) = non_loopback_ip() else {
+        eprintln!("skipped: this machine has no non-loopback IPv4 address");
+        return;
+    };
+    let listener = std::net::TcpListener::bind((ip, 0)).unwrap();
+    let target = listener.local_addr().unwrap();
+    std::net::TcpStream::connect(target).expect("reachable from outside the lab");
+    let _ = listener.accept().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let adapter = test_adapter(dir.path(), &[("LAB_TRY", &target.to_string())]);
+    let (report, code, stderr) = lab(dir.path(), &probes, &adapter, &["--keep"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        listener.accept().is_err(),
+        "a client in the lab reached {target}"
+    );
+    let kept = report["clients"][0]["servers"][0]["kept"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(Path::new(&kept).join("home/lab.json").exists());
+    std::fs::remove_dir_all(&kept).unwrap();
+}
+
+/// The first IPv4 address of this machine that is not loopback.
+fn non_loopback_ip() -> Option<std::net::IpAddr> {
+    let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    s.connect("192.0.2.1:9").ok()?;
+    let ip = s.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// The run folders the lab left in `dir` (its TMPDIR).
+fn run_folders(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("mcp-budget-lab-")
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+#[test]
+fn the_client_gets_a_cleared_environment_and_its_home_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let adapter = test_adapter(dir.path(), &[]);
+    let (report, code, stderr) = lab(dir.path(), &probes, &adapter, &["--keep"]);
+    assert_eq!(code, 0, "{stderr}");
+    let kept = PathBuf::from(
+        report["clients"][0]["servers"][0]["kept"][0]
+            .as_str()
+            .unwrap(),
+    );
+    let env: Value =
+        serde_json::from_str(&std::fs::read_to_string(kept.join("home/env.json")).unwrap())
+            .unwrap();
+    let mut names: Vec<&str> = env
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    names.sort();
+    assert_eq!(names, ["HOME", "LAB_BASE_URL", "LANG", "PATH", "TMPDIR"]);
+    assert_eq!(env["HOME"], kept.join("home").display().to_string());
+    std::fs::remove_dir_all(&kept).unwrap();
+
+    assert!(run_folders(dir.path()).is_empty());
+    let (_, code, stderr) = lab(dir.path(), &probes, &adapter, &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(run_folders(dir.path()).is_empty(), "left behind");
+}
+
+#[test]
+fn a_client_that_hangs_is_ended_with_its_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("child.pid");
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let adapter = test_adapter(
+        dir.path(),
+        &[
+            ("LAB_HANG", "1"),
+            ("LAB_PID_FILE", pid_file.to_str().unwrap()),
+        ],
+    );
+    let (report, code, stderr) = lab(dir.path(), &probes, &adapter, &["--timeout", "3"]);
+    assert_eq!(code, 2, "{stderr}");
+    let error = report["clients"][0]["servers"][0]["error"]
+        .as_str()
+        .unwrap();
+    assert!(error.contains("timed out"), "{error}");
+    assert_eq!(report["clients"][0]["status"], "failed");
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!running(pid), "the client's child {pid} outlived the lab");
+}
+
+/// Whether process `pid` runs (a zombie waiting to be reaped does not).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
