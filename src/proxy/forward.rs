@@ -194,6 +194,14 @@ impl Proxy {
         // forwarded before the answer, as a client expects; a stuck client cannot stall this
         let order = session.wire().notification_order();
         let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
+        // and sent to this client, not only queued for it
+        let me = lock(&self.shared.clients)
+            .iter()
+            .find(|c| c.id == self.client_id)
+            .cloned();
+        if let Some(me) = me {
+            me.drained(Duration::from_secs(1)).await;
+        }
         (answer, route)
     }
 

@@ -124,7 +124,7 @@ impl Shared {
             return;
         };
         for client in targets {
-            let _ = client.queue.try_send(n.clone());
+            client.enqueue(n.clone());
         }
     }
 }

@@ -104,18 +104,44 @@ pub(super) struct Client {
     /// Notifications for everyone go through this queue, sent by a task of the client's own,
     /// so a client that stops reading holds up nobody else (and loses what overflows).
     pub(super) queue: tokio::sync::mpsc::Sender<rmcp::model::ServerNotification>,
+    /// How many notifications were put in the queue, and how many of them the task has sent
+    /// (or given up on): a call's answer waits until what was queued before it is sent.
+    pub(super) queued: Arc<AtomicU64>,
+    pub(super) sent: tokio::sync::watch::Receiver<u64>,
 }
 
 impl Client {
     pub(super) fn new(id: u64, peer: rmcp::service::Peer<RoleServer>) -> Client {
         let (queue, mut rx) = tokio::sync::mpsc::channel(256);
+        let (sent_tx, sent) = tokio::sync::watch::channel(0u64);
         let to = peer.clone();
         tokio::spawn(async move {
             while let Some(note) = rx.recv().await {
                 let _ = tokio::time::timeout(SEND_TIMEOUT, to.send_notification(note)).await;
+                sent_tx.send_modify(|n| *n += 1);
             }
         });
-        Client { id, peer, queue }
+        Client {
+            id,
+            peer,
+            queue,
+            queued: Arc::new(AtomicU64::new(0)),
+            sent,
+        }
+    }
+
+    /// Queue a notification for the client's task (dropped when the queue is full).
+    pub(super) fn enqueue(&self, note: rmcp::model::ServerNotification) {
+        if self.queue.try_send(note).is_ok() {
+            self.queued.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Wait until every notification queued so far has been sent, at most `limit`.
+    pub(super) async fn drained(&self, limit: Duration) {
+        let queued = self.queued.load(Ordering::SeqCst);
+        let mut sent = self.sent.clone();
+        let _ = tokio::time::timeout(limit, sent.wait_for(|n| *n >= queued)).await;
     }
 }
 

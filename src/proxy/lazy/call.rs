@@ -156,7 +156,7 @@ impl Shared {
         );
         let Ok(note) = note else { return };
         for client in self.live_clients() {
-            let _ = client.queue.try_send(note.clone());
+            client.enqueue(note.clone());
         }
     }
 }
