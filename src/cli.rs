@@ -45,6 +45,9 @@ pub enum Command {
     /// The lab's tap: relay stdio to a server, writing every line to a transcript
     #[command(hide = true)]
     LabTap(LabTapArgs),
+    /// The lab's own MCP server on stdio (synthetic results of every shape, for --derive)
+    #[command(hide = true)]
+    LabServer,
 }
 
 #[derive(Debug, clap::Args)]

@@ -43,6 +43,19 @@ pub struct LabArgs {
     /// Run without a network namespace (only the adapters' URLs are checked to be 127.0.0.1)
     #[arg(long)]
     pub no_isolation: bool,
+    /// Find each client's rules by bisection on the lab server's synthetic results (no server
+    /// of yours is needed; with files given, they are measured too)
+    #[arg(long)]
+    pub derive: bool,
+    /// The shapes --derive bisects, comma-separated [default: all: lines, one_line, wide,
+    /// json_array, json_object, structured, image]
+    #[arg(
+        long = "shape",
+        value_name = "SHAPES",
+        value_delimiter = ',',
+        requires = "derive"
+    )]
+    pub shapes: Vec<String>,
     /// Tokenizer for the counts
     #[arg(long, env = "MCP_BUDGET_TOKENIZER", default_value = "cl100k_base")]
     pub tokenizer: String,

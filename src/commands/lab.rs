@@ -9,7 +9,7 @@ use anyhow::Context;
 use mcp_budget::config::{parse_config_text, ServerSpec, TransportSpec};
 use mcp_budget::demo::DEMO_PROBES;
 use mcp_budget::lab::{
-    loopback_only, run_lab, Adapter, Isolation, LabOptions, LabProbe, LabServer,
+    loopback_only, run_lab, Adapter, Isolation, LabOptions, LabProbe, LabServer, Shape,
 };
 use mcp_budget::tokens::Tokenizer;
 
@@ -20,7 +20,12 @@ use crate::settings;
 
 pub fn run(args: LabArgs) -> anyhow::Result<ExitStatus> {
     let exe = std::env::current_exe().context("finding this executable")?;
-    let servers = servers(&args, &exe)?;
+    let derive = shapes(&args)?;
+    let servers = if derive.is_empty() || !args.files.is_empty() || !args.configs.is_empty() {
+        servers(&args, &exe)?
+    } else {
+        Vec::new()
+    };
     let adapters = adapters(&args)?;
     let client_bins = client_bins(&args.client_bins)?;
     let tokenizer: Tokenizer = args.tokenizer.parse()?;
@@ -41,6 +46,7 @@ pub fn run(args: LabArgs) -> anyhow::Result<ExitStatus> {
         isolation,
         tokenizer,
         exe,
+        derive,
     };
     let report = super::runtime()?.block_on(async {
         let signals = super::signals()?;
@@ -168,6 +174,25 @@ fn adapters(args: &LabArgs) -> anyhow::Result<Vec<Adapter>> {
         .collect()
 }
 
+/// The shapes `--derive` bisects: those `--shape` names, else all.
+fn shapes(args: &LabArgs) -> anyhow::Result<Vec<Shape>> {
+    if !args.derive {
+        return Ok(Vec::new());
+    }
+    if args.shapes.is_empty() {
+        return Ok(Shape::ALL.to_vec());
+    }
+    args.shapes
+        .iter()
+        .map(|s| {
+            Shape::parse(s).with_context(|| {
+                let known: Vec<&str> = Shape::ALL.iter().map(|s| s.name()).collect();
+                format!("unknown shape `{s}` (known: {})", known.join(", "))
+            })
+        })
+        .collect()
+}
+
 fn client_bins(given: &[String]) -> anyhow::Result<BTreeMap<String, PathBuf>> {
     given
         .iter()
@@ -191,5 +216,17 @@ pub fn tap(args: LabTapArgs) -> anyhow::Result<ExitStatus> {
         ExitStatus::Success
     } else {
         ExitStatus::Error
+    })
+}
+
+/// `lab-server`: the lab's synthetic-result server on stdio.
+pub fn shape_server() -> anyhow::Result<ExitStatus> {
+    use rmcp::ServiceExt;
+    super::runtime()?.block_on(async {
+        let running = mcp_budget::lab::shape_server::ShapeServer
+            .serve(rmcp::transport::stdio())
+            .await?;
+        running.waiting().await?;
+        Ok(ExitStatus::Success)
     })
 }

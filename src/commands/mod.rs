@@ -30,6 +30,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::ServeCapture(args) => serve_capture::run(args),
         Command::Lab(args) => lab::run(*args),
         Command::LabTap(args) => lab::tap(args),
+        Command::LabServer => lab::shape_server(),
     }
 }
 

@@ -11,6 +11,7 @@
 mod adapter;
 mod definitions;
 mod delivered;
+mod derive;
 mod error;
 mod find;
 mod isolate;
@@ -19,15 +20,19 @@ mod probe;
 mod report;
 mod run;
 mod runner;
+pub mod shape_server;
+mod shapes;
 mod table;
 pub mod tap;
 
 pub use adapter::Adapter;
 pub use definitions::{Definitions, Form};
+pub use derive::ShapeRule;
 pub use error::LabError;
 pub use find::npm_folders;
 pub use isolate::{interfaces, loopback_only, Isolation};
 pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};
 pub use report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
 pub use runner::{run_lab, LabOptions, LabProbe, LabServer};
+pub use shapes::Shape;
 pub use table::render as render_table;

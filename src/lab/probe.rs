@@ -87,6 +87,11 @@ pub struct ProbeOutcome {
     pub added: String,
     pub file: Option<SavedFile>,
     pub is_error: bool,
+    /// Image blocks in the result, and how many reached the model as images.
+    pub images: usize,
+    pub images_delivered: usize,
+    /// An image's base64 reached the model as text.
+    pub image_as_text: bool,
 }
 
 /// The original result's text: its text blocks, joined as a client joins them.
@@ -124,13 +129,27 @@ pub fn judge(
         added: String::new(),
         file,
         is_error: false,
+        images: 0,
+        images_delivered: 0,
+        image_as_text: false,
     };
+    let image_data: Vec<&str> = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| b["type"] == "image")
+        .filter_map(|b| b["data"].as_str())
+        .collect();
+    outcome.images = image_data.len();
     let Some(d) = delivered else {
         return outcome;
     };
     let text = d.text();
     outcome.delivered = Some(Size::of(&text, tokenizer));
     outcome.is_error = d.is_error;
+    outcome.images_delivered = d.images;
+    outcome.image_as_text = image_data.iter().any(|data| text.contains(data));
+    let images_whole = outcome.images_delivered >= outcome.images || outcome.image_as_text;
     let (head, tail) = kept(&original, &text);
     let content_whole = !original.is_empty() && text.contains(original.as_str());
     // structuredContent counts as sent only outside the content's own text (a text block that
@@ -147,7 +166,7 @@ pub fn judge(
         (false, false) => Sent::Neither,
     };
     let chars = outcome.raw.chars;
-    outcome.delivery = if content_whole || has_structured_json || chars == 0 {
+    outcome.delivery = if content_whole || has_structured_json || (chars == 0 && images_whole) {
         Delivery::Whole
     } else if head > 0 || tail > 0 {
         Delivery::Cut
@@ -168,6 +187,12 @@ pub fn judge(
         outcome.tail_chars,
         600,
     );
+    // the run's own paths, which differ every run, as placeholders
+    if let Some(f) = &outcome.file {
+        let path = home.join(&f.path).display().to_string();
+        outcome.added = outcome.added.replace(&path, "{file}");
+    }
+    outcome.added = outcome.added.replace(&home.display().to_string(), "$HOME");
     outcome
 }
 

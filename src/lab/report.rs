@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::definitions::Definitions;
+use super::derive::ShapeRule;
 use super::isolate::Isolation;
 use super::model::Api;
 use super::probe::ProbeOutcome;
@@ -51,6 +52,10 @@ pub struct ClientReport {
     pub binary: Option<String>,
     pub looked_in: Vec<String>,
     pub servers: Vec<ServerReport>,
+    /// `--derive`: the rules found per shape.
+    pub rules: Vec<ShapeRule>,
+    /// `--derive`: a shape whose bisection failed (a run that could not be measured).
+    pub derive_errors: Vec<String>,
 }
 
 /// One server in one client.
@@ -79,7 +84,8 @@ impl ClientReport {
             return;
         }
         let failed = self.servers.iter().filter(|s| s.error.is_some()).count();
-        let partly = self.servers.iter().any(|s| !s.probe_errors.is_empty());
+        let partly = self.servers.iter().any(|s| !s.probe_errors.is_empty())
+            || !self.derive_errors.is_empty();
         self.status = match failed {
             0 if !partly => ClientStatus::Measured,
             n if n == self.servers.len() => ClientStatus::Failed,

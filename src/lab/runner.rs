@@ -11,12 +11,15 @@ use serde_json::Value;
 use super::adapter::Adapter;
 use super::definitions;
 use super::delivered;
+use super::derive::{self, ShapeRule};
 use super::find::{self, Found};
 use super::isolate::Isolation;
 use super::model::Reply;
 use super::probe::{self, ProbeOutcome};
 use super::report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
 use super::run::{self, RunOutcome, RunSpec};
+use super::shape_server::{MAX_CHARS, TOOL};
+use super::shapes::Shape;
 use crate::tokens::Tokenizer;
 
 /// A server the lab mounts (stdio: the lab's clients start it behind the tap).
@@ -50,6 +53,8 @@ pub struct LabOptions {
     pub tokenizer: Tokenizer,
     /// This executable (the tap and the demo server are its subcommands).
     pub exe: PathBuf,
+    /// `--derive`: the shapes to find each client's rules for (none: no derive).
+    pub derive: Vec<Shape>,
 }
 
 /// Run every client on every server.
@@ -106,6 +111,8 @@ async fn run_client(
         binary: None,
         looked_in: Vec::new(),
         servers: Vec::new(),
+        rules: Vec::new(),
+        derive_errors: Vec::new(),
     };
     let bin = match find::find(adapter, &opts.client_bins, &opts.npm_folders) {
         Found::At(p) => p,
@@ -122,6 +129,10 @@ async fn run_client(
     }
     report.version = find::version(&bin, adapter, &version_env).await;
     report.status = ClientStatus::Measured;
+    if !opts.derive.is_empty() {
+        (report.rules, report.derive_errors) =
+            derive_client(opts, adapter, &bin, base_env, progress).await;
+    }
     for server in &opts.servers {
         progress(&format!("{}: {}", adapter.id, server.name));
         let s = run_server(opts, adapter, &bin, server, base_env).await;
@@ -186,6 +197,63 @@ async fn run_server(
         }
     }
     report
+}
+
+/// Find the client's rules on the lab server, shape by shape.
+async fn derive_client(
+    opts: &LabOptions,
+    adapter: &Adapter,
+    bin: &Path,
+    base_env: &BTreeMap<String, String>,
+    progress: &mut impl FnMut(&str),
+) -> (Vec<ShapeRule>, Vec<String>) {
+    let server = LabServer {
+        name: "lab".into(),
+        command: vec![opts.exe.display().to_string(), "lab-server".into()],
+        env: BTreeMap::new(),
+        probes: Vec::new(),
+    };
+    let (mut rules, mut errors) = (Vec::new(), Vec::new());
+    for &shape in &opts.derive {
+        progress(&format!("{}: deriving {}", adapter.id, shape.name()));
+        let run = |chars: usize| {
+            let probe = LabProbe {
+                tool: TOOL.into(),
+                arguments: serde_json::json!({"shape": shape.name(), "chars": chars}),
+            };
+            let server = &server;
+            async move { probe_once(opts, adapter, bin, server, &probe, base_env).await }
+        };
+        match derive::bisect(shape, MAX_CHARS, run).await {
+            Ok(rule) => rules.push(rule),
+            Err(e) => errors.push(format!("{}: {e}", shape.name())),
+        }
+    }
+    derive::settle_units(&mut rules);
+    (rules, errors)
+}
+
+/// One run of one probe: what it became, or why it could not be measured.
+async fn probe_once(
+    opts: &LabOptions,
+    adapter: &Adapter,
+    bin: &Path,
+    server: &LabServer,
+    probe: &LabProbe,
+    base_env: &BTreeMap<String, String>,
+) -> Result<ProbeOutcome, String> {
+    let one = LabServer {
+        probes: vec![probe.clone()],
+        ..server.clone()
+    };
+    let mut report = run_server(opts, adapter, bin, &one, base_env).await;
+    if let Some(e) = report.error.take().or_else(|| report.probe_errors.pop()) {
+        return Err(e);
+    }
+    report
+        .probes
+        .pop()
+        .ok_or_else(|| "the run measured nothing".to_string())
 }
 
 /// Read one run into the server's report: the definitions (first run), the probe's outcome.

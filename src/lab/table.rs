@@ -24,6 +24,12 @@ pub fn render(report: &LabReport) -> String {
             let _ = writeln!(out, "  not found in: {}", c.looked_in.join(", "));
             continue;
         }
+        for r in &c.rules {
+            let _ = writeln!(out, "  {}", rule_line(r));
+        }
+        for e in &c.derive_errors {
+            let _ = writeln!(out, "  derive error: {e}");
+        }
         for s in &c.servers {
             if let Some(d) = &s.definitions {
                 let _ = writeln!(
@@ -88,4 +94,34 @@ fn delivery(d: Delivery) -> &'static str {
         Delivery::MarkerOnly => "nothing but a marker",
         Delivery::NotDelivered => "not delivered",
     }
+}
+
+/// One derived rule in a line: where the client starts to cut, and what it does then.
+fn rule_line(r: &super::derive::ShapeRule) -> String {
+    let Some(cut) = r.cut_from else {
+        let up_to = r.whole_up_to.map_or("-".into(), |s| thousands(s.chars));
+        return format!(
+            "{}: whole up to {up_to} chars, never cut ({} runs)",
+            r.shape.name(),
+            r.runs
+        );
+    };
+    let at = match (r.unit, r.threshold) {
+        (Some(u), Some(t)) => format!("over {} {u}", thousands(t)),
+        _ => format!("from {} chars", thousands(cut.chars)),
+    };
+    let what = r.delivery.map_or("?", delivery);
+    let file = if r.file {
+        ", whole saved to a file"
+    } else {
+        ""
+    };
+    format!(
+        "{}: {at}: {what} (head {} + tail {} chars kept{file}), marker {:?} ({} runs)",
+        r.shape.name(),
+        thousands(r.head),
+        thousands(r.tail),
+        crate::text::one_line(&r.marker),
+        r.runs
+    )
 }

@@ -1,0 +1,226 @@
+//! `lab --derive`: a client's rules found by bisection on the lab server's synthetic results.
+//! Per shape: double the size from 4,000 characters until the client stops delivering it whole
+//! (or halve it until it does), then bisect to 1%; at the first size that is not whole, read
+//! what was kept (head, tail), the client's marker and whether it saved a file. The unit is the
+//! one in which the shapes' thresholds agree (`wide` tells bytes from characters, `lines` tells
+//! tokens from both), and the threshold the round number the bisection's interval holds.
+
+use serde::Serialize;
+
+use super::probe::{Delivery, ProbeOutcome, Sent, Size};
+use super::shapes::Shape;
+
+/// The size a derive starts at, and the bounds it searches within (characters).
+const START: usize = 4_000;
+const SMALLEST: usize = 125;
+
+/// What one shape's bisection found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShapeRule {
+    pub shape: Shape,
+    /// chars, bytes, tokens or lines; None when nothing was cut (or only one size was tried).
+    pub unit: Option<&'static str>,
+    /// The largest size delivered whole, in `unit`.
+    pub threshold: Option<usize>,
+    /// The largest result delivered whole, and the smallest that was not, in every unit.
+    pub whole_up_to: Option<Size>,
+    pub cut_from: Option<Size>,
+    /// What happened at `cut_from`.
+    pub delivery: Option<Delivery>,
+    /// Characters kept from the start and the end at `cut_from`.
+    pub head: usize,
+    pub tail: usize,
+    /// The whole result was saved to a file.
+    pub file: bool,
+    /// What the client wrote in place of what it cut.
+    pub marker: String,
+    /// Which part of the result was sent (the `structured` shape tells).
+    pub sent: Option<Sent>,
+    /// Client runs it took.
+    pub runs: usize,
+}
+
+/// A size tried and what it became.
+type Sized = (usize, ProbeOutcome);
+
+/// Whether the client delivered an outcome whole.
+fn whole(o: &ProbeOutcome) -> bool {
+    o.delivery == Delivery::Whole
+}
+
+/// Bisect one shape: `run(chars)` runs the client once on the shape at that size.
+pub async fn bisect<F, Fut>(shape: Shape, max_chars: usize, mut run: F) -> Result<ShapeRule, String>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
+{
+    let mut runs = 0;
+    let mut at = |chars: usize| {
+        runs += 1;
+        run(chars)
+    };
+    let first = at(START).await?;
+    let (mut lo, mut hi): (Option<Sized>, Option<Sized>);
+    if whole(&first) {
+        lo = Some((START, first));
+        hi = None;
+        let mut size = START;
+        while hi.is_none() && size < max_chars {
+            size = (size * 2).min(max_chars);
+            let o = at(size).await?;
+            if whole(&o) {
+                lo = Some((size, o))
+            } else {
+                hi = Some((size, o))
+            }
+        }
+    } else {
+        hi = Some((START, first));
+        lo = None;
+        let mut size = START;
+        while lo.is_none() && size > SMALLEST {
+            size /= 2;
+            let o = at(size).await?;
+            if whole(&o) {
+                lo = Some((size, o))
+            } else {
+                hi = Some((size, o))
+            }
+        }
+    }
+    if let (Some((l, _)), Some((h, _))) = (&lo, &hi) {
+        let (mut l, mut h) = (*l, *h);
+        while h - l > (l / 100).max(100) {
+            let mid = l + (h - l) / 2;
+            let o = at(mid).await?;
+            if whole(&o) {
+                l = mid;
+                lo = Some((mid, o));
+            } else {
+                h = mid;
+                hi = Some((mid, o));
+            }
+        }
+    }
+    Ok(rule(shape, lo.map(|x| x.1), hi.map(|x| x.1), runs))
+}
+
+fn rule(
+    shape: Shape,
+    lo: Option<ProbeOutcome>,
+    hi: Option<ProbeOutcome>,
+    runs: usize,
+) -> ShapeRule {
+    let cut = hi.as_ref();
+    ShapeRule {
+        shape,
+        unit: None,
+        threshold: None,
+        whole_up_to: lo.as_ref().map(|o| o.raw),
+        cut_from: cut.map(|o| o.raw),
+        delivery: cut.map(|o| o.delivery),
+        head: cut.map_or(0, |o| o.head_chars),
+        tail: cut.map_or(0, |o| o.tail_chars),
+        file: cut.is_some_and(|o| o.file.as_ref().is_some_and(|f| f.whole)),
+        marker: cut.map_or(String::new(), |o| o.added.clone()),
+        sent: lo.as_ref().or(cut).map(|o| o.sent),
+        runs,
+    }
+}
+
+/// The units a threshold may be counted in, in the order ties are broken.
+const UNITS: [&str; 4] = ["chars", "bytes", "tokens", "lines"];
+
+fn in_unit(s: &Size, unit: &str) -> usize {
+    match unit {
+        "chars" => s.chars,
+        "bytes" => s.bytes,
+        "tokens" => s.tokens,
+        _ => s.lines,
+    }
+}
+
+/// Give each bisected shape its unit and threshold: the unit in which the most other shapes'
+/// intervals (whole up to, cut from) overlap its own; ties, and a shape alone, go to the unit
+/// whose interval holds the roundest number, then to the order of [`UNITS`].
+pub fn settle_units(rules: &mut [ShapeRule]) {
+    let intervals: Vec<Option<(Size, Size)>> = rules
+        .iter()
+        .map(|r| r.whole_up_to.zip(r.cut_from))
+        .collect();
+    for (i, rule) in rules.iter_mut().enumerate() {
+        let Some((lo, hi)) = intervals[i] else {
+            continue;
+        };
+        let score = |unit: &str| {
+            let (a, b) = (in_unit(&lo, unit), in_unit(&hi, unit));
+            let agree = intervals
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .filter_map(|(_, x)| *x)
+                .filter(|(l, h)| in_unit(l, unit).max(a) < in_unit(h, unit).min(b))
+                .count();
+            (agree, roundness(a, b))
+        };
+        let best = UNITS
+            .iter()
+            .copied()
+            .filter(|u| in_unit(&lo, u) < in_unit(&hi, u))
+            .max_by_key(|u| {
+                (
+                    score(u),
+                    std::cmp::Reverse(UNITS.iter().position(|x| x == u)),
+                )
+            });
+        if let Some(unit) = best {
+            // the shapes that agree narrow the interval the threshold lies in
+            let (mut a, mut b) = (in_unit(&lo, unit), in_unit(&hi, unit));
+            for (l, h) in intervals.iter().flatten() {
+                let (l, h) = (in_unit(l, unit), in_unit(h, unit));
+                if l.max(a) < h.min(b) {
+                    (a, b) = (l.max(a), h.min(b));
+                }
+            }
+            rule.unit = Some(unit);
+            rule.threshold = Some(round_in(a, b));
+        }
+    }
+}
+
+/// How round the roundest number in `[lo, hi)` is: the power of ten (or of two, for sizes in
+/// KiB) that divides it, as an exponent-like score.
+fn roundness(lo: usize, hi: usize) -> u32 {
+    let n = round_in(lo, hi);
+    let tens = (0..)
+        .take_while(|k| n > 0 && n.is_multiple_of(10usize.pow(*k + 1)))
+        .count() as u32;
+    let twos = if n >= 1024 && n.is_multiple_of(1024) {
+        3 + (n / 1024).trailing_zeros().min(3)
+    } else {
+        0
+    };
+    tens.max(twos)
+}
+
+/// The roundest number in `[lo, hi)` (the largest power-of-ten step, then multiples of 1024),
+/// or `lo` when the interval holds none rounder.
+pub fn round_in(lo: usize, hi: usize) -> usize {
+    let mut best = lo;
+    let mut step = 10;
+    while step <= hi {
+        let n = hi.saturating_sub(1) / step * step;
+        if n >= lo && n > 0 {
+            best = n;
+        }
+        step *= 10;
+    }
+    let kib = hi.saturating_sub(1) / 1024 * 1024;
+    if kib >= lo && kib > 0 && !best.is_multiple_of(1000) {
+        best = kib;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests;

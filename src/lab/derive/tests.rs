@@ -1,0 +1,178 @@
+use super::*;
+use crate::lab::delivered::Delivered;
+use crate::lab::probe::{content_text, judge};
+use crate::lab::shapes;
+use crate::tokens::Tokenizer;
+
+/// A simulated client: whole up to `limit` units of `unit`, above it the first `head` and the
+/// last `tail` characters with a marker; each run judged like a real one.
+fn client(
+    shape: Shape,
+    unit: &'static str,
+    limit: usize,
+    head: usize,
+    tail: usize,
+) -> impl FnMut(usize) -> std::future::Ready<Result<ProbeOutcome, String>> {
+    move |chars| {
+        let result = shapes::result(shape, chars);
+        let text = content_text(&result);
+        let size = Size::of(&text, Tokenizer::Cl100k);
+        let delivered = if in_unit(&size, unit) <= limit {
+            text.clone()
+        } else {
+            let cs: Vec<char> = text.chars().collect();
+            let h: String = cs[..head.min(cs.len())].iter().collect();
+            let t: String = cs[cs.len().saturating_sub(tail)..].iter().collect();
+            format!("{h}\n...[{} removed]...\n{t}", cs.len() - head - tail)
+        };
+        let d = Delivered {
+            texts: vec![delivered],
+            ..Delivered::default()
+        };
+        std::future::ready(Ok(judge(
+            "lab_result",
+            &result,
+            Some(&d),
+            std::path::Path::new("/x"),
+            &[],
+            Tokenizer::Cl100k,
+        )))
+    }
+}
+
+fn block<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+#[test]
+fn a_character_threshold_is_found_to_the_round_number_with_its_head_and_tail() {
+    let mut rules = vec![
+        block(bisect(
+            Shape::Lines,
+            4_000_000,
+            client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
+        ))
+        .unwrap(),
+        block(bisect(
+            Shape::Wide,
+            4_000_000,
+            client(Shape::Wide, "chars", 40_000, 8_000, 32_000),
+        ))
+        .unwrap(),
+    ];
+    settle_units(&mut rules);
+    for r in &rules {
+        assert_eq!(
+            (r.unit, r.threshold),
+            (Some("chars"), Some(40_000)),
+            "{r:?}"
+        );
+        assert_eq!(
+            (r.head, r.tail, r.delivery),
+            (8_000, 32_000, Some(Delivery::Cut))
+        );
+        let (lo, hi) = (r.whole_up_to.unwrap().chars, r.cut_from.unwrap().chars);
+        assert!(lo <= 40_000 && hi > 40_000 && hi - lo <= 400, "{lo}..{hi}");
+        assert!(r.marker.contains("removed"), "{}", r.marker);
+        assert!(r.runs <= 16, "{} runs", r.runs);
+    }
+}
+
+#[test]
+fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
+    let mut rules = vec![
+        block(bisect(
+            Shape::Lines,
+            4_000_000,
+            client(Shape::Lines, "bytes", 10_000, 3_000, 3_000),
+        ))
+        .unwrap(),
+        block(bisect(
+            Shape::Wide,
+            4_000_000,
+            client(Shape::Wide, "bytes", 10_000, 1_000, 1_000),
+        ))
+        .unwrap(),
+    ];
+    settle_units(&mut rules);
+    assert_eq!(rules[0].unit, Some("bytes"), "{:?}", rules[0]);
+    assert_eq!(rules[1].unit, Some("bytes"), "{:?}", rules[1]);
+    assert_eq!(rules[0].threshold, Some(10_000));
+    // 10,000 bytes of mostly 3-byte characters is far fewer than 10,000 characters
+    let wide = rules[1].whole_up_to.unwrap();
+    assert!(
+        wide.chars < 4_000 && (9_800..=10_000).contains(&wide.bytes),
+        "{wide:?}"
+    );
+}
+
+#[test]
+fn a_client_that_never_cuts_has_no_threshold() {
+    let mut rules = vec![block(bisect(
+        Shape::Lines,
+        64_000,
+        client(Shape::Lines, "chars", usize::MAX, 0, 0),
+    ))
+    .unwrap()];
+    settle_units(&mut rules);
+    assert_eq!(
+        (rules[0].unit, rules[0].threshold, rules[0].cut_from),
+        (None, None, None)
+    );
+    assert_eq!(rules[0].whole_up_to.unwrap().chars, 64_000);
+}
+
+#[test]
+fn round_numbers_are_taken_from_the_interval() {
+    assert_eq!(round_in(39_900, 40_050), 40_000);
+    assert_eq!(round_in(50_000, 51_000), 50_000);
+    assert_eq!(round_in(8_100, 8_300), 8_192);
+    assert_eq!(round_in(1_234, 1_236), 1_234);
+}
+
+#[test]
+fn shapes_that_agree_narrow_the_threshold_to_their_common_interval() {
+    // lines alone would round to 51,000; wide's interval holds only 51,200 (50 KiB) of both
+    let size = |bytes| Size {
+        chars: bytes,
+        bytes,
+        tokens: bytes / 4,
+        lines: bytes / 40,
+    };
+    let wide = |bytes: usize| Size {
+        chars: bytes / 3,
+        bytes,
+        tokens: bytes / 3,
+        lines: bytes / 100,
+    };
+    let rule = |lo, hi| ShapeRule {
+        shape: Shape::Lines,
+        unit: None,
+        threshold: None,
+        whole_up_to: Some(lo),
+        cut_from: Some(hi),
+        delivery: Some(Delivery::Cut),
+        head: 0,
+        tail: 0,
+        file: false,
+        marker: String::new(),
+        sent: None,
+        runs: 1,
+    };
+    let mut rules = vec![
+        rule(size(50_900), size(51_400)),
+        rule(wide(51_150), wide(51_700)),
+    ];
+    settle_units(&mut rules);
+    assert_eq!(
+        (rules[0].unit, rules[0].threshold),
+        (Some("bytes"), Some(51_200))
+    );
+    assert_eq!(
+        (rules[1].unit, rules[1].threshold),
+        (Some("bytes"), Some(51_200))
+    );
+}
