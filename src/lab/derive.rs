@@ -13,11 +13,16 @@ use super::shapes::Shape;
 /// The size a derive starts at, and the bounds it searches within (characters).
 const START: usize = 4_000;
 const SMALLEST: usize = 125;
+/// How far up a second rule is looked for (characters).
+const ESCALATE_MAX: usize = 1_000_000;
 
 /// What one shape's bisection found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ShapeRule {
     pub shape: Shape,
+    /// 1: where the client stops delivering the shape whole; 2: where what it does then
+    /// changes again.
+    pub stage: u8,
     /// chars, bytes, tokens or lines; None when nothing was cut (or only one size was tried).
     pub unit: Option<&'static str>,
     /// The largest size delivered whole, in `unit`.
@@ -48,8 +53,15 @@ fn whole(o: &ProbeOutcome) -> bool {
     o.delivery == Delivery::Whole
 }
 
-/// Bisect one shape: `run(chars)` runs the client once on the shape at that size.
-pub async fn bisect<F, Fut>(shape: Shape, max_chars: usize, mut run: F) -> Result<ShapeRule, String>
+/// Bisect one shape: `run(chars)` runs the client once on the shape at that size. The first
+/// rule is where the client stops delivering it whole; a second, where what it does then
+/// changes again (a preview that becomes an error, as Claude Code's token cap does), searched
+/// up to [`ESCALATE_MAX`].
+pub async fn bisect<F, Fut>(
+    shape: Shape,
+    max_chars: usize,
+    mut run: F,
+) -> Result<Vec<ShapeRule>, String>
 where
     F: FnMut(usize) -> Fut,
     Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
@@ -60,32 +72,66 @@ where
         run(chars)
     };
     let first = at(START).await?;
-    let (mut lo, mut hi): (Option<Sized>, Option<Sized>);
-    if whole(&first) {
-        lo = Some((START, first));
-        hi = None;
-        let mut size = START;
-        while hi.is_none() && size < max_chars {
-            size = (size * 2).min(max_chars);
-            let o = at(size).await?;
-            if whole(&o) {
-                lo = Some((size, o))
-            } else {
-                hi = Some((size, o))
-            }
+    let (lo, hi) = boundary(&mut at, (START, first), max_chars, &whole).await?;
+    let mut rules = vec![rule(
+        shape,
+        lo.map(|x| x.1),
+        hi.as_ref().map(|x| x.1.clone()),
+        1,
+    )];
+    if let Some((h, cut)) = hi {
+        let kind = class(&cut);
+        let same = move |o: &ProbeOutcome| class(o) == kind;
+        let top = ESCALATE_MAX.min(max_chars).max(h);
+        let (lo2, hi2) = boundary(&mut at, (h, cut), top, &same).await?;
+        if let Some((_, o)) = hi2 {
+            rules.push(rule(shape, lo2.map(|x| x.1), Some(o), 2));
         }
+    }
+    for r in &mut rules {
+        r.runs = runs;
+    }
+    Ok(rules)
+}
+
+/// What a client does with a result it does not deliver whole, for telling one rule from
+/// the next: how, whether anything of it is kept, whether it is saved.
+fn class(o: &ProbeOutcome) -> (Delivery, bool, bool) {
+    (
+        o.delivery,
+        o.head_chars + o.tail_chars > 0,
+        o.file.as_ref().is_some_and(|f| f.whole),
+    )
+}
+
+/// The boundary of `below` around `start`: the largest size tried where it holds and the
+/// smallest where it does not, to 1%: doubling up to `max` (or halving down to [`SMALLEST`]),
+/// then bisecting.
+async fn boundary<F, Fut>(
+    at: &mut F,
+    start: Sized,
+    max: usize,
+    below: &dyn Fn(&ProbeOutcome) -> bool,
+) -> Result<(Option<Sized>, Option<Sized>), String>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
+{
+    let (mut lo, mut hi): (Option<Sized>, Option<Sized>) = (None, None);
+    let mut size = start.0;
+    let up = below(&start.1);
+    if up {
+        lo = Some(start)
     } else {
-        hi = Some((START, first));
-        lo = None;
-        let mut size = START;
-        while lo.is_none() && size > SMALLEST {
-            size /= 2;
-            let o = at(size).await?;
-            if whole(&o) {
-                lo = Some((size, o))
-            } else {
-                hi = Some((size, o))
-            }
+        hi = Some(start)
+    }
+    while (up && hi.is_none() && size < max) || (!up && lo.is_none() && size > SMALLEST) {
+        size = if up { (size * 2).min(max) } else { size / 2 };
+        let o = at(size).await?;
+        if below(&o) {
+            lo = Some((size, o))
+        } else {
+            hi = Some((size, o))
         }
     }
     if let (Some((l, _)), Some((h, _))) = (&lo, &hi) {
@@ -93,7 +139,7 @@ where
         while h - l > (l / 100).max(100) {
             let mid = l + (h - l) / 2;
             let o = at(mid).await?;
-            if whole(&o) {
+            if below(&o) {
                 l = mid;
                 lo = Some((mid, o));
             } else {
@@ -102,18 +148,14 @@ where
             }
         }
     }
-    Ok(rule(shape, lo.map(|x| x.1), hi.map(|x| x.1), runs))
+    Ok((lo, hi))
 }
 
-fn rule(
-    shape: Shape,
-    lo: Option<ProbeOutcome>,
-    hi: Option<ProbeOutcome>,
-    runs: usize,
-) -> ShapeRule {
+fn rule(shape: Shape, lo: Option<ProbeOutcome>, hi: Option<ProbeOutcome>, stage: u8) -> ShapeRule {
     let cut = hi.as_ref();
     ShapeRule {
         shape,
+        stage,
         unit: None,
         threshold: None,
         whole_up_to: lo.as_ref().map(|o| o.raw),
@@ -124,7 +166,7 @@ fn rule(
         file: cut.is_some_and(|o| o.file.as_ref().is_some_and(|f| f.whole)),
         marker: cut.map_or(String::new(), |o| o.added.clone()),
         sent: lo.as_ref().or(cut).map(|o| o.sent),
-        runs,
+        runs: 0,
     }
 }
 
@@ -148,6 +190,7 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
         .iter()
         .map(|r| r.whole_up_to.zip(r.cut_from))
         .collect();
+    let stages: Vec<u8> = rules.iter().map(|r| r.stage).collect();
     for (i, rule) in rules.iter_mut().enumerate() {
         let Some((lo, hi)) = intervals[i] else {
             continue;
@@ -157,7 +200,7 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
             let agree = intervals
                 .iter()
                 .enumerate()
-                .filter(|(j, _)| *j != i)
+                .filter(|(j, _)| *j != i && stages[*j] == stages[i])
                 .filter_map(|(_, x)| *x)
                 .filter(|(l, h)| in_unit(l, unit).max(a) < in_unit(h, unit).min(b))
                 .count();
@@ -176,7 +219,11 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
         if let Some(unit) = best {
             // the shapes that agree narrow the interval the threshold lies in
             let (mut a, mut b) = (in_unit(&lo, unit), in_unit(&hi, unit));
-            for (l, h) in intervals.iter().flatten() {
+            let same_stage = intervals
+                .iter()
+                .zip(&stages)
+                .filter(|(_, s)| **s == stages[i]);
+            for (l, h) in same_stage.filter_map(|(x, _)| x.as_ref()) {
                 let (l, h) = (in_unit(l, unit), in_unit(h, unit));
                 if l.max(a) < h.min(b) {
                     (a, b) = (l.max(a), h.min(b));

@@ -225,7 +225,7 @@ async fn derive_client(
             async move { probe_once(opts, adapter, bin, server, &probe, base_env).await }
         };
         match derive::bisect(shape, MAX_CHARS, run).await {
-            Ok(rule) => rules.push(rule),
+            Ok(found) => rules.extend(found),
             Err(e) => errors.push(format!("{}: {e}", shape.name())),
         }
     }
