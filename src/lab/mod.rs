@@ -9,6 +9,7 @@
 //! `runner.rs` runs the clients on the servers; `report.rs` holds what it found.
 
 mod adapter;
+mod compare;
 mod definitions;
 mod delivered;
 mod derive;
@@ -26,6 +27,7 @@ mod table;
 pub mod tap;
 
 pub use adapter::Adapter;
+pub use compare::Modelled;
 pub use definitions::{Definitions, Form};
 pub use derive::ShapeRule;
 pub use error::LabError;

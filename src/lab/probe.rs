@@ -12,8 +12,8 @@ use super::delivered::Delivered;
 use crate::tokens::Tokenizer;
 
 /// Characters of the original a delivery must keep before it counts as kept (a short common
-/// run, such as a heading's first word, is chance).
-const KEPT_MIN_CHARS: usize = 16;
+/// run, such as a heading or a repeated phrase, is chance; real cuts keep thousands).
+const KEPT_MIN_CHARS: usize = 64;
 
 /// How much of a text, in every unit a client may count in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -92,6 +92,8 @@ pub struct ProbeOutcome {
     pub images_delivered: usize,
     /// An image's base64 reached the model as text.
     pub image_as_text: bool,
+    /// What the client's profile predicts of the same result.
+    pub modelled: Option<super::compare::Modelled>,
 }
 
 /// The original result's text: its text blocks, joined as a client joins them.
@@ -132,6 +134,7 @@ pub fn judge(
         images: 0,
         images_delivered: 0,
         image_as_text: false,
+        modelled: None,
     };
     let image_data: Vec<&str> = result["content"]
         .as_array()
@@ -364,10 +367,10 @@ mod tests {
         assert_eq!(
             kept(&original, "line 0\nline 1"),
             (0, 0),
-            "under 16 chars is chance"
+            "under 64 chars is chance"
         );
         let wide = "漢字".repeat(100);
-        assert_eq!(kept(&wide, &format!("x{}y", &wide[..60])), (20, 0));
+        assert_eq!(kept(&wide, &format!("x{}y", &wide[..240])), (80, 0));
     }
 
     #[test]

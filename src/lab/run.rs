@@ -223,8 +223,22 @@ fn files_under(home: &Path, written: &[PathBuf]) -> Vec<(PathBuf, u64)> {
 }
 
 impl RunOutcome {
-    /// Keep the run's folder on disk (`--keep`); its path.
+    /// Keep the run's folder on disk (`--keep`), with every model request the client sent in
+    /// `requests/NNN.json` (its path and headers in `NNN.meta.json`); the folder's path.
     pub fn keep(&mut self) -> Option<PathBuf> {
-        self.dir.take().map(|d| d.keep())
+        let dir = self.dir.take()?.keep();
+        let requests = dir.join("requests");
+        if std::fs::create_dir_all(&requests).is_ok() {
+            for r in &self.requests {
+                let meta = serde_json::json!({"method": r.method, "path": r.path,
+                    "headers": r.headers, "reply": r.reply});
+                let _ = std::fs::write(requests.join(format!("{:03}.json", r.seq)), &r.body);
+                let _ = std::fs::write(
+                    requests.join(format!("{:03}.meta.json", r.seq)),
+                    meta.to_string(),
+                );
+            }
+        }
+        Some(dir)
     }
 }

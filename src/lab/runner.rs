@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::adapter::Adapter;
+use super::compare;
 use super::definitions;
 use super::delivered;
 use super::derive::{self, ShapeRule};
@@ -297,7 +298,7 @@ fn read_run(
         return;
     };
     let delivered = delivered_of(adapter, outcome, &p.tool);
-    let judged: ProbeOutcome = probe::judge(
+    let mut judged: ProbeOutcome = probe::judge(
         &p.tool,
         &result,
         delivered.as_ref(),
@@ -305,6 +306,7 @@ fn read_run(
         &outcome.files,
         tokenizer,
     );
+    judged.modelled = compare::modelled(&adapter.id, &result, &judged, tokenizer);
     report.probes.push(judged);
 }
 

@@ -62,6 +62,16 @@ pub fn render(report: &LabReport) -> String {
                     thousands(p.tail_chars),
                     p.sent,
                 );
+                if let Some(m) = &p.modelled {
+                    let verdict = if m.agrees { "agrees" } else { "DIFFERS" };
+                    let _ = writeln!(
+                        out,
+                        "      profile `{}` predicts {} tokens, {}: {verdict}",
+                        m.profile,
+                        thousands(m.tokens),
+                        m.outcome
+                    );
+                }
             }
             for e in &s.probe_errors {
                 let _ = writeln!(out, "    error: {e}");

@@ -46,18 +46,22 @@ static TABLE: LazyLock<Vec<ClientLimit>> = LazyLock::new(|| {
     super::clients::profiles()
         .iter()
         .flat_map(|p| {
-            p.rules.iter().map(|r| ClientLimit {
-                client: p.name.clone(),
-                applies: r.applies.clone(),
-                unit: r.unit.clone(),
-                threshold: r.threshold,
-                effect: r.effect.clone(),
-                note: r.note.clone(),
-                as_of: r.sourced.as_of.clone(),
-                checked: r.sourced.checked.clone(),
-                confirmed: r.sourced.confirmed,
-                source: r.sourced.source.clone(),
-            })
+            // a rule on one kind of result (a JSON array) is no size limit
+            p.rules
+                .iter()
+                .filter(|r| r.when.is_none())
+                .map(|r| ClientLimit {
+                    client: p.name.clone(),
+                    applies: r.applies.clone(),
+                    unit: r.unit.clone(),
+                    threshold: r.threshold,
+                    effect: r.effect.clone(),
+                    note: r.note.clone(),
+                    as_of: r.sourced.as_of.clone(),
+                    checked: r.sourced.checked.clone(),
+                    confirmed: r.sourced.confirmed,
+                    source: r.sourced.source.clone(),
+                })
         })
         .collect()
 });
@@ -67,15 +71,21 @@ pub fn client_limits() -> &'static [ClientLimit] {
     &TABLE
 }
 
-/// The Claude Code limits charts draw as reference lines: (warning, cap) in tokens.
+/// The Claude Code limits charts draw as reference lines: (warning, cap) in tokens. The cap is
+/// the token limit past which the model no longer gets the result (a cut or, as measured in
+/// 2.1.332, an error in its place).
 pub fn claude_code_token_limits() -> (u64, u64) {
-    let find = |effect: &str| {
+    let find = |effects: &[&str]| {
         client_limits()
             .iter()
-            .find(|l| l.client == "Claude Code" && l.unit == "tokens" && l.effect == effect)
+            .find(|l| {
+                l.client == "Claude Code"
+                    && l.unit == "tokens"
+                    && effects.contains(&l.effect.as_str())
+            })
             .map_or(0, |l| l.threshold)
     };
-    (find("warning"), find("cap"))
+    (find(&["warning"]), find(&["cap", "refuse"]))
 }
 
 fn verdict(limit: &ClientLimit, value: u64, budgeted: Option<u64>) -> LimitVerdict {
@@ -208,11 +218,10 @@ mod tests {
             (cap.value, cap.exceeded, cap.budgeted_exceeded),
             (30_000, true, Some(false))
         );
-        let lines = get("Codex", "lines");
-        assert_eq!(
-            (lines.exceeded, lines.budgeted_exceeded),
-            (true, Some(false))
-        );
+        // Codex keeps no line limit (measured): only its 12,000 bytes
+        assert!(!p
+            .iter()
+            .any(|v| v.client == "Codex" && v.limit.contains("lines")));
         let bytes = get("Codex", "bytes");
         assert_eq!(
             (bytes.exceeded, bytes.budgeted_exceeded),

@@ -297,8 +297,9 @@ fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, Reply) {
             return (answer, Reply::Refused { status: 400 });
         }
     };
-    // a rough count: four bytes a token
-    let tokens = (rec.body.len() / 4) as u64;
+    // what the request's texts count in cl100k_base: a client that asks its model to count a
+    // result (Claude Code's `count_tokens`, against its MCP output cap) gets a real count
+    let tokens = texts_tokens(&req);
     let script = &shared.script;
     let (turn, answer) = match route {
         Route::CountTokens => return (anthropic::count(tokens), Reply::CountTokens),
@@ -329,4 +330,20 @@ fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, Reply) {
         shared.called.store(true, Ordering::SeqCst);
     }
     (answer, turn.reply())
+}
+
+/// The cl100k_base tokens of every string in a request (its texts, the tool results in it,
+/// the names and schemas of its tools), each counted alone.
+fn texts_tokens(v: &Value) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        match x {
+            Value::String(s) => total += crate::tokens::Tokenizer::Cl100k.count(s) as u64,
+            Value::Array(a) => stack.extend(a),
+            Value::Object(o) => stack.extend(o.values()),
+            _ => {}
+        }
+    }
+    total
 }

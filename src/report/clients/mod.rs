@@ -109,6 +109,14 @@ pub struct Rule {
     /// Applies only to a result whose content is one text block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub only_single_text: bool,
+    /// `json_array`: the rule applies only to a result whose content is one text block holding a
+    /// JSON array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// cap, truncate: the kept head ends at a line end (a first line longer than the limit
+    /// keeps nothing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_at_line: bool,
     /// A number in the tool definition's `_meta` under this key raises the threshold, up to
     /// `raised_up_to`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,8 +156,27 @@ pub struct ClientProfile {
     /// Every text the model is shown is wrapped: `{text}` filled in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrap: Option<String>,
+    /// A path like the ones the client gives the model for a saved result (`{file}` in its
+    /// messages); a short stand-in when the profile has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
     #[serde(default, rename = "rule", skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<Rule>,
+    /// The lab run the profile's measured facts come from (`mcp-budget lab`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+/// Which client build a profile was measured with: its version, the model name it was told,
+/// the day.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measured {
+    pub version: String,
+    pub model: String,
+    pub date: String,
+    /// How (the command), and what the numbers depend on (model name, provider path).
+    pub note: String,
 }
 
 impl ClientProfile {

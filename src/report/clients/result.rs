@@ -31,7 +31,11 @@ pub struct ResultLimits {
 
 pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
     let mut l = ResultLimits::default();
-    for r in result_rules(profile) {
+    // a rule on one kind of result (a JSON array) is no size limit the engine can meet
+    for r in result_rules(profile)
+        .into_iter()
+        .filter(|r| r.when.is_none())
+    {
         // a cut that keeps the head (a cap, a spill's preview) keeps a note put first
         l.note_first |= r.effect == "cap" || (r.effect == "spill" && r.preview.unwrap_or(0) > 0);
         let slot = match r.unit.as_str() {
@@ -165,8 +169,15 @@ pub fn client_view_counted(
     let mut outcome = Outcome::Full;
     let mut shown: Option<String> = None;
     let mut acted = Vec::new();
+    let file_path = profile
+        .file_path
+        .clone()
+        .unwrap_or_else(|| format!("<{} file>", profile.id));
     for rule in result_rules(profile) {
         if rule.only_single_text && !v.single_text {
+            continue;
+        }
+        if rule.when.as_deref() == Some("json_array") && !(v.single_text && is_json_array(&whole)) {
             continue;
         }
         let limit = threshold(rule, meta);
@@ -182,7 +193,9 @@ pub fn client_view_counted(
                 .replace("{head}", &thousands(head_n))
                 .replace("{tail}", &thousands(tail_n))
                 .replace("{kb}", &format!("{:.1}", total as f64 / 1024.0))
-                .replace("{file}", &format!("<{} file>", profile.id))
+                .replace("{chars}", &thousands(char_count(&whole)))
+                .replace("{lines}", &thousands(line_count(&whole)))
+                .replace("{file}", &file_path)
         };
         let message = rule.message.as_deref().unwrap_or("");
         let (head_src, tail_src) = cut.unwrap_or((total, 0));
@@ -224,7 +237,10 @@ pub fn client_view_counted(
                 };
                 let head_n = (text_limit as f64 * share) as usize;
                 let tail_n = text_limit - head_n;
-                let head = prefix(&whole[..head_src], &rule.unit, head_n, count);
+                let mut head = prefix(&whole[..head_src], &rule.unit, head_n, count);
+                if rule.cut_at_line {
+                    head = whole[..head].rfind('\n').map_or(0, |at| at + 1);
+                }
                 let tail = tail_src + suffix_start(&whole[tail_src..], &rule.unit, tail_n, count);
                 let tail = tail.max(head);
                 cut = Some((head, tail));
@@ -281,6 +297,11 @@ pub fn client_view_counted(
         sent: v.sent,
         rules: acted,
     }
+}
+
+/// Whether a text is a JSON array (what some clients parse a text result into and reject).
+fn is_json_array(text: &str) -> bool {
+    text.trim_start().starts_with('[') && serde_json::from_str::<Vec<Value>>(text).is_ok()
 }
 
 /// Compact JSON, keys in received order: as clients send JSON on (the audit's `compact_json`).

@@ -4,12 +4,13 @@ use super::*;
 use crate::report::{Report, ServerReport, ToolCost};
 use crate::tokens::Tokenizer;
 
-const IDS: [&str; 8] = [
+const IDS: [&str; 9] = [
     "naive",
     "claude-code",
     "claude-desktop",
     "codex",
     "gemini-cli",
+    "opencode",
     "copilot-cli",
     "vscode",
     "cursor",
@@ -40,9 +41,11 @@ fn every_client_has_a_profile_with_a_source_and_a_date_for_every_fact() {
             assert!(date(&f.as_of) && date(&f.checked), "{}: {f:?}", p.id);
             // a source is public and never our own design notes; unconfirmed says why
             assert!(!f.source.contains("DESIGN.md"), "{}: {f:?}", p.id);
+            // measured by the lab: the profile says which build was run
+            let measured = f.source.starts_with("measured: mcp-budget lab") && p.measured.is_some();
             assert!(
-                f.source.contains("https://") || !f.confirmed,
-                "{}: a confirmed fact names its address: {f:?}",
+                f.source.contains("https://") || measured || !f.confirmed,
+                "{}: a confirmed fact names its address or the lab run: {f:?}",
                 p.id
             );
         }
@@ -72,7 +75,7 @@ fn every_client_has_a_profile_with_a_source_and_a_date_for_every_fact() {
         .map(|p| p.id.as_str())
         .collect();
     assert_eq!(picked, ["codex", "vscode"]);
-    assert_eq!(select("all").unwrap().len(), 8);
+    assert_eq!(select("all").unwrap().len(), IDS.len());
 }
 
 /// Each result rule acts exactly past its threshold, in its unit, and the engine is given the
@@ -81,7 +84,12 @@ fn every_client_has_a_profile_with_a_source_and_a_date_for_every_fact() {
 fn each_rule_acts_past_its_threshold_and_the_engine_gets_the_same_number() {
     for p in profiles() {
         let limits = engine_limits(p);
-        for r in p.rules.iter().filter(|r| r.applies == "result") {
+        // a rule on one kind of result is tested on its own (gemini's JSON arrays, below)
+        for r in p
+            .rules
+            .iter()
+            .filter(|r| r.applies == "result" && r.when.is_none())
+        {
             let n = r.threshold as usize;
             let (at, over) = match r.unit.as_str() {
                 // "a" repeated: one byte, one char each; "x\n": one line each
@@ -139,30 +147,48 @@ fn thousands(n: usize) -> String {
 }
 
 #[test]
-fn codex_sends_structured_content_alone_and_keeps_head_and_tail_of_10000_bytes() {
+fn codex_sends_structured_content_alone_and_keeps_6000_bytes_of_each_end() {
+    let wall = "Wall time: 0.0100 seconds\nOutput:\n";
     let r = json!({"content": [{"type": "text", "text": "human words"}], "structuredContent": {"a": 1}});
     let s = seen("codex", &r);
     assert_eq!(s.sent, ["structuredContent"]);
-    assert_eq!(s.bytes_to_model, r#"{"a":1}"#.len());
-    // 30,000 bytes on one line: 5,000 from each end and the marker
+    assert_eq!(s.bytes_to_model, wall.len() + r#"{"a":1}"#.len());
+    // 30,000 bytes on one line: 6,000 from each end and the marker, after the wall-time line
     let body: String = (0..30_000u32)
         .map(|i| char::from(b'a' + (i % 26) as u8))
         .collect();
     let s = seen("codex", &text(&body));
     assert_eq!(s.outcome, Outcome::Truncated);
-    let marker = "\n…20,000 bytes truncated…\n";
-    assert_eq!(s.bytes_to_model, 10_000 + marker.len());
-    let expect = format!("{}{marker}{}", &body[..5000], &body[25_000..]);
-    assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&expect));
-    assert!((s.kept_fraction - 1.0 / 3.0).abs() < 1e-9);
-    // 1,000 short lines: under 10,000 bytes, over 256 lines: 128 from each end
-    let lines: String = (0..1000).map(|i| format!("{i}\n")).collect();
-    let s = seen("codex", &text(&lines));
-    let head: String = (0..128).map(|i| format!("{i}\n")).collect();
-    let tail: String = (872..1000).map(|i| format!("{i}\n")).collect();
-    let expect = format!("{head}\n…744 lines truncated…\n{tail}");
+    let expect = format!(
+        "{wall}{}…7 tokens truncated…{}",
+        &body[..6000],
+        &body[24_000..]
+    );
     assert_eq!(s.bytes_to_model, expect.len());
     assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&expect));
+    assert!((s.kept_fraction - 0.4).abs() < 1e-9);
+    // 1,000 short lines are under 12,000 bytes: whole (no line limit, as measured)
+    let lines: String = (0..1000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(seen("codex", &text(&lines)).outcome, Outcome::Full);
+}
+
+#[test]
+fn gemini_turns_a_json_array_text_into_an_error_and_the_engine_ignores_it() {
+    let array = text(r#"[{"id": 1}, {"id": 2}]"#);
+    let s = seen("gemini-cli", &array);
+    assert_eq!(s.outcome, Outcome::Refused);
+    assert_eq!(s.sent, ["content"]);
+    // an object, or an array inside more text, is delivered
+    assert_eq!(
+        seen("gemini-cli", &text(r#"{"items": [1, 2]}"#)).outcome,
+        Outcome::Full
+    );
+    assert_eq!(
+        seen("gemini-cli", &text("[1, 2] and more")).outcome,
+        Outcome::Full
+    );
+    // no size limit comes of it for `proxy --client gemini-cli`
+    assert_eq!(engine_limits(profile("gemini-cli").unwrap()).bytes, None);
 }
 
 #[test]
@@ -170,7 +196,8 @@ fn gemini_keeps_20_percent_head_80_percent_tail_of_one_text_and_wraps_it() {
     let body: String = "é".repeat(50_000);
     let s = seen("gemini-cli", &text(&body));
     assert_eq!(s.outcome, Outcome::Truncated);
-    let message = "Output too large. Showing first 8,000 and last 32,000 characters. For full output see: <gemini-cli file>\n";
+    let file = profile("gemini-cli").unwrap().file_path.clone().unwrap();
+    let message = format!("Output too large. Showing first 8,000 and last 32,000 characters. For full output see: {file}\n");
     let expect = format!(
         "<untrusted_context>\n{}{message}{}\n</untrusted_context>",
         "é".repeat(8000),
@@ -213,8 +240,9 @@ fn which_parts_each_client_sends() {
     // the text is structuredContent's JSON: sent once
     assert_eq!(get("copilot-cli").sent, ["content"]);
     assert_eq!(get("copilot-cli").tokens_to_model, json_tokens + image);
-    // Codex: structuredContent alone
-    assert_eq!(get("codex").tokens_to_model, json_tokens);
+    // Codex: structuredContent alone, after its wall-time line
+    let wall = Tokenizer::Cl100k.count("Wall time: 0.0100 seconds\nOutput:\n");
+    assert_eq!(get("codex").tokens_to_model, json_tokens + wall);
     // a client that pastes images as base64 text pays for the text
     let pasting = ClientProfile {
         images: ImagesRule {
@@ -316,8 +344,9 @@ fn a_tools_meta_raises_claude_codes_spill_threshold_up_to_its_ceiling() {
     assert_eq!(seen("claude-code", &body).outcome, Outcome::SpilledToFile);
     let raised = client_view_counted(cc, &body, &meta(200_000), &count);
     assert_eq!((raised.outcome, raised.kept_fraction), (Outcome::Full, 1.0));
-    // the ceiling is 500,000 characters, whatever the tool asks
-    let huge = text(&"word ".repeat(101_000));
+    // the ceiling is 500,000 characters, whatever the tool asks (spaces: few tokens, so the
+    // token cap does not act first)
+    let huge = text(&" ".repeat(505_000));
     let capped = client_view_counted(cc, &huge, &meta(2_000_000), &count);
     assert_eq!(capped.outcome, Outcome::SpilledToFile);
     assert_eq!(capped.rules, ["500,000 chars (spill)"]);
@@ -327,9 +356,9 @@ fn a_tools_meta_raises_claude_codes_spill_threshold_up_to_its_ceiling() {
 }
 
 #[test]
-fn images_take_their_share_of_a_token_cap() {
+fn over_the_token_cap_a_result_is_refused_with_its_images_counted() {
     // an image of some 10,000 tokens (data that is no image costs its base64 as text) and a
-    // text over the rest of Claude Code's 25,000: the text is cut to what the image leaves
+    // text of 20,000: over Claude Code's 25,000 together, so the model gets the error alone
     let data = "QUJD".repeat(8_000);
     let image_tokens = Tokenizer::Cl100k.count(&data);
     assert!((5_000..20_000).contains(&image_tokens), "{image_tokens}");
@@ -338,9 +367,16 @@ fn images_take_their_share_of_a_token_cap() {
         {"type": "image", "mimeType": "image/png", "data": data},
     ]});
     let s = seen("claude-code", &r);
-    assert_eq!(s.outcome, Outcome::Truncated);
-    assert!(s.tokens_to_model <= 25_000 + 20, "{}", s.tokens_to_model);
-    assert!(s.tokens_to_model > image_tokens);
+    assert_eq!(s.outcome, Outcome::Refused);
+    assert!(s.tokens_to_model < 1_000, "{}", s.tokens_to_model);
+    assert!(
+        s.rules[0].starts_with("25,000 tokens (refuse"),
+        "{:?}",
+        s.rules
+    );
+    // the text alone is under the cap: its 40,000 characters are under the spill too
+    let alone = json!({"content": [{"type": "text", "text": " a".repeat(20_000)}]});
+    assert_eq!(seen("claude-code", &alone).outcome, Outcome::Full);
     // images over the cap by themselves are not sent: refused
     let big = json!({"content": [{"type": "image", "mimeType": "image/png", "data": "QUJD".repeat(40_000)}]});
     assert_eq!(seen("claude-code", &big).outcome, Outcome::Refused);

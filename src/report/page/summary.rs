@@ -23,7 +23,7 @@ pub(super) struct Summary {
 fn cap_exceeded(p: &ProbeResult, budgeted: bool) -> bool {
     p.limits.iter().any(|l| {
         l.client == "Claude Code"
-            && l.effect == "cap"
+            && (l.effect == "cap" || (l.effect == "refuse" && l.limit.contains("tokens")))
             && if budgeted {
                 l.budgeted_exceeded == Some(true)
             } else {

@@ -1,1 +1,142 @@
-//! The real coding clients in the lab (installed by .ci/run into target/lab-clients).
+//! The real coding clients in the lab (installed pinned by `.ci/run` into
+//! `target/lab-clients`): what each sends its model of the demo's results must be what its
+//! profile in `clients.toml` predicts, measured with the same version. A client update that
+//! changes what it sends, or a profile left stale, fails here.
+
+use serde_json::Value;
+
+use crate::support::{mcp_budget, repo};
+
+/// The npm package of each client the tests run.
+const CLIENTS: [(&str, &str); 4] = [
+    ("claude-code", "@anthropic-ai/claude-code"),
+    ("codex", "@openai/codex"),
+    ("gemini-cli", "@google/gemini-cli"),
+    ("opencode", "opencode-ai"),
+];
+
+/// `target/lab-clients/node_modules`, or None (skip; a failure under
+/// MCP_BUDGET_REQUIRE_REAL_SERVERS).
+fn lab_clients() -> Option<std::path::PathBuf> {
+    let dir = repo().join("target/lab-clients/node_modules");
+    if dir.join(".bin").exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
+        "{} is missing but MCP_BUDGET_REQUIRE_REAL_SERVERS is set",
+        dir.display()
+    );
+    eprintln!("SKIP: no coding clients in {} (run .ci/run)", dir.display());
+    None
+}
+
+/// The version `.ci/run` pinned for a package.
+fn pinned(package: &str) -> String {
+    let text = std::fs::read_to_string(repo().join("target/lab-clients/package.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["dependencies"][package].as_str().unwrap().to_string()
+}
+
+fn measured_as_its_profile_predicts(id: &str) {
+    let Some(npm) = lab_clients() else {
+        return;
+    };
+    let package = CLIENTS.iter().find(|(c, _)| *c == id).unwrap().1;
+    let dir = tempfile::tempdir().unwrap();
+    // a small text, a large markdown page, one long JSON line; structuredContent where the
+    // client reads the demo's second tools/list page (Gemini CLI reads only the first)
+    let mut wanted = vec![
+        (
+            "list_pull_requests",
+            "{ owner = \"acme\", repo = \"widgets\", per_page = 2 }",
+        ),
+        (
+            "scrape_as_markdown",
+            "{ url = \"demo://shop/search?q=wireless+earbuds\" }",
+        ),
+        ("search_code", "{ q = \"fetchUser language:typescript\" }"),
+    ];
+    if id != "gemini-cli" {
+        wanted.push(("get_forecast", "{ city = \"Lisbon\" }"));
+    }
+    let probes = super::demo_probes(dir.path(), &wanted);
+    let out = mcp_budget(dir.path(), dir.path())
+        .env("TMPDIR", dir.path())
+        .arg("lab")
+        .arg(&probes)
+        .args(["--client", id, "--format", "json", "--npm-dir"])
+        .arg(&npm)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{report:#}");
+    let client = &report["clients"][0];
+    assert_eq!(client["status"], "measured", "{client:#}");
+    let version = client["version"].as_str().unwrap();
+    assert_eq!(
+        version,
+        pinned(package),
+        "the client run is not the pinned one"
+    );
+    let server = &client["servers"][0];
+    let probes = server["probes"].as_array().unwrap();
+    assert_eq!(probes.len(), wanted.len(), "{server:#}");
+    for p in probes {
+        let m = &p["modelled"];
+        assert_eq!(
+            m["profile_version"].as_str(),
+            Some(version),
+            "the profile of {id} was not measured with {version}: re-measure it (README: the lab)"
+        );
+        assert!(
+            m["agrees"] == true,
+            "{id} {version} sent {} tokens ({}) of {}, its profile predicts {} ({}): {p:#}",
+            p["delivered"]["tokens"],
+            m["measured_outcome"],
+            p["tool"],
+            m["tokens"],
+            m["outcome"]
+        );
+    }
+    // the definitions: names only for a client whose profile defers them, else every one
+    let form = server["definitions"]["form"].as_str().unwrap();
+    let profiles: toml::Value = toml::from_str(
+        &std::fs::read_to_string(repo().join("src/report/data/clients.toml")).unwrap(),
+    )
+    .unwrap();
+    let profile = profiles["client"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"].as_str() == Some(id))
+        .unwrap();
+    let mode = profile["schema"]["mode"].as_str().unwrap();
+    let deferred = matches!(form, "deferred" | "hidden");
+    assert_eq!(
+        deferred,
+        mode == "deferred" || mode == "names",
+        "{id}: sent {form}, profile {mode}"
+    );
+}
+
+#[test]
+fn claude_code_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("claude-code");
+}
+
+#[test]
+fn codex_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("codex");
+}
+
+#[test]
+fn gemini_cli_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("gemini-cli");
+}
+
+#[test]
+fn opencode_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("opencode");
+}

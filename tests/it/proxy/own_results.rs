@@ -185,10 +185,10 @@ fn issue26_7_the_unknown_tool_errors_quote_a_capped_name() {
     }
 }
 
-/// Under `--client codex` (10,000 bytes, 256 lines) a find of 20 of the 117 GitHub tools, and a
+/// Under `--client codex` (12,000 bytes) a find of 20 of the 117 GitHub tools, and a
 /// page of what it left out, stay within the client's limits.
 #[test]
-fn issue26_7_under_codex_a_find_of_the_117_github_tools_stays_within_10000_bytes() {
+fn issue26_7_under_codex_a_find_of_the_117_github_tools_stays_within_12000_bytes() {
     let Some(corpus) = corpus() else { return };
     let list = corpus.join("toolslists/github-mcp-server/tools-list.all-snaps-117.json");
     let home = tempfile::tempdir().unwrap();
@@ -199,8 +199,7 @@ fn issue26_7_under_codex_a_find_of_the_117_github_tools_stays_within_10000_bytes
         json!({"query": "pull request issue repository", "limit": 20}),
     );
     let all = texts(&found).join("\n");
-    assert!(all.len() <= 10_000, "{} bytes", all.len());
-    assert!(all.lines().count() <= 256, "{} lines", all.lines().count());
+    assert!(all.len() <= 12_000, "{} bytes", all.len());
     let note = texts(&found)
         .into_iter()
         .find(|t| t.contains("mcp_budget_read"))
@@ -219,11 +218,7 @@ fn issue26_7_under_codex_a_find_of_the_117_github_tools_stays_within_10000_bytes
         );
         assert_ne!(page["isError"], true, "{page}");
         let text = texts(&page).join("\n");
-        assert!(
-            text.len() <= 10_000 && text.lines().count() <= 256,
-            "{} bytes",
-            text.len()
-        );
+        assert!(text.len() <= 12_000, "{} bytes", text.len());
         let footer = text.lines().last().unwrap().to_string();
         let number = |key: &str| {
             footer.split(key).nth(1).map(|n| {

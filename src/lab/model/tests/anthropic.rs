@@ -185,8 +185,12 @@ async fn without_stream_one_message_and_count_tokens_answer_json() {
     let count =
         json!({"model": "claude-opus-5-5", "messages": [{"role": "user", "content": "hi"}]});
     let got = post(&m, "/v1/messages/count_tokens?beta=true", &count).await;
-    let bytes = count.to_string().len() as u64;
-    assert_eq!(got.json(), json!({"input_tokens": bytes / 4}));
+    // the strings' cl100k_base counts, each alone: "claude-opus-5-5" is 7, "user" 1, "hi" 1
+    let expected: usize = ["claude-opus-5-5", "user", "hi"]
+        .iter()
+        .map(|t| crate::tokens::Tokenizer::Cl100k.count(t))
+        .sum();
+    assert_eq!(got.json(), json!({"input_tokens": expected}));
     assert_eq!(m.requests()[1].reply, Reply::CountTokens);
     assert_eq!(m.requests()[1].api, Some(Api::AnthropicMessages));
 }

@@ -1,0 +1,69 @@
+//! Measured against modelled: what the client's profile in `clients.toml` predicts of a
+//! result (the audit's "what each client sees"), beside what the lab measured, and whether
+//! they agree: the same outcome, and tokens within [`TOLERANCE_TOKENS`] or
+//! [`TOLERANCE_SHARE`] (file paths and counts in a client's marker vary from run to run).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::probe::{Delivery, ProbeOutcome};
+use crate::report::clients::{client_view, profile, Outcome};
+use crate::tokens::Tokenizer;
+
+pub const TOLERANCE_TOKENS: usize = 100;
+pub const TOLERANCE_SHARE: f64 = 0.03;
+
+/// What the profile predicts, and whether the measurement agrees.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Modelled {
+    /// The profile's id.
+    pub profile: String,
+    /// The client version the profile was measured with, if it was.
+    pub profile_version: Option<String>,
+    pub tokens: usize,
+    pub outcome: &'static str,
+    /// The measured outcome, in the profile's terms.
+    pub measured_outcome: &'static str,
+    /// Same outcome, tokens within tolerance.
+    pub agrees: bool,
+}
+
+/// The profile's prediction for a result the lab measured, when the client has a profile.
+pub fn modelled(
+    profile_id: &str,
+    result: &Value,
+    measured: &ProbeOutcome,
+    tokenizer: Tokenizer,
+) -> Option<Modelled> {
+    let p = profile(profile_id)?;
+    let seen = client_view(p, result, tokenizer);
+    let measured_outcome = outcome_of(measured);
+    let tokens = measured.delivered.map_or(0, |d| d.tokens);
+    let close = tokens.abs_diff(seen.tokens_to_model)
+        <= TOLERANCE_TOKENS.max((seen.tokens_to_model as f64 * TOLERANCE_SHARE) as usize);
+    Some(Modelled {
+        profile: p.id.clone(),
+        profile_version: p.measured.as_ref().map(|m| m.version.clone()),
+        tokens: seen.tokens_to_model,
+        outcome: seen.outcome.name(),
+        measured_outcome: measured_outcome.name(),
+        // nothing but a marker is what a cut that keeps nothing looks like
+        agrees: close
+            && (seen.outcome == measured_outcome
+                || (measured.delivery == Delivery::MarkerOnly && seen.kept_fraction == 0.0)),
+    })
+}
+
+/// A measured delivery as the profile's outcome: a head-only cut with the whole saved to a
+/// file and the note first is a spill (a preview); nothing kept is a refusal.
+fn outcome_of(o: &ProbeOutcome) -> Outcome {
+    let filed = o.file.as_ref().is_some_and(|f| f.whole);
+    match o.delivery {
+        Delivery::Whole => Outcome::Full,
+        Delivery::Cut if filed && o.tail_chars == 0 && !o.added.starts_with("[kept]") => {
+            Outcome::SpilledToFile
+        }
+        Delivery::Cut => Outcome::Truncated,
+        Delivery::Error | Delivery::MarkerOnly | Delivery::NotDelivered => Outcome::Refused,
+    }
+}
