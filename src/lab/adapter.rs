@@ -11,13 +11,19 @@ use super::model::Api;
 use super::LabError;
 
 /// The adapters built in: one file per client.
-const BUILT_IN: [(&str, &str); 6] = [
+const BUILT_IN: [(&str, &str); 9] = [
     ("claude-code.toml", include_str!("clients/claude-code.toml")),
     ("codex.toml", include_str!("clients/codex.toml")),
     ("gemini-cli.toml", include_str!("clients/gemini-cli.toml")),
     ("opencode.toml", include_str!("clients/opencode.toml")),
     ("copilot-cli.toml", include_str!("clients/copilot-cli.toml")),
     ("qwen-code.toml", include_str!("clients/qwen-code.toml")),
+    ("cline.toml", include_str!("clients/cline.toml")),
+    ("kilo.toml", include_str!("clients/kilo.toml")),
+    (
+        "continue-cli.toml",
+        include_str!("clients/continue-cli.toml"),
+    ),
 ];
 
 /// How to run one client.
@@ -43,6 +49,11 @@ pub struct Adapter {
     pub version_args: Vec<String>,
     /// The arguments after the executable, templated.
     pub command: Vec<String>,
+    /// Commands of the same executable run first, in order, each with these arguments
+    /// (templated), the run's environment and folder, and the run's timeout (Cline's
+    /// `auth`); one that fails ends the run.
+    #[serde(default)]
+    pub before: Vec<Vec<String>>,
     /// The prompt (templated); a plain request to call the probe's tool.
     #[serde(default = "default_prompt")]
     pub prompt: String,
@@ -88,6 +99,7 @@ pub struct RunValues {
 #[derive(Debug, Clone)]
 pub struct Rendered {
     pub args: Vec<String>,
+    pub before: Vec<Vec<String>>,
     pub env: BTreeMap<String, String>,
     pub files: Vec<(PathBuf, String)>,
 }
@@ -137,10 +149,16 @@ impl Adapter {
         let prompt = fill_(&self.prompt)?;
         let mut with_prompt = values.clone();
         with_prompt.insert("prompt", prompt);
-        let args = self
-            .command
+        let fill_args = |args: &[String]| {
+            args.iter()
+                .map(|a| fill(a, &with_prompt).map_err(|m| self.error(m)))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let args = fill_args(&self.command)?;
+        let before = self
+            .before
             .iter()
-            .map(|a| fill(a, &with_prompt).map_err(|m| self.error(m)))
+            .map(|b| fill_args(b))
             .collect::<Result<Vec<_>, _>>()?;
         let mut env = BTreeMap::new();
         for (k, t) in &self.env {
@@ -154,7 +172,12 @@ impl Adapter {
             }
             files.push((v.home.join(rel), fill_(&f.text)?));
         }
-        let rendered = Rendered { args, env, files };
+        let rendered = Rendered {
+            args,
+            before,
+            env,
+            files,
+        };
         rendered.check_loopback().map_err(|m| self.error(m))?;
         Ok(rendered)
     }
@@ -217,6 +240,7 @@ impl Rendered {
         let texts = self
             .args
             .iter()
+            .chain(self.before.iter().flatten())
             .chain(self.env.values())
             .chain(self.files.iter().map(|(_, t)| t));
         for text in texts {
@@ -288,7 +312,8 @@ mod tests {
             );
             for (path, text) in &r.files {
                 assert!(path.starts_with("/tmp/lab-home"));
-                if path.extension().is_some_and(|e| e == "json") {
+                // YAML (Continue's config.yaml) is written as JSON, which YAML reads too
+                if path.extension().is_some_and(|e| e == "json" || e == "yaml") {
                     let v: serde_json::Value = serde_json::from_str(text).unwrap();
                     assert!(v.to_string().contains(r#""x y"]"#), "{}: {v}", a.id);
                 } else {
@@ -327,6 +352,17 @@ mod tests {
         );
         assert_eq!(fill("{}{x-y}{", &v).unwrap(), "{}{x-y}{");
         assert!(fill("{nope}", &v).unwrap_err().contains("`{nope}`"));
+    }
+
+    #[test]
+    fn steps_before_the_run_are_filled_and_their_urls_checked() {
+        let mut a = Adapter::built_in().remove(0);
+        a.before = vec![vec!["auth".into(), "-b".into(), "{base_url}/v1".into()]];
+        let r = a.render(&values("http://127.0.0.1:4000")).unwrap();
+        assert_eq!(r.before, [["auth", "-b", "http://127.0.0.1:4000/v1"]]);
+        a.before[0][2] = "https://api.example.com/v1".into();
+        let e = a.render(&values("http://127.0.0.1:4000")).unwrap_err();
+        assert!(e.to_string().contains("is not on 127.0.0.1"), "{e}");
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub fn measure(server_tools: &[Value], requests: &[Recorded], tokenizer: Tokeniz
     let mut namespaces = BTreeSet::new();
     for tool in server_tools {
         let name = tool["name"].as_str().unwrap_or("");
-        match find_definition(&body, name) {
+        match find_definition(&body, tool) {
             Some((def, ns)) => {
                 if let Some(ns) = ns {
                     namespaces.insert(ns.to_string());
@@ -129,16 +129,18 @@ fn has_tools(body: &Value) -> bool {
     body["tools"].as_array().is_some_and(|t| !t.is_empty())
 }
 
-/// The object that defines tool `name` in a request (a `name` equal to it or ending in
-/// `_name`, `.name` or `-name`, with a schema), and the namespace it sits in.
-fn find_definition<'a>(body: &'a Value, name: &str) -> Option<(&'a Value, Option<&'a str>)> {
+/// The object that defines `tool` in a request (a `name` equal to its name or ending in
+/// `_name`, `.name` or `-name`, with a schema that takes its parameters), and the namespace it
+/// sits in.
+fn find_definition<'a>(body: &'a Value, tool: &Value) -> Option<(&'a Value, Option<&'a str>)> {
+    let name = tool["name"].as_str().unwrap_or("");
     let mut stack: Vec<(&Value, Option<&str>)> = vec![(&body["tools"], None)];
     while let Some((v, ns)) = stack.pop() {
         match v {
             Value::Array(a) => stack.extend(a.iter().map(|x| (x, ns))),
             Value::Object(o) => {
                 let own = o.get("name").and_then(Value::as_str);
-                if own.is_some_and(|n| names_tool(n, name)) && defines(v) {
+                if own.is_some_and(|n| names_tool(n, name)) && defines(v) && takes(v, tool) {
                     return Some((v, ns));
                 }
                 let inner_ns = if o.get("type").and_then(Value::as_str) == Some("namespace") {
@@ -169,6 +171,19 @@ fn defines(v: &Value) -> bool {
     SCHEMA_KEYS.iter().any(|k| v.get(*k).is_some())
         || v.get("function")
             .is_some_and(|f| SCHEMA_KEYS.iter().any(|k| f.get(*k).is_some()))
+}
+
+/// Whether a definition that lists parameters lists every parameter of the server's tool: a
+/// client's own tool of the same name (Qwen Code's `read_file` with `file_path`, beside the
+/// server's deferred `read_file` with `path`) is not the server's.
+fn takes(def: &Value, tool: &Value) -> bool {
+    let def = def.get("function").unwrap_or(def);
+    let sent = SCHEMA_KEYS
+        .iter()
+        .find_map(|k| def.get(*k))
+        .map(props)
+        .unwrap_or_default();
+    sent.is_empty() || props(&tool["inputSchema"]).is_subset(&sent)
 }
 
 /// The compact JSON of each namespace item the tools were found in.

@@ -1,5 +1,5 @@
 //! Finding a client's executable (`--client-bin ID=PATH`, then `node_modules/.bin` of the npm
-//! folders, then PATH) and reading its version, which is recorded with every number.
+//! folders, or a path inside them for a name with a slash, then PATH) and reading its version, which is recorded with every number.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,14 +60,19 @@ pub fn find(adapter: &Adapter, given: &BTreeMap<String, PathBuf>, npm: &[PathBuf
     let mut looked_in = Vec::new();
     for dir in npm {
         for name in &adapter.binaries {
-            let p = dir.join(".bin").join(name);
+            // a name with a slash is a path inside the npm folder (a platform package's binary
+            // that npm links nowhere, as Kilo's)
+            let p = match name.contains('/') {
+                true => dir.join(name),
+                false => dir.join(".bin").join(name),
+            };
             if is_executable(&p) {
                 return Found::At(p);
             }
             looked_in.push(p);
         }
     }
-    for name in &adapter.binaries {
+    for name in adapter.binaries.iter().filter(|n| !n.contains('/')) {
         if let Some(p) = on_path(name) {
             return Found::At(p);
         }
@@ -145,6 +150,25 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert!(matches!(find(&claude, &BTreeMap::new(), &npm), Found::At(p) if p == bin));
+        // a name with a slash: a path inside the npm folder, never looked up on PATH
+        let inside = dir.path().join("node_modules/@x/cli-linux-x64/bin/x");
+        std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+        std::fs::write(&inside, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut kilo = claude.clone();
+        kilo.binaries = vec!["@x/cli-linux-x64/bin/x".into()];
+        assert!(matches!(find(&kilo, &BTreeMap::new(), &npm), Found::At(p) if p == inside));
+        kilo.binaries = vec!["@x/cli-linux-x64/bin/nope".into()];
+        match find(&kilo, &BTreeMap::new(), &npm) {
+            Found::Missing { looked_in } => assert_eq!(
+                looked_in,
+                [
+                    npm[0].join("@x/cli-linux-x64/bin/nope"),
+                    PathBuf::from("$PATH")
+                ]
+            ),
+            Found::At(p) => panic!("{}", p.display()),
+        }
         let given = BTreeMap::from([("claude-code".to_string(), dir.path().join("nope"))]);
         match find(&claude, &given, &npm) {
             Found::Missing { looked_in } => assert_eq!(looked_in, [dir.path().join("nope")]),

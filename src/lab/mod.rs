@@ -5,8 +5,8 @@
 //! `model/` is the fake model (four wire APIs); `adapter.rs` reads a client's adapter (a data
 //! file per client, `clients/*.toml`); `find.rs` finds its executable and version;
 //! `isolate.rs` keeps the process on loopback; `run.rs` runs a client once; `tap.rs` is the
-//! MCP server's tap; `delivered.rs`, `probe.rs` and `definitions.rs` read what was sent;
-//! `runner.rs` runs the clients on the servers; `report.rs` holds what it found.
+//! MCP server's tap; `delivered.rs`, `probe.rs` (with `found.rs`) and `definitions.rs` read
+//! what was sent; `runner.rs` runs the clients on the servers; `report.rs` holds what it found.
 
 mod adapter;
 mod compare;
@@ -15,6 +15,7 @@ mod delivered;
 mod derive;
 mod error;
 mod find;
+mod found;
 mod isolate;
 pub mod model;
 mod probe;

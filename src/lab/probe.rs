@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::delivered::Delivered;
+use super::found::Found;
 use crate::tokens::Tokenizer;
 
 /// Characters of the original a delivery must keep before it counts as kept (a short common
@@ -153,13 +154,21 @@ pub fn judge(
     outcome.images_delivered = d.images;
     outcome.image_as_text = image_data.iter().any(|data| text.contains(data));
     let images_whole = outcome.images_delivered >= outcome.images || outcome.image_as_text;
-    let (head, tail) = kept(&original, &text);
-    let content_whole = !original.is_empty() && text.contains(original.as_str());
+    let found = Found::of(&original, &text);
+    let (head, tail) = found.kept;
+    let content_whole = found.whole;
+    let form = found.form.as_str();
     // structuredContent counts as sent only outside the content's own text (a text block that
     // is the JSON of structuredContent is not a second copy)
     let outside = match content_whole {
-        true => text.replacen(original.as_str(), "", 1),
-        false => added(&original, &text, head, tail, usize::MAX),
+        true => text.replacen(form, "", 1),
+        false => added(
+            form,
+            &text,
+            found.form_kept.0,
+            found.form_kept.1,
+            usize::MAX,
+        ),
     };
     let has_structured_json = structured.is_some_and(|s| holds_json(&outside, s));
     outcome.sent = match (head > 0 || tail > 0 || content_whole, has_structured_json) {
@@ -183,13 +192,11 @@ pub fn judge(
     } else {
         (head, tail)
     };
-    outcome.added = added(
-        &original,
-        &text,
-        outcome.head_chars,
-        outcome.tail_chars,
-        600,
-    );
+    let (form_head, form_tail) = match content_whole {
+        true => (form.chars().count(), 0),
+        false => found.form_kept,
+    };
+    outcome.added = added(form, &text, form_head, form_tail, 600);
     // the run's own paths, which differ every run, as placeholders
     if let Some(f) = &outcome.file {
         let path = home.join(&f.path).display().to_string();

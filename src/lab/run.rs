@@ -100,13 +100,19 @@ pub async fn run(spec: &RunSpec<'_>) -> Result<RunOutcome, LabError> {
     env.insert("TMPDIR".into(), home.join("tmp").display().to_string());
     env.extend(rendered.env);
     let started = Instant::now();
+    let work = home.join("work");
+    for step in &rendered.before {
+        run_before(spec, step, &env, &work).await?;
+    }
     let (exit_code, timed_out, output_tail) =
-        run_client(spec, &rendered.args, &env, &home.join("work"))
+        run_client(spec, &rendered.args, &env, &work)
             .await
             .map_err(|e| io(&format!("starting {}", spec.bin.display()), e))?;
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let requests = model.requests();
     model.stop().await;
+    write_requests(&dir.path().join("model.jsonl"), &requests)
+        .map_err(|e| io("writing model.jsonl", e))?;
     Ok(RunOutcome {
         requests,
         transcript: Transcript::read(&tap),
@@ -118,6 +124,53 @@ pub async fn run(spec: &RunSpec<'_>) -> Result<RunOutcome, LabError> {
         home,
         dir: Some(dir),
     })
+}
+
+/// One of the adapter's steps before the run; an error unless it exits 0 in time.
+async fn run_before(
+    spec: &RunSpec<'_>,
+    step: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: &Path,
+) -> Result<(), LabError> {
+    // the step's first word only: its other arguments may hold a key
+    let what = format!(
+        "`{} {}`",
+        spec.bin.display(),
+        step.first().map_or("", String::as_str)
+    );
+    let error = |message: String| LabError::Run {
+        client: spec.adapter.id.clone(),
+        message,
+    };
+    let (code, timed_out, tail) = run_client(spec, step, env, cwd)
+        .await
+        .map_err(|e| error(format!("starting {what}: {e}")))?;
+    match (code, timed_out) {
+        (Some(0), false) => Ok(()),
+        (_, true) => Err(error(format!("{what} before the run timed out"))),
+        (code, _) => {
+            let exit = code.map_or("was killed by a signal".into(), |c| format!("exited {c}"));
+            // the output's end, already one line
+            let tail = crate::text::tail(&tail, 300);
+            Err(error(format!("{what} before the run {exit}: {tail}")))
+        }
+    }
+}
+
+/// The model's requests, one JSON line each (the run's folder: kept with `--keep`): seq, api,
+/// method, path, headers (redacted), what the script replied, and the body as sent.
+fn write_requests(path: &Path, requests: &[Recorded]) -> std::io::Result<()> {
+    let mut text = String::new();
+    for r in requests {
+        let body = serde_json::from_slice(&r.body)
+            .unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(&r.body).into()));
+        let line = serde_json::json!({"seq": r.seq, "api": r.api, "method": r.method, "path": r.path,
+            "headers": r.headers, "reply": r.reply, "body": body});
+        text += &line.to_string();
+        text.push('\n');
+    }
+    std::fs::write(path, text)
 }
 
 /// The server's own variables for the tap, one `NAME=value` per line (outside the HOME).
@@ -223,22 +276,74 @@ fn files_under(home: &Path, written: &[PathBuf]) -> Vec<(PathBuf, u64)> {
 }
 
 impl RunOutcome {
-    /// Keep the run's folder on disk (`--keep`), with every model request the client sent in
-    /// `requests/NNN.json` (its path and headers in `NNN.meta.json`); the folder's path.
+    /// Keep the run's folder on disk (`--keep`: HOME, the tap's transcript, `model.jsonl`);
+    /// its path.
     pub fn keep(&mut self) -> Option<PathBuf> {
-        let dir = self.dir.take()?.keep();
-        let requests = dir.join("requests");
-        if std::fs::create_dir_all(&requests).is_ok() {
-            for r in &self.requests {
-                let meta = serde_json::json!({"method": r.method, "path": r.path,
-                    "headers": r.headers, "reply": r.reply});
-                let _ = std::fs::write(requests.join(format!("{:03}.json", r.seq)), &r.body);
-                let _ = std::fs::write(
-                    requests.join(format!("{:03}.meta.json", r.seq)),
-                    meta.to_string(),
-                );
-            }
-        }
-        Some(dir)
+        self.dir.take().map(|d| d.keep())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client that records each start (its arguments, $LAB_X, its folder) in `starts`, and
+    /// fails when its first argument is `fail`.
+    fn client(dir: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let bin = dir.join("client.sh");
+        let script = "#!/bin/sh\necho \"$* x=$LAB_X cwd=$(pwd)\" >> \"$STARTS\"\n\
+                      [ \"$1\" = fail ] && { echo 'no such provider' >&2; exit 3; }\nexit 0\n";
+        std::fs::write(&bin, script).unwrap();
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        bin
+    }
+
+    #[tokio::test]
+    async fn steps_before_the_run_get_its_environment_and_folder_and_a_failure_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = client(dir.path());
+        let adapter = Adapter::built_in().remove(0);
+        let server = LabServer {
+            name: "demo".into(),
+            command: vec!["true".into()],
+            env: BTreeMap::new(),
+            probes: Vec::new(),
+        };
+        let base_env = BTreeMap::new();
+        let spec = RunSpec {
+            adapter: &adapter,
+            bin: &bin,
+            server: &server,
+            tool: "get_forecast",
+            arguments: &serde_json::json!({}),
+            timeout: Duration::from_secs(20),
+            base_env: &base_env,
+            exe: &bin,
+        };
+        let starts = dir.path().join("starts");
+        let env = BTreeMap::from([
+            ("LAB_X".to_string(), "1".to_string()),
+            ("STARTS".to_string(), starts.display().to_string()),
+            ("PATH".to_string(), "/usr/bin:/bin".to_string()),
+        ]);
+        let step = ["auth".to_string(), "-k".into(), "key-123".into()];
+        run_before(&spec, &step, &env, dir.path()).await.unwrap();
+        let cwd = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&starts).unwrap(),
+            format!("auth -k key-123 x=1 cwd={}\n", cwd.display())
+        );
+        let failing = ["fail".to_string(), "-k".into(), "key-123".into()];
+        let e = run_before(&spec, &failing, &env, dir.path())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("client.sh fail` before the run exited 3: no such provider"),
+            "{e}"
+        );
+        assert!(e.starts_with("lab run of claude-code"), "{e}");
+        assert!(!e.contains("key-123"), "the step's arguments stay out: {e}");
     }
 }

@@ -101,3 +101,23 @@ fn a_namespace_is_counted_whole_and_names_only_are_deferred() {
     );
     assert_eq!(d.form, Form::Hidden);
 }
+
+#[test]
+fn a_clients_own_tool_of_the_same_name_is_not_the_servers_definition() {
+    // Qwen Code 0.24.4: its built-in read_file (file_path, ...) is in `tools`, the server's
+    // read_file (path) and search only named in a message, deferred behind tool_search
+    let tools = vec![
+        json!({"name": "read_file", "description": "r",
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}),
+        server_tools().remove(1),
+    ];
+    let body = json!({"messages": [{"role": "user", "content": "mcp__demo__read_file, mcp__demo__search"}],
+        "tools": [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object",
+            "properties": {"file_path": {"type": "string"}, "offset": {"type": "number"}}}}},
+            {"type": "function", "function": {"name": "tool_search", "parameters": {"type": "object",
+            "properties": {"query": {"type": "string"}}}}}]});
+    let d = measure(&tools, &[request(body)], Tokenizer::Cl100k);
+    assert_eq!((d.form, d.defined, d.named), (Form::Deferred, 0, 2));
+    assert_eq!(d.added_parameters, Vec::<String>::new());
+    assert_eq!(d.name_pattern, None);
+}

@@ -72,8 +72,9 @@ pub(super) struct Offer<'a> {
 
 impl Script {
     /// How well `offer` names the probe's tool: `None` when it does not. A name is the tool
-    /// when it equals it or ends in `__TOOL`, `_TOOL` or `.TOOL`; one that also names the
-    /// server (`mcp__demo__TOOL`, `demo_TOOL`, namespace `mcp__demo`) ranks above a bare name
+    /// when it equals it or ends in `__TOOL`, `_TOOL`, `.TOOL` or `-TOOL` (Copilot CLI's
+    /// `demo-TOOL`); one that also names the server (`mcp__demo__TOOL`, `demo_TOOL`, namespace
+    /// `mcp__demo`) ranks above a bare name
     /// (a built-in `read_file` loses to `mcp_demo_read_file`), and an exact name above a suffix.
     pub(super) fn rank(&self, offer: Offer<'_>) -> Option<u8> {
         let tool = self.tool.as_str();
@@ -84,7 +85,8 @@ impl Script {
             let cut = prefix
                 .strip_suffix("__")
                 .or_else(|| prefix.strip_suffix('_'))
-                .or_else(|| prefix.strip_suffix('.'))?;
+                .or_else(|| prefix.strip_suffix('.'))
+                .or_else(|| prefix.strip_suffix('-'))?;
             (false, cut)
         };
         let names_server =
@@ -219,6 +221,9 @@ mod tests {
         assert_eq!(s.rank(offer("xread_file")), None);
         assert_eq!(s.rank(offer("read_files")), None);
         assert_eq!(s.rank(offer("nodemo_read_file")), Some(0));
+        // Copilot CLI 1.0.102 names MCP tools SERVER-TOOL
+        assert_eq!(s.rank(offer("demo-read_file")), Some(2));
+        assert_eq!(s.rank(offer("x-read_file")), Some(0));
         let ns = Offer {
             name: "read_file",
             namespace: Some("mcp__demo"),

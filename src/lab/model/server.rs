@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::gemini::Mode;
+use super::script::{Turn, TARGET_ID};
 use super::sse::{self, Answer};
 use super::{anthropic, chat, encoding, gemini, responses, Api, Recorded, Reply, Script};
 
@@ -50,6 +51,13 @@ impl Shared {
             .lock()
             .map(|l| l.clone())
             .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    /// Whether an earlier request was answered with the probe's call.
+    fn target_called(&self) -> bool {
+        let log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+        log.iter()
+            .any(|r| matches!(&r.reply, Reply::CallTool { call_id, .. } if call_id == TARGET_ID))
     }
 
     fn recorded_len(&self) -> usize {
@@ -301,32 +309,28 @@ fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, Reply) {
     // result (Claude Code's `count_tokens`, against its MCP output cap) gets a real count
     let tokens = texts_tokens(&req);
     let script = &shared.script;
-    let (turn, answer) = match route {
+    let mut turn = match route {
         Route::CountTokens => return (anthropic::count(tokens), Reply::CountTokens),
         Route::GeminiCount => return (gemini::count(tokens), Reply::CountTokens),
-        Route::Messages => {
-            let turn = anthropic::decide(script, &req);
-            let answer = anthropic::answer(&turn, &req, tokens);
-            (turn, answer)
-        }
-        Route::Chat => {
-            let turn = chat::decide(script, &req);
-            let answer = chat::answer(&turn, &req, tokens);
-            (turn, answer)
-        }
-        Route::Responses => {
-            let turn = responses::decide(script, &req);
-            let answer = responses::answer(&turn, &req, tokens, shared.recorded_len() + 1);
-            (turn, answer)
-        }
-        Route::Gemini(mode) => {
-            let turn = gemini::decide(script, &req);
-            let answer = gemini::answer(&turn, &req, tokens, mode);
-            (turn, answer)
-        }
+        Route::Messages => anthropic::decide(script, &req),
+        Route::Chat => chat::decide(script, &req),
+        Route::Responses => responses::decide(script, &req),
+        Route::Gemini(_) => gemini::decide(script, &req),
         Route::Unknown => return not_found(rec),
     };
-    if matches!(turn, super::script::Turn::Done { result_seen: true }) {
+    // the probe is called once: a client that dropped its result (Continue's compaction asks
+    // for a summary without it) gets "done", not the call again and again
+    if matches!(&turn, Turn::Call(c) if c.id == TARGET_ID) && shared.target_called() {
+        turn = Turn::Done { result_seen: false };
+    }
+    let answer = match route {
+        Route::Messages => anthropic::answer(&turn, &req, tokens),
+        Route::Chat => chat::answer(&turn, &req, tokens),
+        Route::Responses => responses::answer(&turn, &req, tokens, shared.recorded_len() + 1),
+        Route::Gemini(mode) => gemini::answer(&turn, &req, tokens, mode),
+        _ => return not_found(rec),
+    };
+    if matches!(turn, Turn::Done { result_seen: true }) {
         shared.called.store(true, Ordering::SeqCst);
     }
     (answer, turn.reply())

@@ -191,6 +191,22 @@ fn the_client_gets_a_cleared_environment_and_its_home_is_removed() {
     names.sort();
     assert_eq!(names, ["HOME", "LAB_BASE_URL", "LANG", "PATH", "TMPDIR"]);
     assert_eq!(env["HOME"], kept.join("home").display().to_string());
+    // the model's requests are kept too, one JSON line each, as the client sent them
+    let requests: Vec<Value> = std::fs::read_to_string(kept.join("model.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(requests[0]["seq"], 1);
+    assert_eq!(requests[0]["path"], "/v1/chat/completions");
+    assert_eq!(requests[0]["reply"]["kind"], "call_tool");
+    assert_eq!(requests[0]["body"]["model"], "lab-test");
+    let last = requests.last().unwrap();
+    assert_eq!(last["reply"]["kind"], "text");
+    assert!(
+        last["body"].to_string().contains("call_probe_target"),
+        "{last}"
+    );
     std::fs::remove_dir_all(&kept).unwrap();
 
     assert!(run_folders(dir.path()).is_empty());

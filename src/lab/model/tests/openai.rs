@@ -83,6 +83,8 @@ async fn chat_without_include_usage_sends_no_usage_chunk_and_without_stream_one_
     assert_eq!(events.len(), 3);
     assert!(events.iter().all(|(_, e)| e.get("usage").is_none()));
     req["stream"] = json!(false);
+    // a model of its own: each model calls the probe once
+    let m = model("scrape_as_markdown").await;
     let body = post(&m, "/v1/chat/completions", &req).await.json();
     assert_eq!(body["object"], "chat.completion");
     let choice = &body["choices"][0];
@@ -317,4 +319,41 @@ async fn codex_code_mode_gets_an_exec_call_running_the_tool() {
     assert!(m.called());
     let api: Vec<_> = m.requests().iter().map(|r| r.api).collect();
     assert_eq!(api, [Some(Api::Responses); 2]);
+}
+
+/// Copilot CLI 1.0.102's turn request, cut down: MCP tools named `SERVER-TOOL`.
+#[tokio::test]
+async fn copilot_cli_gets_its_dash_named_tool_called() {
+    let m = model("get_forecast").await;
+    let req = json!({"model": "gpt-4.1", "stream": true, "messages": [{"role": "user", "content": "go"}],
+                     "tools": [function("bash"), function("view"), function("demo-get_forecast")]});
+    let events = post(&m, "/v1/chat/completions", &req).await.events();
+    let call = &events[0].1["choices"][0]["delta"]["tool_calls"][0];
+    assert_eq!(call["function"]["name"], "demo-get_forecast");
+    assert_eq!(call["id"], "call_probe_target");
+}
+
+/// Continue CLI 1.5.47: a result over its context is compacted away, and the next requests ask
+/// for a summary without it; the probe is called once, then "done".
+#[tokio::test]
+async fn a_client_that_drops_the_result_gets_done_not_the_call_again() {
+    let m = model("scrape_as_markdown").await;
+    let tools = json!([function("Read"), function("scrape_as_markdown")]);
+    let first = json!({"model": "gpt-4.1", "stream": true, "tools": tools,
+                       "messages": [{"role": "user", "content": "Call the demo tool scrape_as_markdown."}]});
+    let events = post(&m, "/v1/chat/completions", &first).await.events();
+    assert_eq!(
+        events[0].1["choices"][0]["delta"]["tool_calls"][0]["id"],
+        "call_probe_target"
+    );
+    let summary = json!({"model": "gpt-4.1", "stream": true, "tools": tools,
+                         "messages": [{"role": "user", "content": "Please provide a concise summary of our conversation so far"}]});
+    let events = post(&m, "/v1/chat/completions", &summary).await.events();
+    assert_eq!(events[0].1["choices"][0]["delta"]["content"], "done");
+    assert!(!m.called());
+    let replies: Vec<_> = m.requests().into_iter().map(|r| r.reply).collect();
+    assert!(
+        matches!(&replies[..], [Reply::CallTool { .. }, Reply::Text]),
+        "{replies:?}"
+    );
 }

@@ -1,0 +1,140 @@
+//! The original result's text as found in a delivery: as it is, or JSON-escaped (a client
+//! that sends the result's JSON), with the head and tail kept counted in the original's
+//! characters.
+
+use super::probe::kept;
+
+/// How the original's text is in a delivery: as it is, or JSON-escaped (a client that sends
+/// the result's JSON, as Cline CLI 3.0.65 does, escapes every newline and quote).
+pub struct Found {
+    /// The original, or its JSON-escaped form, whichever keeps more of it.
+    pub form: String,
+    pub whole: bool,
+    /// Head and tail kept, in characters of the original.
+    pub kept: (usize, usize),
+    /// The same, in characters of `form`.
+    pub form_kept: (usize, usize),
+}
+
+impl Found {
+    /// Find `original` in the delivered `text`, as it is or escaped.
+    pub fn of(original: &str, text: &str) -> Found {
+        let as_is = kept(original, text);
+        let plain = Found {
+            form: original.to_string(),
+            whole: !original.is_empty() && text.contains(original),
+            kept: as_is,
+            form_kept: as_is,
+        };
+        let escaped = serde_json::to_string(original).unwrap_or_default();
+        // without its quotes
+        let escaped = escaped
+            .get(1..escaped.len().saturating_sub(1))
+            .unwrap_or_default();
+        if plain.whole || escaped == original || escaped.is_empty() {
+            return plain;
+        }
+        let whole = text.contains(escaped);
+        let (eh, et) = kept(escaped, text);
+        let kept_ = (
+            unescaped(original, eh, false),
+            unescaped(original, et, true),
+        );
+        if whole || kept_.0 + kept_.1 > plain.kept.0 + plain.kept.1 {
+            Found {
+                form: escaped.to_string(),
+                whole,
+                kept: kept_,
+                form_kept: (eh, et),
+            }
+        } else {
+            plain
+        }
+    }
+}
+
+/// How many characters of `original` (from its start, or from its end) make up the first (or
+/// last) `n` characters of its JSON-escaped form.
+fn unescaped(original: &str, n: usize, from_end: bool) -> usize {
+    let width = |c: char| match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        _ => 1,
+    };
+    let mut used = 0;
+    let mut count = 0;
+    let chars: Box<dyn Iterator<Item = char>> = match from_end {
+        true => Box::new(original.chars().rev()),
+        false => Box::new(original.chars()),
+    };
+    for c in chars {
+        used += width(c);
+        if used > n {
+            break;
+        }
+        count += 1;
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::delivered::Delivered;
+    use crate::lab::probe::{judge, Delivery};
+    use crate::tokens::Tokenizer;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn text(s: &str) -> Delivered {
+        Delivered {
+            texts: vec![s.into()],
+            ..Delivered::default()
+        }
+    }
+
+    #[test]
+    fn a_result_sent_as_json_is_matched_escaped_and_counted_in_the_originals_characters() {
+        // Cline CLI 3.0.65 sends JSON.stringify(result), cut to its first and last 4,000
+        let original: String = (0..1000).map(|i| format!("line \"{i}\"\n")).collect();
+        let result = json!({"content": [{"type": "text", "text": original}]});
+        let json = json!({"content": [{"type": "text", "text": original}]}).to_string();
+        let cut = format!(
+            "{}\n\n...[truncated {} chars]...\n\n{}",
+            &json[..4000],
+            json.len() - 8000,
+            &json[json.len() - 4000..]
+        );
+        let home = Path::new("/nonexistent");
+        let o = judge(
+            "t",
+            &result,
+            Some(&text(&cut)),
+            home,
+            &[],
+            Tokenizer::Cl100k,
+        );
+        assert_eq!(o.delivery, Delivery::Cut);
+        // 4,000 JSON chars: 35 of the wrapper, then 3,965 of escaped lines (10 lines `line "i"`
+        // of 9 chars, 12 escaped; 90 of 10, 13 escaped; 191 of 11, 14 escaped; and an `l`)
+        assert_eq!(o.head_chars, 90 + 900 + 191 * 11 + 1);
+        // 4,000 JSON chars: 3,996 of escaped lines (285 of 11 chars and `99"\n`), then `"}]}`
+        assert_eq!(o.tail_chars, 285 * 11 + 4);
+        assert!(o.added.contains("[kept]\n\n...[truncated"), "{}", o.added);
+        let whole = judge(
+            "t",
+            &result,
+            Some(&text(&json)),
+            home,
+            &[],
+            Tokenizer::Cl100k,
+        );
+        assert_eq!(
+            (whole.delivery, whole.head_chars),
+            (Delivery::Whole, original.chars().count())
+        );
+        assert_eq!(unescaped("a\nb", 3, false), 2);
+        assert_eq!(unescaped("a\nb", 3, true), 2);
+        assert_eq!(unescaped("a\nb", 2, true), 1);
+    }
+}
