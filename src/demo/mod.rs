@@ -8,7 +8,7 @@ pub mod payloads;
 mod server;
 mod tools;
 
-pub use server::DemoServer;
+pub use server::{from_json, DemoServer};
 pub use tools::{tool_definitions, TOOLS_PAGE_SIZE};
 
 /// The demo probe file, embedded so an installed binary can audit the demo anywhere.

@@ -139,7 +139,7 @@ fn query(sql: &str) -> Value {
 
 /// A result read into rmcp's type, marked `resultType: "complete"` (2026-07-28 clients require
 /// it; rmcp takes it off for earlier ones).
-fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
+pub fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
     serde_json::from_value(crate::measure::marked_complete(v))
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }

@@ -18,6 +18,14 @@ pub struct Delivered {
 }
 
 impl Delivered {
+    /// A delivery of one text (what most clients send).
+    pub fn of_text(text: impl Into<String>) -> Delivered {
+        Delivered {
+            texts: vec![text.into()],
+            ..Delivered::default()
+        }
+    }
+
     /// The texts as one, joined by newlines (what the model reads).
     pub fn text(&self) -> String {
         self.texts.join("\n")
@@ -76,10 +84,7 @@ fn gemini(body: &Value, call_id: &str, name: &str) -> Option<Delivered> {
         Some(other) => other.to_string(),
         None => inner.to_string(),
     };
-    Some(Delivered {
-        texts: vec![text],
-        ..Delivered::default()
-    })
+    Some(Delivered::of_text(text))
 }
 
 /// The elements of an array (nothing for anything else).

@@ -86,13 +86,6 @@ mod tests {
     use serde_json::json;
     use std::path::Path;
 
-    fn text(s: &str) -> Delivered {
-        Delivered {
-            texts: vec![s.into()],
-            ..Delivered::default()
-        }
-    }
-
     #[test]
     fn a_result_sent_as_json_is_matched_escaped_and_counted_in_the_originals_characters() {
         // Cline CLI 3.0.65 sends JSON.stringify(result), cut to its first and last 4,000
@@ -109,7 +102,7 @@ mod tests {
         let o = judge(
             "t",
             &result,
-            Some(&text(&cut)),
+            Some(&Delivered::of_text(&cut)),
             home,
             &[],
             Tokenizer::Cl100k,
@@ -124,7 +117,7 @@ mod tests {
         let whole = judge(
             "t",
             &result,
-            Some(&text(&json)),
+            Some(&Delivered::of_text(&json)),
             home,
             &[],
             Tokenizer::Cl100k,

@@ -354,13 +354,6 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn text(s: &str) -> Delivered {
-        Delivered {
-            texts: vec![s.into()],
-            ..Delivered::default()
-        }
-    }
-
     #[test]
     fn kept_finds_the_head_and_the_tail_a_client_left() {
         let original: String = (0..1000).map(|i| format!("line {i}\n")).collect();
@@ -386,13 +379,13 @@ mod tests {
         let result = json!({"content": [{"type": "text", "text": original}]});
         let home = Path::new("/nonexistent");
         let judge_ = |d: &Delivered| judge("t", &result, Some(d), home, &[], Tokenizer::Cl100k);
-        let whole = judge_(&text(&format!("<w>\n{original}\n</w>")));
+        let whole = judge_(&Delivered::of_text(format!("<w>\n{original}\n</w>")));
         assert_eq!(
             (whole.delivery, whole.sent),
             (Delivery::Whole, Sent::Content)
         );
         assert_eq!(whole.added, "<w>\n[kept]\n</w>");
-        let cut = judge_(&text(&format!(
+        let cut = judge_(&Delivered::of_text(format!(
             "{}…9000 chars truncated…{}",
             &original[..500],
             &original[9500..]
@@ -402,9 +395,11 @@ mod tests {
             (Delivery::Cut, 500, 500)
         );
         assert_eq!(cut.added, "[kept]…9000 chars truncated…[kept]");
-        let error = judge_(&text("Error: result exceeds maximum allowed tokens"));
+        let error = judge_(&Delivered::of_text(
+            "Error: result exceeds maximum allowed tokens",
+        ));
         assert_eq!(error.delivery, Delivery::Error);
-        let marker = judge_(&text("...10000 bytes truncated..."));
+        let marker = judge_(&Delivered::of_text("...10000 bytes truncated..."));
         assert_eq!(marker.delivery, Delivery::MarkerOnly);
         let none = judge("t", &result, None, home, &[], Tokenizer::Cl100k);
         assert_eq!(
@@ -418,7 +413,8 @@ mod tests {
     fn structured_content_is_recognised_when_a_client_rewrites_its_numbers() {
         let result = json!({"content": [{"type": "text", "text": "{\n  \"t\": 20.0,\n  \"city\": \"Paris\"\n}"}],
             "structuredContent": {"t": 20.0, "city": "Paris"}});
-        let d = text("Wall time: 0.01 seconds\nOutput:\n{\"city\":\"Paris\",\"t\":20}");
+        let d =
+            Delivered::of_text("Wall time: 0.01 seconds\nOutput:\n{\"city\":\"Paris\",\"t\":20}");
         let o = judge(
             "t",
             &result,

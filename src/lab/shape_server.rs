@@ -7,10 +7,10 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use super::shapes::{self, Shape};
+use crate::demo::from_json;
 
 /// The tool's name.
 pub const TOOL: &str = "lab_result";
@@ -21,11 +21,6 @@ pub const MAX_CHARS: usize = 4_000_000;
 /// The lab's server.
 #[derive(Debug, Clone, Default)]
 pub struct ShapeServer;
-
-fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
-    serde_json::from_value(crate::measure::marked_complete(v))
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
-}
 
 impl ServerHandler for ShapeServer {
     fn get_info(&self) -> ServerConfig {

@@ -4,6 +4,22 @@ use crate::lab::probe::{content_text, judge};
 use crate::lab::shapes;
 use crate::tokens::Tokenizer;
 
+/// Judge what a simulated client showed of a lab result, as a real run is judged.
+fn judged(
+    result: &serde_json::Value,
+    shown: String,
+) -> std::future::Ready<Result<ProbeOutcome, String>> {
+    let d = Delivered::of_text(shown);
+    std::future::ready(Ok(judge(
+        "lab_result",
+        result,
+        Some(&d),
+        std::path::Path::new("/x"),
+        &[],
+        Tokenizer::Cl100k,
+    )))
+}
+
 /// A simulated client: whole up to `limit` units of `unit`, above it the first `head` and the
 /// last `tail` characters with a marker; each run judged like a real one.
 fn client(
@@ -25,18 +41,7 @@ fn client(
             let t: String = cs[cs.len().saturating_sub(tail)..].iter().collect();
             format!("{h}\n...[{} removed]...\n{t}", cs.len() - head - tail)
         };
-        let d = Delivered {
-            texts: vec![delivered],
-            ..Delivered::default()
-        };
-        std::future::ready(Ok(judge(
-            "lab_result",
-            &result,
-            Some(&d),
-            std::path::Path::new("/x"),
-            &[],
-            Tokenizer::Cl100k,
-        )))
+        judged(&result, delivered)
     }
 }
 
@@ -194,18 +199,7 @@ fn a_preview_that_becomes_an_error_further_up_is_a_second_rule() {
             n if n <= 400_000 => format!("Output too large. Preview:\n{}", &text[..2_000]),
             _ => "Error: result exceeds maximum allowed tokens".to_string(),
         };
-        let d = Delivered {
-            texts: vec![shown],
-            ..Delivered::default()
-        };
-        std::future::ready(Ok(judge(
-            "lab_result",
-            &result,
-            Some(&d),
-            std::path::Path::new("/x"),
-            &[],
-            Tokenizer::Cl100k,
-        )))
+        judged(&result, shown)
     };
     let mut rules = block(bisect(Shape::Lines, 4_000_000, run)).unwrap();
     settle_units(&mut rules);
