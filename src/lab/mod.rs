@@ -19,6 +19,7 @@ mod found;
 mod isolate;
 pub mod model;
 mod probe;
+mod profile;
 mod report;
 mod run;
 mod runner;

@@ -56,6 +56,9 @@ pub struct ClientReport {
     pub rules: Vec<ShapeRule>,
     /// `--derive`: a shape whose bisection failed (a run that could not be measured).
     pub derive_errors: Vec<String>,
+    /// `--derive`: the rules as a profile entry for `clients.toml` (TOML).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub profile: String,
 }
 
 /// One server in one client.

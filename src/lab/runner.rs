@@ -17,6 +17,7 @@ use super::find::{self, Found};
 use super::isolate::Isolation;
 use super::model::Reply;
 use super::probe::{self, ProbeOutcome};
+use super::profile;
 use super::report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
 use super::run::{self, RunOutcome, RunSpec};
 use super::shape_server::{MAX_CHARS, TOOL};
@@ -114,6 +115,7 @@ async fn run_client(
         servers: Vec::new(),
         rules: Vec::new(),
         derive_errors: Vec::new(),
+        profile: String::new(),
     };
     let bin = match find::find(adapter, &opts.client_bins, &opts.npm_folders) {
         Found::At(p) => p,
@@ -133,6 +135,8 @@ async fn run_client(
     if !opts.derive.is_empty() {
         (report.rules, report.derive_errors) =
             derive_client(opts, adapter, &bin, base_env, progress).await;
+        let today = crate::units::now_rfc3339();
+        report.profile = profile::entry(&report, today.get(..10).unwrap_or(&today));
     }
     for server in &opts.servers {
         progress(&format!("{}: {}", adapter.id, server.name));

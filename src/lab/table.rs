@@ -30,6 +30,12 @@ pub fn render(report: &LabReport) -> String {
         for e in &c.derive_errors {
             let _ = writeln!(out, "  derive error: {e}");
         }
+        if !c.profile.is_empty() {
+            let _ = writeln!(out, "  as a profile entry (src/report/data/clients.toml):");
+            for line in c.profile.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
         for s in &c.servers {
             if let Some(d) = &s.definitions {
                 let _ = writeln!(

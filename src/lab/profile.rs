@@ -1,0 +1,224 @@
+//! A derive's rules as a profile entry for `clients.toml`: `[client.measured]` with the client's
+//! version, model name and the day, and one `[[client.rule]]` per rule the shapes share (its
+//! unit, threshold and effect, what it keeps, its marker as the message), each `measured`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::derive::ShapeRule;
+use super::probe::Delivery;
+use super::report::ClientReport;
+
+/// The TOML of a client's measured entry; empty when nothing was derived.
+pub fn entry(c: &ClientReport, date: &str) -> String {
+    if c.rules.is_empty() {
+        return String::new();
+    }
+    let version = c.version.as_deref().unwrap_or("unknown");
+    let source = format!(
+        "measured: mcp-budget lab --derive, {} {version} (model name {})",
+        c.name, c.model
+    );
+    let mut out = String::new();
+    for (key, shapes) in groups(&c.rules) {
+        let r = shapes[0];
+        let _ = writeln!(out, "[[client.rule]]\napplies = \"result\"");
+        let _ = writeln!(out, "unit = {}\nthreshold = {}", quote(key.1), key.2);
+        let _ = writeln!(out, "effect = {}", quote(key.3));
+        let (message, head_share) = message(r);
+        if let Some(share) = head_share {
+            let _ = writeln!(out, "head_share = {share:.2}");
+        }
+        if key.3 == "spill" {
+            let _ = writeln!(out, "preview = {}", r.head);
+        }
+        if shapes.iter().all(|s| s.shape.name() == "json_array") && others_derived(&c.rules) {
+            let _ = writeln!(out, "when = \"json_array\"");
+        }
+        let _ = writeln!(out, "message = {}", quote(&message));
+        let names: Vec<&str> = shapes.iter().map(|s| s.shape.name()).collect();
+        let _ = writeln!(
+            out,
+            "note = {}",
+            quote(&format!("measured on: {}", names.join(", ")))
+        );
+        let _ = writeln!(
+            out,
+            "as_of = {}\nchecked = {}\nconfirmed = true",
+            quote(date),
+            quote(date)
+        );
+        let _ = writeln!(out, "source = {}\n", quote(&source));
+    }
+    let _ = writeln!(
+        out,
+        "[client.measured]\nversion = {}\nmodel = {}",
+        quote(version),
+        quote(&c.model)
+    );
+    let _ = writeln!(
+        out,
+        "date = {}\nnote = \"mcp-budget lab --derive\"",
+        quote(date)
+    );
+    out
+}
+
+/// (stage, unit, threshold, effect) of each rule with a threshold, and the shapes that share it.
+type Key<'a> = (u8, &'a str, usize, &'static str);
+
+fn groups(rules: &[ShapeRule]) -> BTreeMap<Key<'_>, Vec<&ShapeRule>> {
+    let mut out: BTreeMap<Key<'_>, Vec<&ShapeRule>> = BTreeMap::new();
+    for r in rules {
+        if let (Some(unit), Some(threshold), Some(effect)) = (r.unit, r.threshold, effect(r)) {
+            out.entry((r.stage, unit, threshold, effect))
+                .or_default()
+                .push(r);
+        }
+    }
+    out
+}
+
+/// Whether the derive covered more shapes than the JSON array (so a rule of its own is about
+/// JSON arrays, not about size).
+fn others_derived(rules: &[ShapeRule]) -> bool {
+    rules.iter().any(|r| r.shape.name() != "json_array")
+}
+
+/// What the client does past the rule, in the profile's words.
+fn effect(r: &ShapeRule) -> Option<&'static str> {
+    Some(match r.delivery? {
+        Delivery::Error | Delivery::MarkerOnly => "refuse",
+        Delivery::Cut if r.tail > 0 => "truncate",
+        Delivery::Cut if r.marker.starts_with("[kept]") => "cap",
+        Delivery::Cut => "spill",
+        Delivery::Whole | Delivery::NotDelivered => return None,
+    })
+}
+
+/// The marker as the rule's message (the text between or around what was kept), and the head's
+/// share of what a truncate keeps.
+fn message(r: &ShapeRule) -> (String, Option<f64>) {
+    let parts: Vec<&str> = r.marker.split("[kept]").collect();
+    let message = match parts.as_slice() {
+        [only] => only.to_string(),
+        [before, after] if r.marker.starts_with("[kept]") => format!("{before}{after}"),
+        [before, _] => before.to_string(),
+        [_, middle, ..] => middle.to_string(),
+        [] => String::new(),
+    };
+    let share = (r.tail > 0).then(|| r.head as f64 / (r.head + r.tail) as f64);
+    (message, share)
+}
+
+fn quote(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::probe::Size;
+    use crate::lab::shapes::Shape;
+
+    fn rule(
+        shape: Shape,
+        stage: u8,
+        unit: &'static str,
+        threshold: usize,
+        delivery: Delivery,
+        (head, tail): (usize, usize),
+        marker: &str,
+    ) -> ShapeRule {
+        let size = Size {
+            chars: 1,
+            bytes: 1,
+            tokens: 1,
+            lines: 1,
+        };
+        ShapeRule {
+            shape,
+            stage,
+            unit: Some(unit),
+            threshold: Some(threshold),
+            whole_up_to: Some(size),
+            cut_from: Some(size),
+            delivery: Some(delivery),
+            head,
+            tail,
+            file: false,
+            marker: marker.into(),
+            sent: None,
+            runs: 1,
+        }
+    }
+
+    #[test]
+    fn shapes_that_share_a_rule_make_one_entry_that_clients_toml_reads() {
+        let c = ClientReport {
+            id: "x".into(),
+            name: "X".into(),
+            version: Some("1.2.3".into()),
+            status: crate::lab::ClientStatus::Measured,
+            api: crate::lab::model::Api::Gemini,
+            model: "m".into(),
+            adapter: "a".into(),
+            binary: None,
+            looked_in: vec![],
+            servers: vec![],
+            rules: vec![
+                rule(
+                    Shape::Lines,
+                    1,
+                    "chars",
+                    40_000,
+                    Delivery::Cut,
+                    (8_000, 32_000),
+                    "Output too large.\n[kept]\n...\n[kept]",
+                ),
+                rule(
+                    Shape::Wide,
+                    1,
+                    "chars",
+                    40_000,
+                    Delivery::Cut,
+                    (8_000, 32_000),
+                    "Output too large.\n[kept]\n...\n[kept]",
+                ),
+                rule(
+                    Shape::JsonArray,
+                    1,
+                    "bytes",
+                    66,
+                    Delivery::Error,
+                    (0, 0),
+                    "{\"error\": \"expected record\"}",
+                ),
+            ],
+            derive_errors: vec![],
+            profile: String::new(),
+        };
+        let text = entry(&c, "2026-12-01");
+        let v: toml::Value = toml::from_str(&text).unwrap();
+        let rules = v["client"]["rule"].as_array().unwrap();
+        assert_eq!(rules.len(), 2, "{text}");
+        let cut = rules
+            .iter()
+            .find(|r| r["effect"].as_str() == Some("truncate"))
+            .unwrap();
+        assert_eq!(cut["threshold"].as_integer(), Some(40_000));
+        assert_eq!(cut["head_share"].as_float(), Some(0.2));
+        assert_eq!(cut["message"].as_str(), Some("\n...\n"));
+        assert_eq!(cut["note"].as_str(), Some("measured on: lines, wide"));
+        let refuse = rules
+            .iter()
+            .find(|r| r["effect"].as_str() == Some("refuse"))
+            .unwrap();
+        assert_eq!(refuse["when"].as_str(), Some("json_array"));
+        assert_eq!(v["client"]["measured"]["version"].as_str(), Some("1.2.3"));
+        assert!(cut["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("measured: mcp-budget lab"));
+    }
+}
