@@ -236,6 +236,16 @@ fn recorder(
 /// there are none (from the current folder and the home folder); project servers run only when
 /// trusted. Under `--clean-env`, `${VAR}` reads only what a server would get, and the variables
 /// it withheld are named on stderr.
+/// The embedded demo's probe file, parsed (what `audit` runs with no config, `lab` with no file).
+pub fn demo() -> anyhow::Result<mcp_budget::config::ConfigFile> {
+    Ok(mcp_budget::config::parse_config_text(
+        std::path::Path::new("probes/demo.toml"),
+        mcp_budget::demo::DEMO_PROBES,
+        None,
+        &env_var,
+    )?)
+}
+
 pub fn sources(files: &[PathBuf], trust: &TrustArgs) -> anyhow::Result<Sources> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let env = server_env(trust);

@@ -8,8 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use mcp_budget::audit::{build_report, run_audit};
 use mcp_budget::capture::{Recorder, PROBES_FILE};
-use mcp_budget::config::{parse_config_text, Sources};
-use mcp_budget::demo::DEMO_PROBES;
+use mcp_budget::config::Sources;
 use mcp_budget::gate::{
     check_comparable, evaluate, load_report, NotComparable, Thresholds, Verdict,
 };
@@ -35,12 +34,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     let found_none = sources.servers.servers.is_empty() && sources.untrusted.is_empty();
     if files.is_empty() && found_none && sources.file_errors.is_empty() {
         warn("no MCP client config found; auditing the embedded demo server (probes/demo.toml)");
-        let demo = parse_config_text(
-            Path::new("probes/demo.toml"),
-            DEMO_PROBES,
-            None,
-            &settings::env_var,
-        )?;
+        let demo = settings::demo()?;
         sources.servers.merge(demo.servers);
         sources.probe_files.extend(demo.probe_file);
     }

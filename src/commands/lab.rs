@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use mcp_budget::config::{parse_config_text, ServerSpec, TransportSpec};
-use mcp_budget::demo::DEMO_PROBES;
+use mcp_budget::config::{ServerSpec, TransportSpec};
 use mcp_budget::lab::{
     loopback_only, run_lab, Adapter, Isolation, LabOptions, LabProbe, LabServer, Shape,
 };
@@ -84,13 +83,7 @@ fn servers(args: &LabArgs, exe: &Path) -> anyhow::Result<Vec<LabServer>> {
     let specs = if files.is_empty() {
         // the lab measures clients: with no file named, the demo is the server, not whatever
         // the user's own configs hold
-        let demo = parse_config_text(
-            Path::new("probes/demo.toml"),
-            DEMO_PROBES,
-            None,
-            &settings::env_var,
-        )?;
-        demo.servers.servers
+        settings::demo()?.servers.servers
     } else {
         let mut sources = settings::sources(&files, &args.trust)?;
         for e in &sources.file_errors {

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::probe::{Delivery, ProbeOutcome};
+use super::probe::{note_first, Delivery, ProbeOutcome};
 use crate::report::clients::{client_view, profile, Outcome};
 use crate::tokens::Tokenizer;
 
@@ -60,7 +60,7 @@ fn outcome_of(o: &ProbeOutcome) -> Outcome {
     let filed = o.file.as_ref().is_some_and(|f| f.whole);
     match o.delivery {
         Delivery::Whole => Outcome::Full,
-        Delivery::Cut if filed && o.tail_chars == 0 && !o.added.starts_with("[kept]") => {
+        Delivery::Cut if filed && o.tail_chars == 0 && note_first(&o.added) => {
             Outcome::SpilledToFile
         }
         Delivery::Cut => Outcome::Truncated,

@@ -15,6 +15,4 @@ pub enum LabError {
     Run { client: String, message: String },
     #[error("lab-tap: {message}")]
     Tap { message: String },
-    #[error("server `{server}`: {message}")]
-    Server { server: String, message: String },
 }

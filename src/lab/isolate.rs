@@ -80,14 +80,3 @@ fn loopback_up() -> std::io::Result<()> {
     unsafe { libc::close(fd) };
     result
 }
-
-/// The network interfaces this process sees (from /proc/net/dev).
-pub fn interfaces() -> Vec<String> {
-    std::fs::read_to_string("/proc/self/net/dev")
-        .unwrap_or_default()
-        .lines()
-        .skip(2)
-        .filter_map(|l| l.split(':').next())
-        .map(|n| n.trim().to_string())
-        .collect()
-}

@@ -34,7 +34,7 @@ pub use definitions::{Definitions, Form};
 pub use derive::ShapeRule;
 pub use error::LabError;
 pub use find::npm_folders;
-pub use isolate::{interfaces, loopback_only, Isolation};
+pub use isolate::{loopback_only, Isolation};
 pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};
 pub use report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
 pub use runner::{run_lab, LabOptions, LabProbe, LabServer};

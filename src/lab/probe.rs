@@ -12,6 +12,15 @@ use super::delivered::Delivered;
 use super::found::Found;
 use crate::tokens::Tokenizer;
 
+/// What stands for the kept part of the original in a client's added text.
+pub const KEPT: &str = "[kept]";
+
+/// Whether the client wrote its note before what it kept (a spill's preview) rather than after
+/// (a cap): read from the added text.
+pub fn note_first(added: &str) -> bool {
+    !added.starts_with(KEPT)
+}
+
 /// Characters of the original a delivery must keep before it counts as kept (a short common
 /// run, such as a heading or a repeated phrase, is chance; real cuts keep thousands).
 const KEPT_MIN_CHARS: usize = 64;
@@ -293,7 +302,7 @@ fn added(original: &str, text: &str, head: usize, tail: usize, max_chars: usize)
     for part in [head_text, tail_text] {
         if !part.is_empty() {
             if let Some(at) = rest.find(&part) {
-                rest.replace_range(at..at + part.len(), "[kept]");
+                rest.replace_range(at..at + part.len(), KEPT);
             }
         }
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::derive::ShapeRule;
-use super::probe::Delivery;
+use super::probe::{note_first, Delivery, KEPT};
 use super::report::ClientReport;
 
 /// The TOML of a client's measured entry; empty when nothing was derived.
@@ -90,7 +90,7 @@ fn effect(r: &ShapeRule) -> Option<&'static str> {
     Some(match r.delivery? {
         Delivery::Error | Delivery::MarkerOnly => "refuse",
         Delivery::Cut if r.tail > 0 => "truncate",
-        Delivery::Cut if r.marker.starts_with("[kept]") => "cap",
+        Delivery::Cut if !note_first(&r.marker) => "cap",
         Delivery::Cut => "spill",
         Delivery::Whole | Delivery::NotDelivered => return None,
     })
@@ -99,10 +99,10 @@ fn effect(r: &ShapeRule) -> Option<&'static str> {
 /// The marker as the rule's message (the text between or around what was kept), and the head's
 /// share of what a truncate keeps.
 fn message(r: &ShapeRule) -> (String, Option<f64>) {
-    let parts: Vec<&str> = r.marker.split("[kept]").collect();
+    let parts: Vec<&str> = r.marker.split(KEPT).collect();
     let message = match parts.as_slice() {
         [only] => only.to_string(),
-        [before, after] if r.marker.starts_with("[kept]") => format!("{before}{after}"),
+        [before, after] if !note_first(&r.marker) => format!("{before}{after}"),
         [before, _] => before.to_string(),
         [_, middle, ..] => middle.to_string(),
         [] => String::new(),

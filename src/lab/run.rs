@@ -10,12 +10,11 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 
 use super::adapter::{Adapter, RunValues};
+// how long a client that ignored SIGTERM has before SIGKILL: as long as a server has
 use super::model::{FakeModel, Recorded, Script};
 use super::tap::Transcript;
 use super::{LabError, LabServer};
-
-/// How long a client that ignored SIGTERM has before SIGKILL.
-const GRACE: Duration = Duration::from_secs(2);
+use crate::upstream::GRACE;
 
 /// What one run needs.
 pub struct RunSpec<'a> {
