@@ -57,14 +57,14 @@ fn a_character_threshold_is_found_to_the_round_number_with_its_head_and_tail() {
     let mut rules = vec![
         block(bisect(
             Shape::Lines,
-            4_000_000,
+            400_000,
             client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
         ))
         .unwrap()
         .remove(0),
         block(bisect(
             Shape::Wide,
-            4_000_000,
+            400_000,
             client(Shape::Wide, "chars", 40_000, 8_000, 32_000),
         ))
         .unwrap()
@@ -93,14 +93,14 @@ fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
     let mut rules = vec![
         block(bisect(
             Shape::Lines,
-            4_000_000,
+            400_000,
             client(Shape::Lines, "bytes", 10_000, 3_000, 3_000),
         ))
         .unwrap()
         .remove(0),
         block(bisect(
             Shape::Wide,
-            4_000_000,
+            400_000,
             client(Shape::Wide, "bytes", 10_000, 1_000, 1_000),
         ))
         .unwrap()
@@ -201,7 +201,7 @@ fn a_preview_that_becomes_an_error_further_up_is_a_second_rule() {
         };
         judged(&result, shown)
     };
-    let mut rules = block(bisect(Shape::Lines, 4_000_000, run)).unwrap();
+    let mut rules = block(bisect(Shape::Lines, 1_000_000, run)).unwrap();
     settle_units(&mut rules);
     assert_eq!(rules.len(), 2, "{rules:?}");
     assert_eq!(
