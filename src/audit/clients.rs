@@ -66,6 +66,8 @@ pub fn client_rows(
                 raw: client_view_counted(profile, result, meta, &count),
                 budgeted,
                 confirmed: profile.confirmed(),
+                measured: None,
+                measured_version: None,
             }
         })
         .collect()

@@ -64,6 +64,10 @@ pub struct LabArgs {
     pub format: LabFormat,
     #[command(flatten)]
     pub trust: TrustArgs,
+    /// The servers as JSON on standard input, resolved by `audit --client measured` (the same
+    /// specs, their variables kept off the command line)
+    #[arg(long, hide = true)]
+    pub servers_on_stdin: bool,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -23,6 +23,8 @@ use crate::printer::warn;
 use crate::progress::Bars;
 use crate::settings;
 
+mod measured;
+
 pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     if let Some(rule) = &args.explain {
         return explain(rule);
@@ -97,6 +99,14 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     };
     let mut report = build_report(run, &opts.tokenizers, &sources.servers.errors);
     annotate(&mut report, price);
+    if mcp_budget::report::clients::wants_measured(&args.clients) {
+        // the measured rows change what the compatibility findings see
+        if let Err(e) = measured::measure(&mut report, &sources.servers.servers) {
+            warn(&format!("error: {e:#}"));
+            return Ok(ExitStatus::Error);
+        }
+        findings::apply(&mut report);
+    }
     if !args.no_write {
         write_reports(&report, &args.out, !args.no_charts)?;
     }

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use mcp_budget::config::{ServerSpec, TransportSpec};
-use mcp_budget::lab::{
-    loopback_only, run_lab, Adapter, Isolation, LabOptions, LabProbe, LabServer, Shape,
-};
+use mcp_budget::lab::{loopback_only, run_lab, Adapter, Isolation, LabOptions, LabServer, Shape};
 use mcp_budget::tokens::Tokenizer;
 
 use crate::cli::{LabArgs, LabFormat, LabTapArgs};
@@ -20,7 +17,10 @@ use crate::settings;
 pub fn run(args: LabArgs) -> anyhow::Result<ExitStatus> {
     let exe = std::env::current_exe().context("finding this executable")?;
     let derive = shapes(&args)?;
-    let servers = if derive.is_empty() || !args.files.is_empty() || !args.configs.is_empty() {
+    let servers = if args.servers_on_stdin {
+        serde_json::from_reader(std::io::stdin().lock())
+            .context("reading the servers on standard input")?
+    } else if derive.is_empty() || !args.files.is_empty() || !args.configs.is_empty() {
         servers(&args, &exe)?
     } else {
         Vec::new()
@@ -97,7 +97,7 @@ fn servers(args: &LabArgs, exe: &Path) -> anyhow::Result<Vec<LabServer>> {
     };
     let mut out = Vec::new();
     for spec in &specs {
-        match lab_server(spec, exe) {
+        match LabServer::from_spec(spec, exe) {
             Ok(s) => out.push(s),
             Err(why) => warn(&format!("error: skipped server `{}`: {why}", spec.name)),
         }
@@ -107,41 +107,6 @@ fn servers(args: &LabArgs, exe: &Path) -> anyhow::Result<Vec<LabServer>> {
         "no server the lab can mount (it mounts stdio servers, the demo and recordings)"
     );
     Ok(out)
-}
-
-fn lab_server(spec: &ServerSpec, exe: &Path) -> Result<LabServer, String> {
-    let exe = exe.display().to_string();
-    let (command, env) = match &spec.transport {
-        TransportSpec::Builtin { .. } => (vec![exe, "demo-server".into()], BTreeMap::new()),
-        TransportSpec::Stdio { command, args, env, .. } => {
-            let mut argv = vec![command.clone()];
-            argv.extend(args.iter().cloned());
-            (argv, env.clone())
-        }
-        TransportSpec::Capture { dir, server } => {
-            let mut argv = vec![exe, "serve-capture".into(), dir.display().to_string()];
-            if let Some(s) = server {
-                argv.extend(["--server".into(), s.clone()]);
-            }
-            (argv, BTreeMap::new())
-        }
-        TransportSpec::Http { .. } | TransportSpec::Sse { .. } => {
-            return Err("a URL server cannot be reached from the lab's loopback-only network (record it with `audit --record` and mount the recording)".into())
-        }
-    };
-    Ok(LabServer {
-        name: spec.name.clone(),
-        command,
-        env,
-        probes: spec
-            .probes
-            .iter()
-            .map(|p| LabProbe {
-                tool: p.tool.clone(),
-                arguments: serde_json::Value::Object(p.arguments.clone()),
-            })
-            .collect(),
-    })
 }
 
 /// The built-in adapters, those given with --adapter in place of the one with their id, then

@@ -3,7 +3,7 @@
 //! they agree: the same outcome, and tokens within [`TOLERANCE_TOKENS`] or
 //! [`TOLERANCE_SHARE`] (file paths and counts in a client's marker vary from run to run).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::probe::{note_first, Delivery, ProbeOutcome};
@@ -14,16 +14,16 @@ pub const TOLERANCE_TOKENS: usize = 100;
 pub const TOLERANCE_SHARE: f64 = 0.03;
 
 /// What the profile predicts, and whether the measurement agrees.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Modelled {
     /// The profile's id.
     pub profile: String,
     /// The client version the profile was measured with, if it was.
     pub profile_version: Option<String>,
     pub tokens: usize,
-    pub outcome: &'static str,
+    pub outcome: Outcome,
     /// The measured outcome, in the profile's terms.
-    pub measured_outcome: &'static str,
+    pub measured_outcome: Outcome,
     /// Same outcome, tokens within tolerance.
     pub agrees: bool,
 }
@@ -45,8 +45,8 @@ pub fn modelled(
         profile: p.id.clone(),
         profile_version: p.measured.as_ref().map(|m| m.version.clone()),
         tokens: seen.tokens_to_model,
-        outcome: seen.outcome.name(),
-        measured_outcome: measured_outcome.name(),
+        outcome: seen.outcome,
+        measured_outcome,
         // nothing but a marker is what a cut that keeps nothing looks like
         agrees: close
             && (seen.outcome == measured_outcome
@@ -56,7 +56,7 @@ pub fn modelled(
 
 /// A measured delivery as the profile's outcome: a head-only cut with the whole saved to a
 /// file and the note first is a spill (a preview); nothing kept is a refusal.
-fn outcome_of(o: &ProbeOutcome) -> Outcome {
+pub(super) fn outcome_of(o: &ProbeOutcome) -> Outcome {
     let filed = o.file.as_ref().is_some_and(|f| f.whole);
     match o.delivery {
         Delivery::Whole => Outcome::Full,

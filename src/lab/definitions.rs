@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::model::Recorded;
@@ -22,7 +22,7 @@ const SCHEMA_KEYS: [&str; 5] = [
 ];
 
 /// How a client presents a server's tools on the first turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Form {
     /// Every tool's definition, as plain tools.
@@ -38,7 +38,7 @@ pub enum Form {
 }
 
 /// The definitions one client sent for one server.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Definitions {
     pub form: Form,
     pub server_tools: usize,

@@ -5,7 +5,7 @@
 //! one in which the shapes' thresholds agree (`wide` tells bytes from characters, `lines` tells
 //! tokens from both), and the threshold the round number the bisection's interval holds.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::probe::{Delivery, ProbeOutcome, Sent, Size};
 use super::shapes::Shape;
@@ -17,14 +17,14 @@ const SMALLEST: usize = 125;
 const ESCALATE_MAX: usize = 1_000_000;
 
 /// What one shape's bisection found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShapeRule {
     pub shape: Shape,
     /// 1: where the client stops delivering the shape whole; 2: where what it does then
     /// changes again.
     pub stage: u8,
     /// chars, bytes, tokens or lines; None when nothing was cut (or only one size was tried).
-    pub unit: Option<&'static str>,
+    pub unit: Option<String>,
     /// The largest size delivered whole, in `unit`.
     pub threshold: Option<usize>,
     /// The largest result delivered whole, and the smallest that was not, in every unit.
@@ -229,7 +229,7 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
                     (a, b) = (l.max(a), h.min(b));
                 }
             }
-            rule.unit = Some(unit);
+            rule.unit = Some(unit.to_string());
             rule.threshold = Some(round_in(a, b));
         }
     }

@@ -6,9 +6,11 @@
 //! file per client, `clients/*.toml`); `find.rs` finds its executable and version;
 //! `isolate.rs` keeps the process on loopback; `run.rs` runs a client once; `tap.rs` is the
 //! MCP server's tap; `delivered.rs`, `probe.rs` (with `found.rs`) and `definitions.rs` read
-//! what was sent; `runner.rs` runs the clients on the servers; `report.rs` holds what it found.
+//! what was sent; `runner.rs` runs the clients on the servers; `report.rs` holds what it found;
+//! `audit.rs` puts it into an audit's report (`audit --client measured`).
 
 mod adapter;
+mod audit;
 mod compare;
 mod definitions;
 mod delivered;
@@ -29,6 +31,7 @@ mod table;
 pub mod tap;
 
 pub use adapter::Adapter;
+pub use audit::merge as merge_into_report;
 pub use compare::Modelled;
 pub use definitions::{Definitions, Form};
 pub use derive::ShapeRule;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::delivered::Delivered;
@@ -26,7 +26,7 @@ pub fn note_first(added: &str) -> bool {
 const KEPT_MIN_CHARS: usize = 64;
 
 /// How much of a text, in every unit a client may count in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Size {
     pub chars: usize,
     pub bytes: usize,
@@ -46,7 +46,7 @@ impl Size {
 }
 
 /// How the result reached the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Delivery {
     /// All of it.
@@ -62,7 +62,7 @@ pub enum Delivery {
 }
 
 /// Which part of a tool result reached the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Sent {
     Content,
@@ -72,7 +72,7 @@ pub enum Sent {
 }
 
 /// A file the client wrote that holds the result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedFile {
     /// Relative to the client's private HOME.
     pub path: String,
@@ -82,7 +82,7 @@ pub struct SavedFile {
 }
 
 /// One probe in one client.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeOutcome {
     pub tool: String,
     pub raw: Size,
@@ -104,15 +104,19 @@ pub struct ProbeOutcome {
     pub image_as_text: bool,
     /// What the client's profile predicts of the same result.
     pub modelled: Option<super::compare::Modelled>,
+    /// The result is one text block holding a JSON array (what some clients reject).
+    #[serde(default)]
+    pub json_array: bool,
 }
 
-/// The original result's text: its text blocks, joined as a client joins them.
+/// The original result's text: its text blocks and embedded resources' texts, joined as a
+/// client joins them.
 pub fn content_text(result: &Value) -> String {
     result["content"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|b| b["text"].as_str())
+        .filter_map(|b| b["text"].as_str().or(b["resource"]["text"].as_str()))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -145,6 +149,7 @@ pub fn judge(
         images_delivered: 0,
         image_as_text: false,
         modelled: None,
+        json_array: crate::report::clients::is_json_array_result(result),
     };
     let image_data: Vec<&str> = result["content"]
         .as_array()

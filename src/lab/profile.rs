@@ -70,7 +70,9 @@ type Key<'a> = (u8, &'a str, usize, &'static str);
 fn groups(rules: &[ShapeRule]) -> BTreeMap<Key<'_>, Vec<&ShapeRule>> {
     let mut out: BTreeMap<Key<'_>, Vec<&ShapeRule>> = BTreeMap::new();
     for r in rules {
-        if let (Some(unit), Some(threshold), Some(effect)) = (r.unit, r.threshold, effect(r)) {
+        if let (Some(unit), Some(threshold), Some(effect)) =
+            (r.unit.as_deref(), r.threshold, effect(r))
+        {
             out.entry((r.stage, unit, threshold, effect))
                 .or_default()
                 .push(r);
@@ -139,7 +141,7 @@ mod tests {
         ShapeRule {
             shape,
             stage,
-            unit: Some(unit),
+            unit: Some(unit.to_string()),
             threshold: Some(threshold),
             whole_up_to: Some(size),
             cut_from: Some(size),

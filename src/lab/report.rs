@@ -1,7 +1,7 @@
 //! What a lab run found, per client: its version and status, and per server the definitions
 //! it sent and what each probe became. `--format json` writes this (`clients` at the top).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::definitions::Definitions;
 use super::derive::ShapeRule;
@@ -13,7 +13,7 @@ use super::probe::ProbeOutcome;
 pub const LAB_SCHEMA_VERSION: u32 = 1;
 
 /// A whole lab run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LabReport {
     pub schema_version: u32,
     pub tool: String,
@@ -24,7 +24,7 @@ pub struct LabReport {
 }
 
 /// Whether a client could be measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClientStatus {
     /// Every run reached the model and back.
@@ -38,7 +38,7 @@ pub enum ClientStatus {
 }
 
 /// One client.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ClientReport {
     pub id: String,
     pub name: String,
@@ -57,12 +57,12 @@ pub struct ClientReport {
     /// `--derive`: a shape whose bisection failed (a run that could not be measured).
     pub derive_errors: Vec<String>,
     /// `--derive`: the rules as a profile entry for `clients.toml` (TOML).
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub profile: String,
 }
 
 /// One server in one client.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerReport {
     pub server: String,
     /// The tools/list pages the client read, and whether it stopped with a next page left.

@@ -22,10 +22,11 @@ use super::report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCH
 use super::run::{self, RunOutcome, RunSpec};
 use super::shape_server::{MAX_CHARS, TOOL};
 use super::shapes::Shape;
+use crate::config::{ServerSpec, TransportSpec};
 use crate::tokens::Tokenizer;
 
 /// A server the lab mounts (stdio: the lab's clients start it behind the tap).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LabServer {
     pub name: String,
     pub command: Vec<String>,
@@ -33,8 +34,49 @@ pub struct LabServer {
     pub probes: Vec<LabProbe>,
 }
 
+impl LabServer {
+    /// The server a lab client mounts for `spec`: its stdio command, or this executable's
+    /// demo server or recording (`exe`). A URL server is out of reach of loopback.
+    pub fn from_spec(spec: &ServerSpec, exe: &Path) -> Result<LabServer, String> {
+        let exe = exe.display().to_string();
+        let (command, env) = match &spec.transport {
+            TransportSpec::Builtin { .. } => (vec![exe, "demo-server".into()], BTreeMap::new()),
+            TransportSpec::Stdio {
+                command, args, env, ..
+            } => {
+                let mut argv = vec![command.clone()];
+                argv.extend(args.iter().cloned());
+                (argv, env.clone())
+            }
+            TransportSpec::Capture { dir, server } => {
+                let mut argv = vec![exe, "serve-capture".into(), dir.display().to_string()];
+                if let Some(s) = server {
+                    argv.extend(["--server".into(), s.clone()]);
+                }
+                (argv, BTreeMap::new())
+            }
+            TransportSpec::Http { .. } | TransportSpec::Sse { .. } => {
+                return Err("a URL server cannot be reached from the lab's loopback-only network (record it with `audit --record` and mount the recording)".into())
+            }
+        };
+        Ok(LabServer {
+            name: spec.name.clone(),
+            command,
+            env,
+            probes: spec
+                .probes
+                .iter()
+                .map(|p| LabProbe {
+                    tool: p.tool.clone(),
+                    arguments: Value::Object(p.arguments.clone()),
+                })
+                .collect(),
+        })
+    }
+}
+
 /// A tool the scripted model calls, with its arguments.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LabProbe {
     pub tool: String,
     pub arguments: Value,

@@ -75,7 +75,7 @@ pub fn render(report: &LabReport) -> String {
                         "      profile `{}` predicts {} tokens, {}: {verdict}",
                         m.profile,
                         thousands(m.tokens),
-                        m.outcome
+                        m.outcome.name()
                     );
                 }
             }
@@ -122,7 +122,7 @@ fn rule_line(r: &super::derive::ShapeRule) -> String {
             r.runs
         );
     };
-    let at = match (r.unit, r.threshold) {
+    let at = match (r.unit.as_deref(), r.threshold) {
         (Some(u), Some(t)) => format!("over {} {u}", thousands(t)),
         _ => format!("from {} chars", thousands(cut.chars)),
     };

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::definitions::{SchemaLint, SchemaScore, ToolCost};
 
-use super::clients::{ClientProfile, ClientResult, ClientSchema};
+use super::clients::{ClientProfile, ClientResult, ClientSchema, MeasuredClient};
 
 /// Bumped when a field changes meaning or is removed.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -37,6 +37,9 @@ pub struct Report {
     /// The client profiles every `clients` row is for, with their sources.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<ClientProfile>,
+    /// The clients `audit --client measured` ran in the lab (their rows carry `measured`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measured_clients: Vec<MeasuredClient>,
     /// The spill store: the full originals of reduced results as the servers sent them (which
     /// can hold secrets a server echoed), outside the report folder unless `--spill-dir` says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -362,6 +365,7 @@ impl Report {
             limits: Vec::new(),
             engine_startup_us: None,
             clients: Vec::new(),
+            measured_clients: Vec::new(),
             spill_dir: None,
         }
     }

@@ -51,6 +51,10 @@ fn summary(report: &Report, width: Option<u16>) -> String {
         out.push_str(&clients.to_string());
         out.push('\n');
         out.push_str("* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).\n");
+        if let Some(text) = super::clients::measured_profiles_text(report) {
+            out.push_str(&text);
+            out.push('\n');
+        }
     }
     if let Some(p) = &report.pricing {
         let ok = report.servers.iter().filter_map(|s| s.cost.as_ref());

@@ -73,7 +73,7 @@ fn a_character_threshold_is_found_to_the_round_number_with_its_head_and_tail() {
     settle_units(&mut rules);
     for r in &rules {
         assert_eq!(
-            (r.unit, r.threshold),
+            (r.unit.as_deref(), r.threshold),
             (Some("chars"), Some(40_000)),
             "{r:?}"
         );
@@ -107,8 +107,8 @@ fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
         .remove(0),
     ];
     settle_units(&mut rules);
-    assert_eq!(rules[0].unit, Some("bytes"), "{:?}", rules[0]);
-    assert_eq!(rules[1].unit, Some("bytes"), "{:?}", rules[1]);
+    assert_eq!(rules[0].unit.as_deref(), Some("bytes"), "{:?}", rules[0]);
+    assert_eq!(rules[1].unit.as_deref(), Some("bytes"), "{:?}", rules[1]);
     assert_eq!(rules[0].threshold, Some(10_000));
     // 10,000 bytes of mostly 3-byte characters is far fewer than 10,000 characters
     let wide = rules[1].whole_up_to.unwrap();
@@ -129,7 +129,11 @@ fn a_client_that_never_cuts_has_no_threshold() {
     assert_eq!(rules.len(), 1);
     settle_units(&mut rules);
     assert_eq!(
-        (rules[0].unit, rules[0].threshold, rules[0].cut_from),
+        (
+            rules[0].unit.as_deref(),
+            rules[0].threshold,
+            rules[0].cut_from
+        ),
         (None, None, None)
     );
     assert_eq!(rules[0].whole_up_to.unwrap().chars, 64_000);
@@ -179,11 +183,11 @@ fn shapes_that_agree_narrow_the_threshold_to_their_common_interval() {
     ];
     settle_units(&mut rules);
     assert_eq!(
-        (rules[0].unit, rules[0].threshold),
+        (rules[0].unit.as_deref(), rules[0].threshold),
         (Some("bytes"), Some(51_200))
     );
     assert_eq!(
-        (rules[1].unit, rules[1].threshold),
+        (rules[1].unit.as_deref(), rules[1].threshold),
         (Some("bytes"), Some(51_200))
     );
 }

@@ -63,7 +63,7 @@ pub struct Recorded {
 }
 
 /// What the script answered a request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Reply {
     /// The probe's call (`name` as the client offered the tool, or its carrier: Codex's `exec`,

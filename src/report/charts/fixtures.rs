@@ -91,6 +91,7 @@ fn with_clients(r: &mut Report) {
         kept_fraction: if outcome == Outcome::Full { 1.0 } else { 0.1 },
         sent: vec!["content".into()],
         rules: Vec::new(),
+        breaks: None,
     };
     for s in &mut r.servers {
         for p in &mut s.probes {
@@ -102,6 +103,8 @@ fn with_clients(r: &mut Report) {
                     raw: seen(raw, Outcome::Full),
                     budgeted: budgeted.clone(),
                     confirmed: true,
+                    measured: None,
+                    measured_version: None,
                 },
                 ClientResult {
                     client: "codex".into(),
@@ -112,6 +115,8 @@ fn with_clients(r: &mut Report) {
                     },
                     budgeted,
                     confirmed: false,
+                    measured: None,
+                    measured_version: None,
                 },
             ];
         }

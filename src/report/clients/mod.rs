@@ -11,10 +11,14 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
-pub use result::{client_view, client_view_counted, engine_limits, Count, ResultLimits};
+pub use result::{
+    client_view, client_view_counted, engine_limits, is_json_array_result, misstated_by,
+    stated_cut, Count, ResultLimits,
+};
 pub use schema::{apply, deferred_names};
 pub use summary::{
-    client_label, client_totals, cut_text, definitions_text, seen_text, ClientTotals,
+    client_label, client_totals, cut_text, definitions_text, measured_profiles_text, seen_text,
+    ClientTotals,
 };
 
 /// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
@@ -233,12 +237,22 @@ pub struct UnknownClient {
     pub known: String,
 }
 
+/// The word in a `--client` list that asks for the lab's measurements (`audit --client
+/// measured`): it names no client, so `measured` alone is every client.
+pub const MEASURED: &str = "measured";
+
+/// Whether a `--client` list asks for the lab's measurements.
+pub fn wants_measured(list: &str) -> bool {
+    list.split(',').any(|s| s.trim() == MEASURED)
+}
+
 /// Parse `--client LIST`: comma-separated ids, or `all`; duplicates once, in the file's order.
+/// [`MEASURED`] in the list selects nothing by itself.
 pub fn select(list: &str) -> Result<Vec<&'static ClientProfile>, UnknownClient> {
     let names: Vec<&str> = list
         .split(',')
         .map(str::trim)
-        .filter(|s| !s.is_empty())
+        .filter(|s| !s.is_empty() && *s != MEASURED)
         .collect();
     if names.is_empty() || names.contains(&"all") {
         return Ok(profiles().iter().collect());
@@ -266,6 +280,19 @@ pub struct ClientSchema {
     pub usd_per_1k_turns: Option<f64>,
     /// Every fact this row rests on has a primary source.
     pub confirmed: bool,
+    /// What the lab measured the client sending per turn (`audit --client measured`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<MeasuredDefinitions>,
+}
+
+/// A server's definitions as a client was measured sending them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredDefinitions {
+    pub tokens_per_turn: usize,
+    pub bytes_per_turn: usize,
+    /// `whole`, `namespace`, `partial`, `deferred` or `hidden` (the lab's form).
+    pub form: String,
+    pub version: String,
 }
 
 /// What a client does with a result.
@@ -305,6 +332,48 @@ pub struct ClientSeen {
     /// The rules that acted, as "40,000 chars (truncate)".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<String>,
+    /// How the client breaks this result, beyond cutting it (a finding names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breaks: Option<Break>,
+}
+
+/// A way a client breaks a result beyond a cut that keeps a head and a tail: each is a
+/// compatibility finding once a profile rule or a lab run measured it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Break {
+    /// A text that is a JSON array became an error message.
+    JsonArrayError,
+    /// Over a cap of the client's (in tokens, for Claude Code): an error in place of the
+    /// result, no preview at all.
+    CapNoPreview { cap: usize, unit: String },
+    /// Nothing of the text was kept: the model got only the client's marker.
+    MarkerOnly,
+    /// An error message in place of the result, for a reason the lab could not tell.
+    ErrorInstead,
+    /// The client's marker says `stated` of `unit` were cut where `cut` were.
+    MisstatedMarker {
+        stated: usize,
+        cut: usize,
+        unit: String,
+    },
+}
+
+/// A client `audit --client measured` ran in the lab: its build, and whether it answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredClient {
+    pub client: String,
+    pub name: String,
+    /// The version the client reported (`None`: it was not installed, or did not say).
+    pub version: Option<String>,
+    /// The model name it was told.
+    pub model: String,
+    /// `measured`, `partial`, `failed` or `not_installed` (the lab's status).
+    pub status: String,
+    pub measured_at: String,
+    /// Why some of it could not be measured, one line per server or probe.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 /// One result in one client: as the server sent it, and after the engine with that client's
@@ -317,6 +386,12 @@ pub struct ClientResult {
     pub budgeted: Option<ClientSeen>,
     /// Every fact this row rests on has a primary source.
     pub confirmed: bool,
+    /// What reached the client's model of the raw result when the lab ran it
+    /// (`audit --client measured`), and the client's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<ClientSeen>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_version: Option<String>,
 }
 
 #[cfg(test)]

@@ -9,10 +9,13 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use serde_json::Value;
 
-use super::{ClientProfile, ClientSeen, Images, Outcome, Rule, Sends};
+use super::{Break, ClientProfile, ClientSeen, Images, Outcome, Rule, Sends};
 use crate::text::{ceil_char_boundary, char_count, floor_char_boundary, line_count};
 use crate::tokens::{image_data_cost, Tokenizer};
 use crate::units::thousands;
@@ -169,6 +172,7 @@ pub fn client_view_counted(
     let mut outcome = Outcome::Full;
     let mut shown: Option<String> = None;
     let mut acted = Vec::new();
+    let mut breaks = None;
     let file_path = profile
         .file_path
         .clone()
@@ -202,16 +206,17 @@ pub fn client_view_counted(
         // images are kept whole or not at all: over a limit in tokens by themselves, refused
         let images_over = rule.unit == "tokens" && v.image_tokens > limit;
         match rule.effect.as_str() {
-            _ if images_over => {
+            _ if images_over || rule.effect == "refuse" => {
                 outcome = Outcome::Refused;
                 cut = Some((0, total));
                 shown = Some(fill(message, 0, 0, value));
-                break;
-            }
-            "refuse" => {
-                outcome = Outcome::Refused;
-                cut = Some((0, total));
-                shown = Some(fill(message, 0, 0, value));
+                breaks = Some(match rule.when.as_deref() {
+                    Some("json_array") => Break::JsonArrayError,
+                    _ => Break::CapNoPreview {
+                        cap: limit,
+                        unit: rule.unit.clone(),
+                    },
+                });
                 break;
             }
             "spill" => {
@@ -246,6 +251,11 @@ pub fn client_view_counted(
                 cut = Some((head, tail));
                 let removed =
                     value.saturating_sub(measure(&rule.unit, &kept_text(&whole, cut), 0, count));
+                breaks = if head == 0 && tail == total {
+                    Some(Break::MarkerOnly)
+                } else {
+                    misstated(message, &whole, &kept_text(&whole, cut), count)
+                };
                 shown = Some(format!(
                     "{}{}{}",
                     &whole[..head],
@@ -296,12 +306,58 @@ pub fn client_view_counted(
         },
         sent: v.sent,
         rules: acted,
+        breaks,
     }
+}
+
+/// A marker that states a fixed amount cut (no `{removed}` in it) where that amount is off by
+/// more than a tenth from what was cut, in the marker's own unit.
+fn misstated(message: &str, whole: &str, kept: &str, count: Count) -> Option<Break> {
+    let (stated, unit) = stated_cut(message)?;
+    let cut = measure(unit, whole, 0, count).saturating_sub(measure(unit, kept, 0, count));
+    misstated_by(stated, cut, unit)
 }
 
 /// Whether a text is a JSON array (what some clients parse a text result into and reject).
 fn is_json_array(text: &str) -> bool {
     text.trim_start().starts_with('[') && serde_json::from_str::<Vec<Value>>(text).is_ok()
+}
+
+/// Whether a result's content is one text block holding a JSON array.
+pub fn is_json_array_result(result: &Value) -> bool {
+    match result["content"].as_array().map(Vec::as_slice) {
+        Some([b]) => b["type"] == "text" && b["text"].as_str().is_some_and(is_json_array),
+        _ => false,
+    }
+}
+
+/// The amount a marker states was cut, and its unit (`chars` for "characters"), when the
+/// marker is a fixed text: "…7 tokens truncated…" states 7 tokens.
+pub fn stated_cut(marker: &str) -> Option<(usize, &'static str)> {
+    static STATED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(\d[\d,]*)\s*(tokens|bytes|chars|characters|lines)\b").expect("static regex")
+    });
+    if marker.contains('{') {
+        return None;
+    }
+    let m = STATED.captures(marker)?;
+    let stated = m[1].replace(',', "").parse().ok()?;
+    let unit = match &m[2] {
+        "tokens" => "tokens",
+        "bytes" => "bytes",
+        "lines" => "lines",
+        _ => "chars",
+    };
+    Some((stated, unit))
+}
+
+/// A [`Break::MisstatedMarker`] when `stated` is off from `cut` by more than a tenth.
+pub fn misstated_by(stated: usize, cut: usize, unit: &str) -> Option<Break> {
+    (stated.abs_diff(cut) * 10 > cut).then(|| Break::MisstatedMarker {
+        stated,
+        cut,
+        unit: unit.to_string(),
+    })
 }
 
 /// Compact JSON, keys in received order: as clients send JSON on (the audit's `compact_json`).

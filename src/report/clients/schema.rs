@@ -75,6 +75,7 @@ pub fn apply(report: &mut Report) {
                 usd_per_1k_turns: price.map(|p| 1000.0 * tokens as f64 * ratio * p / 1e6),
                 confirmed: profile.schema.sourced.confirmed
                     && tool_rules.iter().all(|r| r.sourced.confirmed),
+                measured: None,
             });
         }
     }

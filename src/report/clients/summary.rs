@@ -29,6 +29,9 @@ pub struct ClientTotals {
     pub results: usize,
     /// Every fact behind the row has a primary source.
     pub confirmed: bool,
+    /// The client's version when the lab measured the row (`audit --client measured`): its
+    /// numbers are then what the client was measured sending, where it was measured.
+    pub measured: Option<String>,
 }
 
 /// A client's rows, in the order of the report's profiles.
@@ -51,11 +54,23 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
                 budgeted_cut: None,
                 results: 0,
                 confirmed: profile.confirmed(),
+                measured: report
+                    .measured_clients
+                    .iter()
+                    .find(|m| m.client == profile.id && m.status != "not_installed")
+                    .and_then(|m| m.version.clone()),
             };
             for s in report.servers.iter().filter(|s| s.status == Status::Ok) {
                 if let Some(c) = s.clients.iter().find(|c| c.client == profile.id) {
                     t.servers += 1;
-                    t.schema_tokens += c.schema_tokens_per_turn;
+                    // the lab counts the definitions a client sends, not the names it lists
+                    // of deferred ones: those stay as modelled
+                    t.schema_tokens += match &c.measured {
+                        Some(m) if !matches!(m.form.as_str(), "deferred" | "hidden") => {
+                            m.tokens_per_turn
+                        }
+                        _ => c.schema_tokens_per_turn,
+                    };
                     if let Some(usd) = c.usd_per_1k_turns {
                         *t.usd_per_1k_turns.get_or_insert(0.0) += usd;
                     }
@@ -67,9 +82,10 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
                     .iter()
                     .flat_map(|p| p.clients.iter().filter(|c| c.client == profile.id))
                 {
+                    let raw = c.measured.as_ref().unwrap_or(&c.raw);
                     t.results += 1;
-                    t.raw_tokens += c.raw.tokens_to_model;
-                    t.raw_cut += usize::from(c.raw.outcome != Outcome::Full);
+                    t.raw_tokens += raw.tokens_to_model;
+                    t.raw_cut += usize::from(raw.outcome != Outcome::Full);
                     if let Some(b) = &c.budgeted {
                         *t.budgeted_tokens.get_or_insert(0) += b.tokens_to_model;
                         *t.budgeted_cut.get_or_insert(0) += usize::from(b.outcome != Outcome::Full);
@@ -99,11 +115,55 @@ pub fn definitions_text(t: &ClientTotals) -> String {
     out
 }
 
-/// The client's id as tables show it: ` *` after it when a rule behind the row is unconfirmed.
+/// The client's id as tables show it: ` (measured 2.1.332)` after it when the lab measured
+/// the row, else ` *` when a rule behind the row is unconfirmed.
 pub fn client_label(t: &ClientTotals) -> String {
-    format!("{}{}", t.client, if t.confirmed { "" } else { " *" })
+    match &t.measured {
+        Some(v) => format!("{} (measured {v})", t.client),
+        None => format!("{}{}", t.client, if t.confirmed { "" } else { " *" }),
+    }
 }
 
+/// Which profiles rest on lab measurements, as a sentence: "Profiles measured in the lab: codex
+/// 0.171.0 with model lab-model-x (2026-12-01), ...; the others are modelled from their
+/// sources." and whether this report's rows apply them or were measured here. `None` when no
+/// profile was measured and no row either.
+pub fn measured_profiles_text(report: &Report) -> Option<String> {
+    let measured: Vec<String> = report
+        .clients
+        .iter()
+        .filter_map(|p| {
+            let m = p.measured.as_ref()?;
+            let model = match m.model.as_str() {
+                "" => String::new(),
+                model => format!(" with model {model}"),
+            };
+            Some(format!("{} {}{model} ({})", p.id, m.version, m.date))
+        })
+        .collect();
+    let ran = !report.measured_clients.is_empty();
+    if measured.is_empty() && !ran {
+        return None;
+    }
+    let mut out = String::new();
+    if !measured.is_empty() {
+        let rest = if measured.len() == report.clients.len() {
+            ""
+        } else {
+            "; the others are modelled from their sources"
+        };
+        out.push_str(&format!(
+            "Profiles measured in the lab (`mcp-budget lab`): {}{rest}. ",
+            measured.join(", ")
+        ));
+    }
+    out.push_str(if ran {
+        "Rows marked (measured VERSION) are what that client sent its model in this run (`--client measured`); budgeted stays modelled."
+    } else {
+        "The rows apply the profiles; `audit --client measured` runs the installed clients instead."
+    });
+    Some(out)
+}
 /// "1 of 4 results", "none".
 pub fn cut_text(cut: usize, results: usize) -> String {
     match cut {

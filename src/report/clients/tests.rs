@@ -381,3 +381,56 @@ fn over_the_token_cap_a_result_is_refused_with_its_images_counted() {
     let big = json!({"content": [{"type": "image", "mimeType": "image/png", "data": "QUJD".repeat(40_000)}]});
     assert_eq!(seen("claude-code", &big).outcome, Outcome::Refused);
 }
+
+#[test]
+fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
+    let codex = profile("codex").unwrap();
+    let result = text(&"lorem ipsum ".repeat(2_000));
+    let modelled = seen("codex", &result);
+    let mut s = ServerReport::new("srv", "stdio", "srv", "test");
+    let mut p = crate::report::ProbeResult::new("read");
+    let measured = ClientSeen {
+        tokens_to_model: modelled.tokens_to_model + 40,
+        ..modelled.clone()
+    };
+    p.clients.push(ClientResult {
+        client: "codex".into(),
+        raw: modelled.clone(),
+        budgeted: None,
+        confirmed: true,
+        measured: Some(measured),
+        measured_version: Some("0.171.0".into()),
+    });
+    s.probes.push(p);
+    let mut r = Report::new(vec!["cl100k_base".into()], vec![s]);
+    r.clients = vec![codex.clone()];
+    // modelled: the label and the sentence say the profile was measured, not this run
+    let t = &client_totals(&r)[0];
+    assert_eq!(client_label(t), "codex *");
+    assert_eq!(t.raw_tokens, modelled.tokens_to_model + 40);
+    let text = measured_profiles_text(&r).unwrap();
+    assert!(
+        text.starts_with("Profiles measured in the lab (`mcp-budget lab`): codex 0.171.0 with model lab-model-x (2026-12-01). The rows apply the profiles"),
+        "{text}"
+    );
+    // run here: the label names the version, the sentence says the rows were measured
+    r.measured_clients.push(MeasuredClient {
+        client: "codex".into(),
+        name: "Codex CLI".into(),
+        version: Some("0.171.0".into()),
+        model: "lab-model-x".into(),
+        status: "measured".into(),
+        measured_at: "2026-12-02T00:00:00Z".into(),
+        errors: Vec::new(),
+    });
+    assert_eq!(
+        client_label(&client_totals(&r)[0]),
+        "codex (measured 0.171.0)"
+    );
+    assert!(measured_profiles_text(&r).unwrap().contains(
+        "Rows marked (measured VERSION) are what that client sent its model in this run"
+    ));
+    // a client the lab did not find keeps its modelled label
+    r.measured_clients[0].status = "not_installed".into();
+    assert_eq!(client_label(&client_totals(&r)[0]), "codex *");
+}

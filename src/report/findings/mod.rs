@@ -9,6 +9,7 @@ use super::limits::{claude_code_token_limits, client_limits};
 use super::model::{Finding, Report, SchemaLint, ServerReport, Status};
 use crate::units::thousands;
 
+mod compat;
 mod era;
 mod rules;
 mod score;
@@ -213,6 +214,7 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
         }
     }
     out.extend(era::era_findings(s.era_conformance.as_ref()));
+    out.extend(compat::compat_findings(s));
     // errors first, then warnings, then notes; each kind in the order found
     out.sort_by_key(|f| match f.severity.as_str() {
         "error" => 0,

@@ -3,7 +3,9 @@
 
 use super::{Block, Table};
 use crate::report::charts::ChartKind;
-use crate::report::clients::{client_label, client_totals, cut_text, definitions_text, seen_text};
+use crate::report::clients::{
+    client_label, client_totals, cut_text, definitions_text, measured_profiles_text, seen_text,
+};
 use crate::report::Report;
 use crate::units::{thousands, usd};
 
@@ -51,6 +53,9 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
         t.rows.push(row);
     }
     out.push(Block::Table(t));
+    if let Some(text) = measured_profiles_text(report) {
+        out.push(super::para(&text));
+    }
     out.push(Block::Chart(ChartKind::ClientTokens));
     // every probe in every client: raw -> budgeted
     let probes: Vec<(&str, &crate::report::ProbeResult)> = report
@@ -73,10 +78,13 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
         let mut row = vec![server.to_string(), p.name()];
         for id in &ids {
             row.push(match p.clients.iter().find(|c| c.client == *id) {
-                Some(c) => match &c.budgeted {
-                    Some(b) => format!("{} → {}", seen_text(&c.raw), seen_text(b)),
-                    None => seen_text(&c.raw),
-                },
+                Some(c) => {
+                    let raw = seen_text(c.measured.as_ref().unwrap_or(&c.raw));
+                    match &c.budgeted {
+                        Some(b) => format!("{raw} → {}", seen_text(b)),
+                        None => raw,
+                    }
+                }
                 None => "-".into(),
             });
         }

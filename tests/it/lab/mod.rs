@@ -249,3 +249,31 @@ fn running(pid: i32) -> bool {
             .is_some_and(|(_, rest)| !rest.starts_with('Z'))
     })
 }
+
+/// `audit --client measured` with no client the lab can run: one line naming the flag, exit
+/// 2, and the report folder as it was (the modelled report is not passed off as measured).
+#[test]
+fn audit_client_measured_without_a_lab_client_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::fs::write(out_dir.join("audit.json"), "earlier").unwrap();
+    let out = mcp_budget(dir.path(), dir.path())
+        .arg("audit")
+        .arg(&probes)
+        .args(["--client", "measured,naive,cursor", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error: --client measured: none of the clients chosen has a lab adapter"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("audit.json")).unwrap(),
+        "earlier"
+    );
+}

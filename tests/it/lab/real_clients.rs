@@ -140,3 +140,122 @@ fn gemini_cli_sends_what_its_profile_predicts() {
 fn opencode_sends_what_its_profile_predicts() {
     measured_as_its_profile_predicts("opencode");
 }
+
+/// `audit --client measured`: the audit runs the installed client in the lab on its own probes
+/// and reports what the client sent beside what its profile predicts; the compatibility finding
+/// then rests on the run (Codex's marker says 7 or 8 tokens were cut from a 55,000-token page).
+#[test]
+fn audit_client_measured_reports_what_the_client_sent() {
+    let Some(npm) = lab_clients() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let probes = super::demo_probes(
+        dir.path(),
+        &[
+            (
+                "scrape_as_markdown",
+                "{ url = \"demo://shop/search?q=wireless+earbuds\" }",
+            ),
+            ("get_forecast", "{ city = \"Lisbon\" }"),
+        ],
+    );
+    let out_dir = dir.path().join("out");
+    let out = mcp_budget(dir.path(), dir.path())
+        .env("TMPDIR", dir.path())
+        .env("MCP_BUDGET_LAB_NPM", &npm)
+        .arg("audit")
+        .arg(&probes)
+        .args([
+            "--client",
+            "measured,codex,naive",
+            "--width",
+            "200",
+            "--out",
+        ])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let version = pinned("@openai/codex");
+    assert!(
+        stdout.contains(&format!("codex (measured {version})")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "measured in the lab: Codex CLI {version}: measured"
+        )),
+        "{stderr}"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("audit.json")).unwrap())
+            .unwrap();
+    let measured = report["measured_clients"].as_array().unwrap();
+    assert_eq!(measured.len(), 1, "naive has no lab adapter: {measured:?}");
+    assert_eq!(measured[0]["version"].as_str(), Some(version.as_str()));
+    let server = &report["servers"][0];
+    let row = |tool: &str| {
+        let p = server["probes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["tool"] == tool)
+            .unwrap();
+        p["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["client"] == "codex")
+            .unwrap()
+            .clone()
+    };
+    let page = row("scrape_as_markdown");
+    let m = &page["measured"];
+    assert_eq!(m["outcome"], "truncated", "{page:#}");
+    assert_eq!(page["measured_version"].as_str(), Some(version.as_str()));
+    let (measured_tokens, modelled) = (
+        m["tokens_to_model"].as_u64().unwrap(),
+        page["raw"]["tokens_to_model"].as_u64().unwrap(),
+    );
+    assert!(
+        measured_tokens.abs_diff(modelled) <= 100.max(modelled * 3 / 100),
+        "measured {measured_tokens}, modelled {modelled}"
+    );
+    // 12,000 bytes of ASCII kept of a page of over 200,000: a marker saying 7 is far off
+    assert_eq!(m["breaks"]["kind"], "misstated_marker", "{m:#}");
+    // it names 7 or 8 tokens whatever it cut
+    assert!(m["breaks"]["stated"].as_u64().unwrap() < 10, "{m:#}");
+    assert!(m["breaks"]["cut"].as_u64().unwrap() > 50_000, "{m:#}");
+    let forecast = row("get_forecast");
+    assert_eq!(forecast["measured"]["outcome"], "full", "{forecast:#}");
+    // the definitions as sent per turn
+    let defs = server["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client"] == "codex")
+        .unwrap();
+    // Codex 0.171.0 sends every definition inside a namespace item: more than the bare tools
+    assert_eq!(defs["measured"]["form"], "namespace", "{defs:#}");
+    assert!(
+        defs["measured"]["tokens_per_turn"].as_u64().unwrap()
+            > defs["schema_tokens_per_turn"].as_u64().unwrap(),
+        "{defs:#}"
+    );
+    let finding = server["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "client-misstated-cut")
+        .unwrap_or_else(|| panic!("{:#}", server["findings"]));
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Codex {version} (measured in this run)")),
+        "{finding:#}"
+    );
+}

@@ -1,0 +1,158 @@
+//! `audit --client measured`: a lab run's measurements put into the audit's report. Each
+//! client the lab ran gets a `measured_clients` entry; its rows in "what each client sees" get
+//! what the lab measured beside what the profile predicts: the definitions per turn of every
+//! server it mounted, and what reached its model of every probe result.
+
+use serde::Serialize;
+
+use super::compare::outcome_of;
+use super::probe::{Delivery, ProbeOutcome, Sent};
+use super::report::{ClientStatus, LabReport};
+use crate::report::clients::{
+    misstated_by, profile, stated_cut, Break, ClientSeen, MeasuredClient, MeasuredDefinitions,
+    Outcome,
+};
+use crate::report::Report;
+
+/// Put `lab`'s measurements into `report`: servers by name, probes by tool in order.
+pub fn merge(report: &mut Report, lab: &LabReport) {
+    for c in &lab.clients {
+        let mut errors: Vec<String> = Vec::new();
+        for s in &c.servers {
+            errors.extend(s.error.iter().map(|e| format!("{}: {e}", s.server)));
+            errors.extend(s.probe_errors.iter().map(|e| format!("{}: {e}", s.server)));
+        }
+        report.measured_clients.push(MeasuredClient {
+            client: c.id.clone(),
+            name: c.name.clone(),
+            version: c.version.clone(),
+            model: c.model.clone(),
+            status: name(&c.status),
+            measured_at: lab.generated_at.clone(),
+            errors,
+        });
+        let (Some(version), false) = (&c.version, c.status == ClientStatus::NotInstalled) else {
+            continue;
+        };
+        for s in &c.servers {
+            let Some(server) = report.servers.iter_mut().find(|r| r.name == s.server) else {
+                continue;
+            };
+            if let (Some(d), Some(row)) = (
+                &s.definitions,
+                server.clients.iter_mut().find(|r| r.client == c.id),
+            ) {
+                row.measured = Some(MeasuredDefinitions {
+                    tokens_per_turn: d.tokens,
+                    bytes_per_turn: d.bytes,
+                    form: name(&d.form),
+                    version: version.clone(),
+                });
+            }
+            let mut taken = vec![false; server.probes.len()];
+            for o in &s.probes {
+                let Some(i) = (0..server.probes.len())
+                    .find(|&i| !taken[i] && server.probes[i].tool == o.tool)
+                else {
+                    continue;
+                };
+                taken[i] = true;
+                if o.delivery == Delivery::NotDelivered {
+                    continue;
+                }
+                let probe = &mut server.probes[i];
+                // images reach the model as images: their pixel cost, as the audit counts it
+                let image_tokens = match (o.images, &probe.raw) {
+                    (0, _) | (_, None) => 0,
+                    (n, Some(raw)) => raw.image_tokens * o.images_delivered.min(n) / n,
+                };
+                if let Some(row) = probe.clients.iter_mut().find(|r| r.client == c.id) {
+                    let mut m = seen(o, &c.id, &c.name, version);
+                    m.tokens_to_model += image_tokens;
+                    row.measured = Some(m);
+                    row.measured_version = Some(version.clone());
+                }
+            }
+        }
+    }
+}
+
+/// A measured delivery in the audit's terms.
+pub fn seen(o: &ProbeOutcome, client: &str, name: &str, version: &str) -> ClientSeen {
+    let outcome = outcome_of(o);
+    let delivered = o.delivered.unwrap_or_default();
+    let kept = match o.delivery {
+        Delivery::Whole => 1.0,
+        _ if o.raw.chars == 0 => 0.0,
+        _ => ((o.head_chars + o.tail_chars) as f64 / o.raw.chars as f64).min(1.0),
+    };
+    let sent = match o.sent {
+        Sent::Content => vec!["content".to_string()],
+        Sent::StructuredContent => vec!["structuredContent".to_string()],
+        Sent::Both => vec!["content".to_string(), "structuredContent".to_string()],
+        Sent::Neither => Vec::new(),
+    };
+    ClientSeen {
+        tokens_to_model: delivered.tokens,
+        bytes_to_model: delivered.bytes,
+        outcome,
+        kept_fraction: kept,
+        sent,
+        rules: vec![format!("measured: {name} {version}")],
+        breaks: breaks(o, outcome, kept, client),
+    }
+}
+
+/// How the client broke the result, as measured: an error (for a JSON array, or over its cap
+/// in tokens by its profile), nothing but its marker, or a marker that misstates the cut.
+fn breaks(o: &ProbeOutcome, outcome: Outcome, kept: f64, client: &str) -> Option<Break> {
+    match o.delivery {
+        // over the client's cap in tokens (its profile's) is the reason before any other
+        Delivery::Error => Some(
+            profile(client)
+                .and_then(|p| {
+                    p.rules.iter().find(|r| {
+                        r.applies == "result"
+                            && r.effect == "refuse"
+                            && r.when.is_none()
+                            && r.unit == "tokens"
+                            && o.raw.tokens as u64 > r.threshold
+                    })
+                })
+                .map_or(
+                    if o.json_array {
+                        Break::JsonArrayError
+                    } else {
+                        Break::ErrorInstead
+                    },
+                    |r| Break::CapNoPreview {
+                        cap: r.threshold as usize,
+                        unit: r.unit.clone(),
+                    },
+                ),
+        ),
+        Delivery::MarkerOnly => Some(Break::MarkerOnly),
+        Delivery::Cut if outcome == Outcome::Truncated => {
+            let (stated, unit) = stated_cut(&o.added)?;
+            let whole = match unit {
+                "tokens" => o.raw.tokens,
+                "bytes" => o.raw.bytes,
+                "lines" => o.raw.lines,
+                _ => o.raw.chars,
+            };
+            misstated_by(stated, (whole as f64 * (1.0 - kept)).round() as usize, unit)
+        }
+        _ => None,
+    }
+}
+
+/// An enum's name as its JSON spells it.
+fn name<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;
