@@ -3,30 +3,14 @@
 //! they agree: the same outcome, and tokens within [`TOLERANCE_TOKENS`] or
 //! [`TOLERANCE_SHARE`] (file paths and counts in a client's marker vary from run to run).
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::probe::{note_first, Delivery, ProbeOutcome};
+use super::probe::{note_first, Delivery, Modelled, ProbeOutcome};
 use crate::report::clients::{client_view, profile, Outcome};
 use crate::tokens::Tokenizer;
 
 pub const TOLERANCE_TOKENS: usize = 100;
 pub const TOLERANCE_SHARE: f64 = 0.03;
-
-/// What the profile predicts, and whether the measurement agrees.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Modelled {
-    /// The profile's id.
-    pub profile: String,
-    /// The client version the profile was measured with, if it was.
-    pub profile_version: Option<String>,
-    pub tokens: usize,
-    pub outcome: Outcome,
-    /// The measured outcome, in the profile's terms.
-    pub measured_outcome: Outcome,
-    /// Same outcome, tokens within tolerance.
-    pub agrees: bool,
-}
 
 /// The profile's prediction for a result the lab measured, when the client has a profile.
 pub fn modelled(

@@ -2,8 +2,6 @@
 //! that sends the result's JSON), with the head and tail kept counted in the original's
 //! characters.
 
-use super::probe::kept;
-
 /// How the original's text is in a delivery: as it is, or JSON-escaped (a client that sends
 /// the result's JSON, as Cline CLI 3.0.65 does, escapes every newline and quote).
 pub struct Found {
@@ -75,6 +73,52 @@ fn unescaped(original: &str, n: usize, from_end: bool) -> usize {
         count += 1;
     }
     count
+}
+
+/// Characters of the original a delivery must keep before it counts as kept (a short common
+/// run, such as a heading or a repeated phrase, is chance; real cuts keep thousands).
+const KEPT_MIN_CHARS: usize = 64;
+
+/// The longest start and the longest end of `original` (in characters, each at least
+/// [`KEPT_MIN_CHARS`] or 0) that appear in `text`.
+pub fn kept(original: &str, text: &str) -> (usize, usize) {
+    let bounds: Vec<usize> = original
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([original.len()])
+        .collect();
+    let n = bounds.len() - 1;
+    let longest = |fits: &dyn Fn(usize) -> bool| {
+        // the largest k in 0..=n with fits(k); fits is monotone (a shorter part is in it too)
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if lo >= KEPT_MIN_CHARS.min(n) {
+            lo
+        } else {
+            0
+        }
+    };
+    let head = longest(&|k| text.contains(&original[..bounds[k]]));
+    if head == n {
+        return (head, 0);
+    }
+    // the tail is looked for after the kept head, and within what the head left of the original
+    let after = match head {
+        0 => text,
+        _ => {
+            let at = text.find(&original[..bounds[head]]).unwrap_or(0);
+            &text[at + bounds[head]..]
+        }
+    };
+    let tail = longest(&|k| k <= n - head && after.contains(&original[bounds[n - k]..]));
+    (head, tail)
 }
 
 #[cfg(test)]

@@ -32,12 +32,12 @@ pub mod tap;
 
 pub use adapter::Adapter;
 pub use audit::merge as merge_into_report;
-pub use compare::Modelled;
 pub use definitions::{Definitions, Form};
 pub use derive::ShapeRule;
 pub use error::LabError;
 pub use find::npm_folders;
 pub use isolate::{loopback_only, Isolation};
+pub use probe::Modelled;
 pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};
 pub use report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
 pub use runner::{run_lab, LabOptions, LabProbe, LabServer};

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::delivered::Delivered;
 use super::found::Found;
+use crate::report::clients::Outcome;
 use crate::tokens::Tokenizer;
 
 /// What stands for the kept part of the original in a client's added text.
@@ -20,10 +21,6 @@ pub const KEPT: &str = "[kept]";
 pub fn note_first(added: &str) -> bool {
     !added.starts_with(KEPT)
 }
-
-/// Characters of the original a delivery must keep before it counts as kept (a short common
-/// run, such as a heading or a repeated phrase, is chance; real cuts keep thousands).
-const KEPT_MIN_CHARS: usize = 64;
 
 /// How much of a text, in every unit a client may count in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -103,10 +100,25 @@ pub struct ProbeOutcome {
     /// An image's base64 reached the model as text.
     pub image_as_text: bool,
     /// What the client's profile predicts of the same result.
-    pub modelled: Option<super::compare::Modelled>,
+    pub modelled: Option<Modelled>,
     /// The result is one text block holding a JSON array (what some clients reject).
     #[serde(default)]
     pub json_array: bool,
+}
+
+/// What the profile predicts, and whether the measurement agrees.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Modelled {
+    /// The profile's id.
+    pub profile: String,
+    /// The client version the profile was measured with, if it was.
+    pub profile_version: Option<String>,
+    pub tokens: usize,
+    pub outcome: Outcome,
+    /// The measured outcome, in the profile's terms.
+    pub measured_outcome: Outcome,
+    /// Same outcome, tokens within tolerance.
+    pub agrees: bool,
 }
 
 /// The original result's text: its text blocks and embedded resources' texts, joined as a
@@ -220,48 +232,6 @@ pub fn judge(
     outcome
 }
 
-/// The longest start and the longest end of `original` (in characters, each at least
-/// [`KEPT_MIN_CHARS`] or 0) that appear in `text`.
-pub fn kept(original: &str, text: &str) -> (usize, usize) {
-    let bounds: Vec<usize> = original
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([original.len()])
-        .collect();
-    let n = bounds.len() - 1;
-    let longest = |fits: &dyn Fn(usize) -> bool| {
-        // the largest k in 0..=n with fits(k); fits is monotone (a shorter part is in it too)
-        let (mut lo, mut hi) = (0, n);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if fits(mid) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        if lo >= KEPT_MIN_CHARS.min(n) {
-            lo
-        } else {
-            0
-        }
-    };
-    let head = longest(&|k| text.contains(&original[..bounds[k]]));
-    if head == n {
-        return (head, 0);
-    }
-    // the tail is looked for after the kept head, and within what the head left of the original
-    let after = match head {
-        0 => text,
-        _ => {
-            let at = text.find(&original[..bounds[head]]).unwrap_or(0);
-            &text[at + bounds[head]..]
-        }
-    };
-    let tail = longest(&|k| k <= n - head && after.contains(&original[bounds[n - k]..]));
-    (head, tail)
-}
-
 /// Whether `text` holds a JSON value equal to `want` (numbers compared as numbers: a client
 /// that writes `20.0` as `20` still sent it).
 fn holds_json(text: &str, want: &Value) -> bool {
@@ -366,6 +336,7 @@ fn saved_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::found::kept;
     use serde_json::json;
 
     #[test]
