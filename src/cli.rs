@@ -42,12 +42,33 @@ pub enum Command {
     /// Run real coding clients against a scripted model on 127.0.0.1 and measure what each
     /// sends its model: the tool definitions per turn, and what reached it of each probe
     Lab(Box<LabArgs>),
+    /// Print a shell's completion script (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one per command into a folder
+    Man(ManArgs),
     /// The lab's tap: relay stdio to a server, writing every line to a transcript
     #[command(hide = true)]
     LabTap(LabTapArgs),
     /// The lab's own MCP server on stdio (synthetic results of every shape, for --derive)
     #[command(hide = true)]
     LabServer,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell: `source <(mcp-budget completions bash)`, or write it where the shell looks
+    /// (bash: ~/.local/share/bash-completion/completions/mcp-budget; zsh: a folder on $fpath
+    /// as _mcp-budget; fish: ~/.config/fish/completions/mcp-budget.fish)
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// Write mcp-budget.1 and a page per command (mcp-budget-audit.1, ...) into DIR instead
+    /// of printing the main page
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

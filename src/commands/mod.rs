@@ -3,6 +3,7 @@
 //! library.
 
 mod audit;
+mod completions;
 mod count;
 mod demo_server;
 mod gate;
@@ -29,6 +30,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Stats(args) => stats::run(args),
         Command::ServeCapture(args) => serve_capture::run(args),
         Command::Lab(args) => lab::run(*args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => completions::man(args),
         Command::LabTap(args) => lab::tap(args),
         Command::LabServer => lab::shape_server(),
     }

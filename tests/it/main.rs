@@ -7,6 +7,7 @@ mod capture;
 mod cli_trust;
 mod client_configs;
 mod client_views;
+mod completions;
 mod corpus;
 mod corpus_expected;
 mod demo_audit;

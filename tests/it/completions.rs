@@ -1,0 +1,122 @@
+//! `completions` and `man`, generated from the clap definitions: the bash script completes in a
+//! real bash, and the man pages render in `man` with every command's flags.
+
+use std::process::Command;
+
+use crate::support::mcp_budget;
+
+fn out(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let o = mcp_budget(dir.path(), dir.path())
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// What bash completes for the words, with the script sourced.
+fn complete_in_bash(script: &str, words: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp-budget.bash");
+    std::fs::write(&path, script).unwrap();
+    let line = words.join(" ");
+    let program = format!(
+        "source {}; COMP_WORDS=({line}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT={}; _mcp__budget mcp-budget \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display(),
+        words.len() - 1,
+        line.len()
+    );
+    let o = Command::new("bash")
+        .args(["--norc", "-c", &program])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn bash_completes_commands_and_each_commands_flags() {
+    let script = out(&["completions", "bash"]);
+    assert_eq!(
+        complete_in_bash(&script, &["mcp-budget", "au"]),
+        ["audit"],
+        "commands"
+    );
+    let mut flags = complete_in_bash(&script, &["mcp-budget", "audit", "--cl"]);
+    flags.sort();
+    assert_eq!(flags, ["--clean-env", "--client"]);
+    // a value of an enum: the shells themselves
+    let mut shells = complete_in_bash(&script, &["mcp-budget", "completions", ""]);
+    shells.retain(|s| !s.starts_with('-'));
+    shells.sort();
+    assert_eq!(shells, ["bash", "elvish", "fish", "powershell", "zsh"]);
+    // the lab's own plumbing is hidden
+    let all = complete_in_bash(&script, &["mcp-budget", ""]);
+    assert!(all.iter().any(|c| c == "lab"), "{all:?}");
+    assert!(
+        !all.iter().any(|c| c == "lab-tap" || c == "lab-server"),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn zsh_and_fish_scripts_name_the_program() {
+    assert!(out(&["completions", "zsh"]).starts_with("#compdef mcp-budget"));
+    let fish = out(&["completions", "fish"]);
+    assert!(
+        fish.contains(
+            "complete -c mcp-budget -n \"__fish_mcp_budget_needs_command\" -f -a \"audit\""
+        ),
+        "{fish}"
+    );
+}
+
+#[test]
+fn man_pages_render_with_every_commands_flags() {
+    let main = out(&["man"]);
+    assert!(main.contains(".TH mcp-budget 1"), "{main}");
+    let dir = tempfile::tempdir().unwrap();
+    let pages = dir.path().join("man");
+    out(&["man", "--out", pages.to_str().unwrap()]);
+    let mut names: Vec<String> = std::fs::read_dir(&pages)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    for want in [
+        "mcp-budget.1",
+        "mcp-budget-audit.1",
+        "mcp-budget-lab.1",
+        "mcp-budget-proxy.1",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{names:?}");
+    }
+    assert!(!names.iter().any(|n| n.contains("lab-tap")), "{names:?}");
+    let roff = std::fs::read_to_string(pages.join("mcp-budget-audit.1")).unwrap();
+    assert!(roff.contains(".TH mcp-budget-audit 1"), "{roff}");
+    // rendered by man(1) where the machine has it
+    if Command::new("man").arg("--version").output().is_err() {
+        eprintln!("SKIP: no man(1) to render the pages");
+        return;
+    }
+    let o = Command::new("man")
+        .env("MANWIDTH", "100")
+        .arg("-l")
+        .arg(pages.join("mcp-budget-audit.1"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("mcp-budget audit"), "{text}");
+    assert!(text.contains("--client"), "{text}");
+}
