@@ -5,7 +5,7 @@
 
 use rmcp::ServiceExt;
 
-use crate::capture::{self, Replay};
+use crate::capture::{self, Recording};
 use crate::config::{redactor_for, Redactor, ServerSpec, TransportSpec};
 use crate::demo::DemoServer;
 use crate::upstream::{ChildEnv, Protocol, ServerIo, Session, SessionOptions, UpstreamError};
@@ -74,7 +74,7 @@ pub async fn open(
         TransportSpec::Capture { dir, server } => {
             let (io, server_end) = ServerIo::pipe();
             let mut replay =
-                Replay::load(dir, server.as_deref()).map_err(|e| UpstreamError::Initialize {
+                Recording::load(dir, server.as_deref()).map_err(|e| UpstreamError::Initialize {
                     message: e.to_string(),
                 })?;
             let (read, write) = tokio::io::split(server_end);

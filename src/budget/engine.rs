@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::compaction::compact_text;
-use super::lazy::strip_prefix;
 use super::note::{render, NoteFacts};
 use super::parts::{Part, Work};
+use super::prefix_strip::strip_prefix;
 use super::strip::{strip, StripCounts};
 use super::{Policy, PrefixCounter, Scan, SpillHandle, SpillStore, ToolPolicy};
 use crate::tokens::Tokenizer;
@@ -108,8 +108,8 @@ struct Run<'a> {
     facts: NoteFacts,
     stages: Vec<Stage>,
     clock: Instant,
-    /// Where the lazy strip of the first prose text cut its chunks (see
-    /// [`super::lazy::StrippedPrefix::chunks`]), for mapping the preview's end back.
+    /// Where the prefix strip of the first prose text cut its chunks (see
+    /// [`super::prefix_strip::StrippedPrefix::chunks`]), for mapping the preview's end back.
     prose_chunks: Vec<(usize, usize)>,
 }
 
@@ -264,8 +264,8 @@ impl Engine {
     }
 
     /// Strip prose, drop a duplicate structuredContent, save oversized images; returns the cuts,
-    /// and where the lazy strip of the first prose text cut its chunks. With the `original`
-    /// (lazy), prose is read from it and stripped and counted only until it passes the budget.
+    /// and where the prefix strip of the first prose text cut its chunks. With the `original`
+    /// (a prefix strip), prose is read from it and stripped and counted only until it passes the budget.
     fn strip_work<'a>(
         &self,
         work: &mut Work<'a>,
@@ -286,7 +286,9 @@ impl Engine {
             if let Part::Prose { text, scan } = part {
                 if let Some(original) = original {
                     let Some(Part::Prose { text: whole, .. }) = original.parts.get(i) else {
-                        unreachable!("the lazy copy keeps the original's parts in order");
+                        unreachable!(
+                            "the prefix-stripped copy keeps the original's parts in order"
+                        );
                     };
                     let p = strip_prefix(whole, policy, &self.counter, limit);
                     if !p.complete {

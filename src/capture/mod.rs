@@ -6,7 +6,7 @@
 mod error;
 mod manifest;
 mod record;
-mod replay;
+mod recording;
 mod serve;
 
 pub use error::CaptureError;
@@ -15,5 +15,5 @@ pub use manifest::{
     SCHEMA_VERSION,
 };
 pub use record::{Recorder, ReplayDefaults};
-pub use replay::{Replay, Reply};
+pub use recording::{Recording, Reply};
 pub use serve::serve;

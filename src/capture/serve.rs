@@ -6,11 +6,11 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use super::{Replay, Reply};
+use super::{Recording, Reply};
 
 /// Answer every request read from `input` until it ends. Notifications and responses from the
 /// client are ignored; a line that is not a JSON-RPC request gets an error with id `null`.
-pub async fn serve<R, W>(replay: &mut Replay, input: R, mut output: W) -> std::io::Result<()>
+pub async fn serve<R, W>(recording: &mut Recording, input: R, mut output: W) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -22,7 +22,7 @@ where
         if reader.read_until(b'\n', &mut buf).await? == 0 {
             break;
         }
-        let Some(line) = respond(replay, &buf) else {
+        let Some(line) = respond(recording, &buf) else {
             continue;
         };
         output.write_all(line.as_bytes()).await?;
@@ -33,7 +33,7 @@ where
 }
 
 /// The response line to one input line, if it needs one.
-fn respond(replay: &mut Replay, bytes: &[u8]) -> Option<String> {
+fn respond(recording: &mut Recording, bytes: &[u8]) -> Option<String> {
     #[derive(Deserialize)]
     struct Request<'a> {
         #[serde(borrow)]
@@ -50,7 +50,7 @@ fn respond(replay: &mut Replay, bytes: &[u8]) -> Option<String> {
             id: Some(id),
             method: Some(method),
             params,
-        }) => Some(replay.answer(&method, params.as_ref()).to_line(id.get())),
+        }) => Some(recording.answer(&method, params.as_ref()).to_line(id.get())),
         Ok(_) => None,
         Err(e) => {
             let reply = if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
@@ -69,7 +69,7 @@ mod tests {
     use crate::upstream::Direction::{Received, Sent};
     use tokio::io::AsyncReadExt;
 
-    fn recording() -> Replay {
+    fn recording() -> Recording {
         let lines = [
             (
                 Sent,
@@ -128,16 +128,16 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"lost"}}"#,
             ),
         ];
-        Replay::from_events("rec", lines)
+        Recording::from_events("rec", lines)
     }
 
-    async fn exchange(replay: &mut Replay, input: &str) -> Vec<String> {
+    async fn exchange(recording: &mut Recording, input: &str) -> Vec<String> {
         let (mut client, server) = tokio::io::duplex(64 * 1024);
         let (server_read, server_write) = tokio::io::split(server);
         let (mut client_read, mut client_write) = tokio::io::split(&mut client);
         client_write.write_all(input.as_bytes()).await.unwrap();
         client_write.shutdown().await.unwrap();
-        serve(replay, server_read, server_write).await.unwrap();
+        serve(recording, server_read, server_write).await.unwrap();
         let mut out = String::new();
         client_read.read_to_string(&mut out).await.unwrap();
         out.lines().map(String::from).collect()
@@ -145,7 +145,7 @@ mod tests {
 
     #[tokio::test]
     async fn answers_with_the_recorded_bytes_by_cursor_and_arguments() {
-        let mut replay = recording();
+        let mut rec = recording();
         let input = [
             r#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2099-01-01"}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -159,7 +159,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":14,"method":"prompts/list","params":{}}"#,
         ]
         .join("\n");
-        let out = exchange(&mut replay, &input).await;
+        let out = exchange(&mut rec, &input).await;
         assert_eq!(
             out,
             [
@@ -178,7 +178,7 @@ mod tests {
 
     #[tokio::test]
     async fn says_what_was_not_recorded() {
-        let mut replay = recording();
+        let mut rec = recording();
         let input = [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":2}}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lost"}}"#,
@@ -189,7 +189,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
         ]
         .join("\n");
-        let out = exchange(&mut replay, &input).await;
+        let out = exchange(&mut rec, &input).await;
         let errors: Vec<serde_json::Value> = out
             .iter()
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())

@@ -1,13 +1,13 @@
 //! `mcp-budget serve-capture DIR`: a recording served back as an MCP server on stdio.
 
 use anyhow::Context;
-use mcp_budget::capture::{self, CaptureError, Replay};
+use mcp_budget::capture::{self, CaptureError, Recording};
 
 use crate::cli::ServeCaptureArgs;
 use crate::exit::ExitStatus;
 
 pub fn run(args: ServeCaptureArgs) -> anyhow::Result<ExitStatus> {
-    let mut replay = match Replay::load(&args.dir, args.server.as_deref()) {
+    let mut replay = match Recording::load(&args.dir, args.server.as_deref()) {
         Ok(r) => r,
         Err(e @ CaptureError::ServerRequired { .. }) => {
             crate::printer::warn(&format!("error: {e} with --server NAME"));

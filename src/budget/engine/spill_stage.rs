@@ -5,9 +5,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::super::lazy::original_offset;
 use super::super::note::render;
 use super::super::parts::{compact, Part, Work};
+use super::super::prefix_strip::original_offset;
 use super::super::shrink::{ladder, ShrinkReport};
 use super::super::{Scan, Size, SizeLimits};
 use super::json_stage::{json_texts, shrunk};

@@ -45,7 +45,7 @@ struct Recorded {
 
 /// One recorded server's requests and answers.
 #[derive(Debug)]
-pub struct Replay {
+pub struct Recording {
     server: String,
     recorded: Vec<Recorded>,
 }
@@ -69,9 +69,9 @@ struct Message<'a> {
     error: Option<&'a RawValue>,
 }
 
-impl Replay {
+impl Recording {
     /// Load server `server` of the recording in `dir`; `None` picks the only one.
-    pub fn load(dir: &Path, server: Option<&str>) -> Result<Replay, CaptureError> {
+    pub fn load(dir: &Path, server: Option<&str>) -> Result<Recording, CaptureError> {
         let manifest = Manifest::read(dir)?;
         let manifest_path = dir.join(super::MANIFEST_FILE);
         let known = || {
@@ -117,11 +117,15 @@ impl Replay {
             path: path.clone(),
             source,
         })?;
-        Replay::from_transcript(&entry.name, &text, &path)
+        Recording::from_transcript(&entry.name, &text, &path)
     }
 
     /// Parse a transcript file's text (`path` names it in errors).
-    pub fn from_transcript(server: &str, text: &str, path: &Path) -> Result<Replay, CaptureError> {
+    pub fn from_transcript(
+        server: &str,
+        text: &str,
+        path: &Path,
+    ) -> Result<Recording, CaptureError> {
         let mut events = Vec::new();
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -144,7 +148,7 @@ impl Replay {
             };
             events.push((direction, parsed.line));
         }
-        Ok(Replay::from_events(
+        Ok(Recording::from_events(
             server,
             events.iter().map(|(d, l)| (*d, l.as_str())),
         ))
@@ -155,8 +159,8 @@ impl Replay {
     pub fn from_events<'a>(
         server: &str,
         events: impl IntoIterator<Item = (Direction, &'a str)>,
-    ) -> Replay {
-        let mut replay = Replay {
+    ) -> Recording {
+        let mut replay = Recording {
             server: server.to_string(),
             recorded: Vec::new(),
         };
@@ -367,7 +371,7 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported"}}"#,
             ),
         ];
-        let mut replay = Replay::from_events("rec", lines);
+        let mut replay = Recording::from_events("rec", lines);
         let params = |v: &str| json!({"_meta": {"io.modelcontextprotocol/protocolVersion": v}});
         for _ in 0..3 {
             let got = replay.answer("server/discover", Some(&params("2026-07-28")));
