@@ -91,15 +91,11 @@ fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visi
         Sends::StructuredOnly => (!has_structured, !has_structured, has_structured),
         Sends::StructuredReplacesText => (true, !has_structured, has_structured),
         Sends::BothDedup => {
-            let s = result.get("structuredContent");
-            let repeats = blocks.iter().any(|b| {
-                b["type"] == "text"
-                    && b["text"]
-                        .as_str()
-                        .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                        .as_ref()
-                        == s
-            });
+            // the literal serialization only: a pretty-printed copy is sent twice (measured)
+            let literal = structured.map(compact);
+            let repeats = blocks
+                .iter()
+                .any(|b| b["type"] == "text" && b["text"].as_str() == literal.as_deref());
             (true, true, has_structured && !repeats)
         }
     };

@@ -434,3 +434,17 @@ fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
     r.measured_clients[0].status = "not_installed".into();
     assert_eq!(client_label(&client_totals(&r)[0]), "codex *");
 }
+
+#[test]
+fn copilot_drops_structured_content_only_beside_its_literal_serialization() {
+    let data = json!({"city": "Lisbon", "hourly": [{"t": 1}, {"t": 2}]});
+    let compact = serde_json::to_string(&data).unwrap();
+    let pretty = serde_json::to_string_pretty(&data).unwrap();
+    let with = |text: &str| json!({"content": [{"type": "text", "text": text}], "structuredContent": data});
+    assert_eq!(seen("copilot-cli", &with(&compact)).sent, ["content"]);
+    // measured in 1.0.102: a pretty-printed copy is no literal one, and both go to the model
+    let both = seen("copilot-cli", &with(&pretty));
+    assert_eq!(both.sent, ["content", "structuredContent"]);
+    let t = Tokenizer::Cl100k;
+    assert_eq!(both.tokens_to_model, t.count(&pretty) + t.count(&compact));
+}
