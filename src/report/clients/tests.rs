@@ -4,13 +4,15 @@ use super::*;
 use crate::report::{Report, ServerReport, ToolCost};
 use crate::tokens::Tokenizer;
 
-const IDS: [&str; 9] = [
+const IDS: [&str; 11] = [
     "naive",
     "claude-code",
     "claude-desktop",
     "codex",
     "gemini-cli",
     "opencode",
+    "kilo",
+    "qwen-code",
     "copilot-cli",
     "vscode",
     "cursor",
