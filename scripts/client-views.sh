@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each client sees, on real servers: the run behind the README's per-client table.
+# What each client sees, on real servers: the run behind the per-client table of docs/clients.md.
 # A long article served on 127.0.0.1 and snapshotted by Playwright's MCP server in Chromium,
 # server-filesystem reading a 3,000-line log, server-everything's structured content and resource
 # links. Needs the servers .ci/run installs (target/test-servers) and chromium.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The survey of real MCP servers (README "A survey of real servers"): install every server of
+# The survey of real MCP servers (docs/survey.md): install every server of
 # probes/survey/ at its pinned version into target/survey (npm and PyPI, one venv per Python
 # server), make the local data its probes read (a git clone of this repository, web pages from
 # the corpus served on 127.0.0.1, a SQLite file, an Excel file), audit them all in one run, and

@@ -6,7 +6,7 @@
 //! an audit of a 60 MiB result peaked at 272-339 MiB; with arenas committed as used (and the
 //! other fixes of issue 14), 173-181 MiB. Freed memory is still kept for mimalloc's default
 //! 10 ms: giving it back at once cost allocation-heavy passes 10-20% in page faults and saved
-//! only 5-10 MiB more (README, Speed).
+//! only 5-10 MiB more (docs/engine.md, Speed).
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

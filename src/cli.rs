@@ -320,7 +320,7 @@ pub struct AuditArgs {
         default_value = "auto"
     )]
     pub protocol: Protocol,
-    /// Model whose prices the dollar costs use (see README for the table)
+    /// Model whose prices the dollar costs use (see docs/audit.md for the table)
     #[arg(
         long,
         env = "MCP_BUDGET_MODEL",

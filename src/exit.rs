@@ -1,4 +1,4 @@
-//! Every exit status of the binary, in one place (documented in the README).
+//! Every exit status of the binary, in one place (documented in the README and docs/exit-codes.md).
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-/// One call, as DESIGN.md lists the fields.
+/// One call, as docs/design.md lists the fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
     /// RFC 3339, UTC.

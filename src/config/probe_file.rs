@@ -1,4 +1,4 @@
-//! Probe files (TOML, see DESIGN.md) and the single entry point that loads any config file:
+//! Probe files (TOML, see docs/design.md) and the single entry point that loads any config file:
 //! a probe file, a JSON client config (with comments allowed) or Codex's `config.toml`.
 
 use std::collections::BTreeMap;

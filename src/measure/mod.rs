@@ -1,4 +1,4 @@
-//! Turning raw JSON-RPC results into token numbers, exactly as DESIGN.md's accounting rules say.
+//! Turning raw JSON-RPC results into token numbers, exactly as docs/design.md's accounting rules say.
 //! Synchronous and pure: it reads the bytes a server sent and returns report values.
 
 mod compact;

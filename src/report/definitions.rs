@@ -66,7 +66,7 @@ pub struct SchemaLint {
     pub message: String,
 }
 
-/// How lean a server's definitions are (see the README's "Schema score").
+/// How lean a server's definitions are (see docs/findings.md, "Schema score").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SchemaScore {
     pub score: u8,

@@ -1,5 +1,5 @@
 //! The report model: what an audit found, serialised as audit.json and read by every renderer,
-//! the gate and baselines. Field names are public interface (DESIGN.md); add, never rename.
+//! the gate and baselines. Field names are public interface (docs/design.md); add, never rename.
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! The rank tables of cl100k_base and o200k_base. `build.rs` writes each as its tokens in rank
 //! order (one length byte, then the bytes) and they are embedded as they are: 0.7 MB and 1.6 MB.
 //! The lookup from bytes to rank is built from them once per process, on first use of the
-//! encoding (see the README for what that costs).
+//! encoding (see docs/audit.md, "What the numbers mean", for what that costs).
 
 use super::index::Index;
 

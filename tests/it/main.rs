@@ -11,6 +11,7 @@ mod completions;
 mod corpus;
 mod corpus_expected;
 mod demo_audit;
+mod doc_links;
 mod engine;
 mod eras;
 mod exact_numbers;

@@ -29,7 +29,19 @@ fn three_survey_servers_audit_from_their_probe_files() {
     }
     let data = survey.path().join("data/repo");
     std::fs::create_dir_all(data.join("src")).unwrap();
-    std::fs::copy(repo().join("README.md"), data.join("README.md")).unwrap();
+    // the README and every docs page as one text: the manual, as the README held it whole
+    // before it was split into docs/ (the clone the survey reads has a short README)
+    let mut manual = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut pages: Vec<_> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        manual.push_str(&std::fs::read_to_string(page).unwrap());
+    }
+    std::fs::write(data.join("README.md"), manual).unwrap();
     for f in ["lib.rs", "main.rs", "text.rs", "units.rs"] {
         std::fs::copy(repo().join("src").join(f), data.join("src").join(f)).unwrap();
     }
@@ -74,7 +86,7 @@ fn three_survey_servers_audit_from_their_probe_files() {
         .iter()
         .find(|p| p["tool"] == "read_text_file")
         .unwrap();
-    // the README is well over the budget: measured raw, then cut by the engine
+    // the manual is well over the budget: measured raw, then cut by the engine
     assert!(readme["raw"]["model_tokens"].as_u64().unwrap() > 20_000);
     assert!(readme["budgeted"]["tokens"].as_u64().unwrap() <= 8_000);
     // and the analysis script reads the report

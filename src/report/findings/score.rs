@@ -1,5 +1,5 @@
 //! The schema score of a server: 0-100 and a grade, from the measured numbers alone, so a reader
-//! can check it by hand (the README's "Schema score" gives the same formula).
+//! can check it by hand (docs/findings.md's "Schema score" gives the same formula).
 //!
 //! ```text
 //! waste    = 50 x recoverable / schema tokens      (the share every definition fix recovers)

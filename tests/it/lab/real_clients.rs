@@ -88,7 +88,7 @@ fn measured_as_its_profile_predicts(id: &str) {
         assert_eq!(
             m["profile_version"].as_str(),
             Some(version),
-            "the profile of {id} was not measured with {version}: re-measure it (README: the lab)"
+            "the profile of {id} was not measured with {version}: re-measure it (docs/clients.md: the lab)"
         );
         assert!(
             m["agrees"] == true,

@@ -14,7 +14,7 @@ use crate::support::{bin_path, corpus, free_port, repo, serve_on};
 
 use super::python_sdk;
 
-/// Queries a user would type, and the tool that must be among the top three (the README's
+/// Queries a user would type, and the tool that must be among the top three (docs/proxy.md's
 /// table is these).
 pub const GITHUB_QUERIES: &[(&str, &str)] = &[
     ("list open pull requests", "list_pull_requests"),
