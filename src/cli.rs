@@ -293,7 +293,7 @@ pub struct AuditArgs {
     pub auto_probe: bool,
     /// Clients whose view of every tool list and result is reported: ids, comma-separated, or
     /// `all` (naive, claude-code, claude-desktop, codex, gemini-cli, opencode, kilo,
-    /// qwen-code, copilot-cli, vscode, cursor); `measured` in the list also runs the installed
+    /// qwen-code, cline, copilot-cli, vscode, cursor); `measured` in the list also runs the installed
     /// ones in the lab
     /// (`mcp-budget lab`) and reports what they were measured sending
     #[arg(

@@ -6,6 +6,7 @@
 mod result;
 mod schema;
 mod summary;
+mod visible;
 
 use std::sync::LazyLock;
 
@@ -41,6 +42,8 @@ pub enum Sends {
     StructuredOnly,
     StructuredReplacesText,
     BothDedup,
+    /// The whole result as one JSON text (Cline CLI).
+    ResultJson,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -15,9 +15,10 @@ use regex::Regex;
 
 use serde_json::Value;
 
-use super::{Break, ClientProfile, ClientSeen, Images, Outcome, Rule, Sends};
+use super::visible::visible;
+use super::{Break, ClientProfile, ClientSeen, Outcome, Rule, Sends};
 use crate::text::{ceil_char_boundary, char_count, floor_char_boundary, line_count};
-use crate::tokens::{image_data_cost, Tokenizer};
+use crate::tokens::Tokenizer;
 use crate::units::thousands;
 
 /// A result's limits in a client's own units, for the engine (`proxy --client`): the tightest
@@ -31,6 +32,10 @@ pub struct ResultLimits {
     /// The client keeps the head of what it cuts: the engine's note goes first.
     pub note_first: bool,
 }
+
+/// The JSON around one text block of a result (`{"content":[{"type":"text","text":""}]}`)
+/// and the engine's note block beside it, in characters.
+const RESULT_JSON_WRAPPER: usize = 128;
 
 pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
     let mut l = ResultLimits::default();
@@ -48,7 +53,13 @@ pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
             "lines" => &mut l.lines,
             _ => continue,
         };
-        let t = r.threshold as usize;
+        let mut t = r.threshold as usize;
+        if profile.sends.mode == Sends::ResultJson && r.unit != "lines" {
+            // the client counts the result's JSON: its wrapper and the escapes of the text
+            // come out of the limit; a line break or a quote is two characters, so half of the
+            // rest holds any text but one of control characters (`\u0001` is six)
+            t = t.saturating_sub(RESULT_JSON_WRAPPER) / 2;
+        }
         *slot = Some(slot.map_or(t, |v| v.min(t)));
     }
     l
@@ -70,75 +81,6 @@ fn result_rules(profile: &ClientProfile) -> Vec<&Rule> {
         .collect();
     rules.sort_by_key(|r| force(&r.effect));
     rules
-}
-
-/// The sent parts of a result: texts, image tokens, and which parts.
-struct Visible<'a> {
-    texts: Vec<Cow<'a, str>>,
-    image_tokens: usize,
-    sent: Vec<String>,
-    /// The content is exactly one text block.
-    single_text: bool,
-}
-
-fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visible<'a> {
-    let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);
-    let structured = result.get("structuredContent").filter(|s| !s.is_null());
-    let has_structured = structured.is_some();
-    let (content, text_blocks, structured_sent) = match profile.sends.mode {
-        Sends::Both => (true, true, has_structured),
-        Sends::Content => (true, true, false),
-        Sends::StructuredOnly => (!has_structured, !has_structured, has_structured),
-        Sends::StructuredReplacesText => (true, !has_structured, has_structured),
-        Sends::BothDedup => {
-            // the literal serialization only: a pretty-printed copy is sent twice (measured)
-            let literal = structured.map(compact);
-            let repeats = blocks
-                .iter()
-                .any(|b| b["type"] == "text" && b["text"].as_str() == literal.as_deref());
-            (true, true, has_structured && !repeats)
-        }
-    };
-    let mut v = Visible {
-        texts: Vec::new(),
-        image_tokens: 0,
-        sent: Vec::new(),
-        single_text: blocks.len() == 1 && blocks[0]["type"] == "text",
-    };
-    if content {
-        for b in blocks {
-            match b["type"].as_str().unwrap_or("") {
-                "text" if text_blocks => v
-                    .texts
-                    .push(Cow::Borrowed(b["text"].as_str().unwrap_or(""))),
-                "text" => {}
-                "image" => {
-                    let data = b["data"].as_str().unwrap_or("");
-                    match (profile.images.mode, image_data_cost(data)) {
-                        (Images::Pixels, Some((_, tokens))) => v.image_tokens += tokens,
-                        // no image a model can see, or a client that pastes it: its text
-                        (Images::Pixels, None) => v.image_tokens += count(data),
-                        (Images::Base64Text, _) => v.texts.push(Cow::Borrowed(data)),
-                    }
-                }
-                "audio" => {}
-                "resource" => {
-                    if let Some(t) = b["resource"]["text"].as_str() {
-                        v.texts.push(Cow::Borrowed(t));
-                    }
-                }
-                _ => v.texts.push(Cow::Owned(compact(b))),
-            }
-        }
-        if !blocks.is_empty() && (text_blocks || blocks.iter().any(|b| b["type"] != "text")) {
-            v.sent.push("content".into());
-        }
-    }
-    if let (true, Some(s)) = (structured_sent, structured.map(compact)) {
-        v.texts.push(Cow::Owned(s));
-        v.sent.push("structuredContent".into());
-    }
-    v
 }
 
 /// Counts the tokens of a text (a tokenizer, or a memo of one shared by several clients).
@@ -354,11 +296,6 @@ pub fn misstated_by(stated: usize, cut: usize, unit: &str) -> Option<Break> {
         cut,
         unit: unit.to_string(),
     })
-}
-
-/// Compact JSON, keys in received order: as clients send JSON on (the audit's `compact_json`).
-fn compact(v: &Value) -> String {
-    serde_json::to_string(v).expect("a serde_json::Value always serialises")
 }
 
 /// A rule's threshold for one tool: raised by the number its definition's `_meta` holds under

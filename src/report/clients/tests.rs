@@ -4,7 +4,7 @@ use super::*;
 use crate::report::{Report, ServerReport, ToolCost};
 use crate::tokens::Tokenizer;
 
-const IDS: [&str; 11] = [
+const IDS: [&str; 12] = [
     "naive",
     "claude-code",
     "claude-desktop",
@@ -13,6 +13,7 @@ const IDS: [&str; 11] = [
     "opencode",
     "kilo",
     "qwen-code",
+    "cline",
     "copilot-cli",
     "vscode",
     "cursor",
@@ -84,7 +85,11 @@ fn every_client_has_a_profile_with_a_source_and_a_date_for_every_fact() {
 /// same number (`proxy --client`).
 #[test]
 fn each_rule_acts_past_its_threshold_and_the_engine_gets_the_same_number() {
-    for p in profiles() {
+    // a client that sends the result's JSON counts its wrapper and escapes too (Cline, below)
+    for p in profiles()
+        .iter()
+        .filter(|p| p.sends.mode != Sends::ResultJson)
+    {
         let limits = engine_limits(p);
         // a rule on one kind of result is tested on its own (gemini's JSON arrays, below)
         for r in p
@@ -449,4 +454,39 @@ fn copilot_drops_structured_content_only_beside_its_literal_serialization() {
     assert_eq!(both.sent, ["content", "structuredContent"]);
     let t = Tokenizer::Cl100k;
     assert_eq!(both.tokens_to_model, t.count(&pretty) + t.count(&compact));
+}
+
+#[test]
+fn cline_sends_the_results_json_and_cuts_it_in_the_middle() {
+    let body = "alpha \"beta\"\n".repeat(1_000);
+    let result =
+        json!({"content": [{"type": "text", "text": body}], "structuredContent": {"n": 1}});
+    let json = serde_json::to_string(&result).unwrap();
+    let s = seen("cline", &result);
+    assert_eq!(s.sent, ["content", "structuredContent"]);
+    assert_eq!(s.outcome, Outcome::Truncated);
+    // 4,000 characters of the JSON from each end (ASCII), the marker with the count between
+    let cut = json.len() - 8_000;
+    let shown = format!(
+        "{}\n\n...[truncated {} chars]...\n\n{}",
+        &json[..4_000],
+        crate::units::thousands(cut),
+        &json[json.len() - 4_000..]
+    );
+    assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&shown));
+    // the engine leaves room for the wrapper and the escapes: a text at its limit, in lines
+    // with quotes, is still whole in Cline
+    let limit = engine_limits(profile("cline").unwrap()).chars.unwrap();
+    assert!(limit < 8_000, "{limit}");
+    let line = "say \"hi\"\n";
+    let fits = line.repeat(limit / line.chars().count());
+    assert_eq!(seen("cline", &text(&fits)).outcome, Outcome::Full);
+    // within 8,000 characters of JSON: the JSON whole
+    let small = json!({"content": [{"type": "text", "text": "hi"}]});
+    let whole = seen("cline", &small);
+    assert_eq!(whole.outcome, Outcome::Full);
+    assert_eq!(
+        whole.tokens_to_model,
+        Tokenizer::Cl100k.count(r#"{"content":[{"type":"text","text":"hi"}]}"#)
+    );
 }

@@ -1,0 +1,98 @@
+//! Which parts of a tool result a client sends its model (`[client.sends]`), as the texts it
+//! joins and the images it shows.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::result::Count;
+use super::{ClientProfile, Images, Sends};
+use crate::tokens::image_data_cost;
+
+/// The sent parts of a result: texts, image tokens, and which parts.
+pub(super) struct Visible<'a> {
+    pub texts: Vec<Cow<'a, str>>,
+    pub image_tokens: usize,
+    pub sent: Vec<String>,
+    /// The content is exactly one text block.
+    pub single_text: bool,
+}
+
+pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visible<'a> {
+    let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);
+    let structured = result.get("structuredContent").filter(|s| !s.is_null());
+    let has_structured = structured.is_some();
+    if profile.sends.mode == Sends::ResultJson {
+        // the whole result as JSON, one text (Cline: `{"content":[...],"structuredContent":...}`)
+        let mut sent = vec!["content".to_string()];
+        if has_structured {
+            sent.push("structuredContent".into());
+        }
+        return Visible {
+            texts: vec![Cow::Owned(compact(result))],
+            image_tokens: 0,
+            sent,
+            single_text: true,
+        };
+    }
+    let (content, text_blocks, structured_sent) = match profile.sends.mode {
+        Sends::Both => (true, true, has_structured),
+        Sends::Content => (true, true, false),
+        Sends::StructuredOnly => (!has_structured, !has_structured, has_structured),
+        Sends::StructuredReplacesText => (true, !has_structured, has_structured),
+        Sends::ResultJson => unreachable!("handled above"),
+        Sends::BothDedup => {
+            // the literal serialization only: a pretty-printed copy is sent twice (measured)
+            let literal = structured.map(compact);
+            let repeats = blocks
+                .iter()
+                .any(|b| b["type"] == "text" && b["text"].as_str() == literal.as_deref());
+            (true, true, has_structured && !repeats)
+        }
+    };
+    let mut v = Visible {
+        texts: Vec::new(),
+        image_tokens: 0,
+        sent: Vec::new(),
+        single_text: blocks.len() == 1 && blocks[0]["type"] == "text",
+    };
+    if content {
+        for b in blocks {
+            match b["type"].as_str().unwrap_or("") {
+                "text" if text_blocks => v
+                    .texts
+                    .push(Cow::Borrowed(b["text"].as_str().unwrap_or(""))),
+                "text" => {}
+                "image" => {
+                    let data = b["data"].as_str().unwrap_or("");
+                    match (profile.images.mode, image_data_cost(data)) {
+                        (Images::Pixels, Some((_, tokens))) => v.image_tokens += tokens,
+                        // no image a model can see, or a client that pastes it: its text
+                        (Images::Pixels, None) => v.image_tokens += count(data),
+                        (Images::Base64Text, _) => v.texts.push(Cow::Borrowed(data)),
+                    }
+                }
+                "audio" => {}
+                "resource" => {
+                    if let Some(t) = b["resource"]["text"].as_str() {
+                        v.texts.push(Cow::Borrowed(t));
+                    }
+                }
+                _ => v.texts.push(Cow::Owned(compact(b))),
+            }
+        }
+        if !blocks.is_empty() && (text_blocks || blocks.iter().any(|b| b["type"] != "text")) {
+            v.sent.push("content".into());
+        }
+    }
+    if let (true, Some(s)) = (structured_sent, structured.map(compact)) {
+        v.texts.push(Cow::Owned(s));
+        v.sent.push("structuredContent".into());
+    }
+    v
+}
+
+/// Compact JSON, keys in received order: as clients send JSON on (the audit's `compact_json`).
+pub(super) fn compact(v: &Value) -> String {
+    serde_json::to_string(v).expect("a serde_json::Value always serialises")
+}
