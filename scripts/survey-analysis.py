@@ -120,6 +120,10 @@ def kind(m, probe=None):
         return "whole"
     if m["outcome"] == "refused" or b in BROKEN:
         return "broken"
+    # "truncated" with every character kept (Gemini CLI on the proxy's results under its
+    # 40,000 characters): all of the text reached the model: whole, and counted apart
+    if probe and m["outcome"] == "truncated" and m.get("kept_fraction", 0) >= 0.9995:
+        return "whole"
     return {"full": "whole", "truncated": "cut", "spilled_to_file": "filed"}[m["outcome"]]
 
 
@@ -142,7 +146,7 @@ def tally(report, client):
             continue
         count[kind(m, p)] += 1
         if kind(m, p) != kind(m):
-            count["image read as marker"] += 1
+            count["image read as marker" if kind(m) == "broken" else "cut with all kept"] += 1
         raw += raw_tokens
         tokens += m["tokens_to_model"]
     return count, raw, tokens
@@ -186,9 +190,10 @@ def measured_section(folder):
         "`mcp-budget proxy --client ID` (the default 8,000-token budget, tightened to the client's limits). "
         "*Whole*: the result as sent; *cut*: part of it, with the client's marker; *filed*: saved to a file, "
         "a preview sent; *broken*: an error in place of the result, or nothing but the marker. "
-        "*Sent to the client*: what the server sent (raw) or the proxy passed on, as the audit counted it.\n")
-    marked = 0
-    say("| client | version | servers | results | whole | cut | filed | broken | tokens sent to the client | tokens to the model |")
+        "*Sent to the client*: what the server sent (raw) or the proxy passed on, as the audit counted it "
+        "(content and structuredContent), over the results measured.\n")
+    marked = kept_all = 0
+    say("| client | version | run | results | whole | cut | filed | broken | tokens sent to the client | tokens to the model |")
     say("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for c in clients:
         for how, report in (("raw", raws[c["client"]]), ("behind the proxy", behind.get(c["client"]))):
@@ -199,12 +204,16 @@ def measured_section(folder):
             total = sum(count[k] for k in KINDS)
             missing = f" (+{count['not measured']} not measured)" if count["not measured"] else ""
             marked += count["image read as marker"]
+            kept_all += count["cut with all kept"]
             say(f"| {c['name']} | {m.get('version') or '-'} | {how} | {total}{missing} | "
                 + " | ".join(str(count[k]) for k in KINDS) + f" | {n(raw_tokens)} | {n(tokens)} |")
     if marked:
-        say(f"\n{marked} of the *whole* are a text-and-image result the lab reports as \"marker only\" "
-            "(`client-marker-only`): the client put the image's file path between the texts, and all of the text "
+        say(f"\n{marked} of the results counted *whole* are a text-and-image result the lab reports as "
+            "\"marker only\" (`client-marker-only`): the client put the image's file path between the texts, and all of the text "
             "reached the model (marked * below).")
+    if kept_all:
+        say(f"\n{kept_all} of the results counted *whole* are ones the lab reports as cut (`truncated`) with "
+            "every character of the text kept (`kept_fraction` 1.0; marked * below).")
     say("\nCompatibility findings measured in the run (`servers[].findings`), raw → behind the proxy:\n")
     say("| client | " + " | ".join(f"`{r}`" for r in RULES) + " |")
     say("|---|" + "---:|" * len(RULES))
