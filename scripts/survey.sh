@@ -110,6 +110,8 @@ if [ -n "$lab" ]; then
     export MCP_BUDGET_LAB_NPM=${MCP_BUDGET_LAB_NPM:-$root/target/lab-clients/node_modules}
     measured="$out/measured"
     rm -rf "$measured"; mkdir -p "$measured"
+    # the handshake era and 2 at a time: on a loaded machine a server slower than 10 s to answer
+    # `server/discover` fails the `--protocol auto` handshake (the eras are the survey's part)
     measure() { # name, then the audit's --client list, then the probe generator's options
         local name=$1 which=$2; shift 2
         echo "== measured in the lab: $name ($which)"
@@ -117,7 +119,7 @@ if [ -n "$lab" ]; then
         python3 scripts/survey-lab-probes.py "$survey/lab/$name" --bin "$bin" --web-port "$port" "$@"
         local start=$SECONDS
         SURVEY_DIR="$survey" SURVEY_WEB="http://127.0.0.1:$port" \
-            "$bin" audit "$survey/lab/$name"/*.toml --protocol auto --concurrency 6 --out "$measured/$name" \
+            "$bin" audit "$survey/lab/$name"/*.toml --protocol handshake-first --concurrency 2 --out "$measured/$name" \
             --client "measured,$which" --spill-dir "$survey/spill-$name" --no-charts \
             2> "$measured/$name/audit.stderr" > "$measured/$name/audit.txt" || status=$?
         echo "   $((SECONDS - start)) s"
