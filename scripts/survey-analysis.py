@@ -209,7 +209,7 @@ def measured_section(folder):
                 + " | ".join(str(count[k]) for k in KINDS) + f" | {n(raw_tokens)} | {n(tokens)} |")
     if marked:
         say(f"\n{marked} of the results counted *whole* are a text-and-image result the lab reports as "
-            "\"marker only\" (`client-marker-only`): the client put the image's file path between the texts, and all of the text "
+            "\"marker only\" (`client-marker-only`): the client put a file path or nothing in place of the image, and all of the text "
             "reached the model (marked * below).")
     if kept_all:
         say(f"\n{kept_all} of the results counted *whole* are ones the lab reports as cut (`truncated`) with "
