@@ -7,6 +7,15 @@
 # with the reason; servers that fail to start are in the report with theirs.
 #
 #     scripts/survey.sh            # about 10 minutes on 2 cores, most of it npm and pip
+#     SURVEY_LAB=1 scripts/survey.sh     # and then measured in the real clients (below)
+#     SURVEY_LAB=only scripts/survey.sh  # only the measured part (the survey's report stays)
+#
+# SURVEY_LAB measures in the lab (`mcp-budget lab`, README "The lab") what the servers' probe
+# results become in the clients of SURVEY_LAB_CLIENTS (default claude-code, codex, gemini-cli,
+# opencode; found in MCP_BUDGET_LAB_NPM, default target/lab-clients/node_modules): one audit
+# `--client measured,ID` per client of the servers with probes, raw (reports/survey/measured/raw-ID)
+# and with every server behind `mcp-budget proxy --client ID` (reports/survey/measured/proxy-ID);
+# about 5 minutes a client. numbers.md gets their table.
 #
 # Needs node/npm, python3, git, and chromium for the browser servers (.ci/run installs it).
 set -uo pipefail
@@ -16,7 +25,8 @@ survey=${SURVEY_DIR:-$root/target/survey}
 out=${SURVEY_OUT:-$root/reports/survey}
 port=${SURVEY_PORT:-8765}
 mkdir -p "$survey/npm" "$survey/py" "$survey/data" "$out"
-rm -f "$out/audit.json"
+lab=${SURVEY_LAB:-}
+[ "$lab" = only ] || rm -f "$out/audit.json"
 failures=$(mktemp)
 
 echo "== npm servers (pinned, one folder each, so no package gets another's dependencies)"
@@ -85,12 +95,40 @@ web=$!
 trap 'kill $web 2>/dev/null; rm -f "$failures"' EXIT
 for _ in $(seq 50); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
-echo "== audit"
 bin=${MCP_BUDGET_BIN:-$root/target/release/mcp-budget}
 [ -x "$bin" ] || cargo build --release
-SURVEY_DIR="$survey" SURVEY_WEB="http://127.0.0.1:$port" \
-    "$bin" audit probes/survey/*.toml --protocol auto --concurrency 6 --out "$out" --client all --spill-dir "$survey/spill" 2> "$out/audit.stderr" > "$out/audit.txt"
-status=$?
+status=0
+if [ "$lab" != only ]; then
+    echo "== audit"
+    SURVEY_DIR="$survey" SURVEY_WEB="http://127.0.0.1:$port" \
+        "$bin" audit probes/survey/*.toml --protocol auto --concurrency 6 --out "$out" --client all --spill-dir "$survey/spill" 2> "$out/audit.stderr" > "$out/audit.txt"
+    status=$?
+fi
+
+if [ -n "$lab" ]; then
+    clients=${SURVEY_LAB_CLIENTS:-claude-code,codex,gemini-cli,opencode}
+    export MCP_BUDGET_LAB_NPM=${MCP_BUDGET_LAB_NPM:-$root/target/lab-clients/node_modules}
+    measured="$out/measured"
+    rm -rf "$measured"; mkdir -p "$measured"
+    # the handshake era and 2 at a time: on a loaded machine a server slower than 10 s to answer
+    # `server/discover` fails the `--protocol auto` handshake (the eras are the survey's part)
+    measure() { # name, then the audit's --client list, then the probe generator's options
+        local name=$1 which=$2; shift 2
+        echo "== measured in the lab: $name ($which)"
+        mkdir -p "$measured/$name"
+        python3 scripts/survey-lab-probes.py "$survey/lab/$name" --bin "$bin" --web-port "$port" "$@"
+        local start=$SECONDS
+        SURVEY_DIR="$survey" SURVEY_WEB="http://127.0.0.1:$port" \
+            "$bin" audit "$survey/lab/$name"/*.toml --protocol handshake-first --concurrency 2 --out "$measured/$name" \
+            --client "measured,$which" --spill-dir "$survey/spill-$name" --no-charts \
+            2> "$measured/$name/audit.stderr" > "$measured/$name/audit.txt" || status=$?
+        echo "   $((SECONDS - start)) s"
+    }
+    for c in ${clients//,/ }; do # one client at a time: a failure stays its own
+        measure "raw-$c" "$c"
+        measure "proxy-$c" "$c" --proxy "$c"
+    done
+fi
 {
     echo "# Servers that did not install"
     echo
