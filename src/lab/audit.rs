@@ -12,7 +12,8 @@ use crate::report::clients::{
     misstated_by, profile, stated_cut, Break, ClientSeen, MeasuredClient, MeasuredDefinitions,
     Outcome,
 };
-use crate::report::Report;
+use crate::report::{RawCost, Report};
+use crate::units::thousands;
 
 /// Put `lab`'s measurements into `report`: servers by name, probes by tool in order.
 pub fn merge(report: &mut Report, lab: &LabReport) {
@@ -34,6 +35,7 @@ pub fn merge(report: &mut Report, lab: &LabReport) {
         let (Some(version), false) = (&c.version, c.status == ClientStatus::NotInstalled) else {
             continue;
         };
+        let mut report_errors = Vec::new();
         for s in &c.servers {
             let Some(server) = report.servers.iter_mut().find(|r| r.name == s.server) else {
                 continue;
@@ -61,6 +63,12 @@ pub fn merge(report: &mut Report, lab: &LabReport) {
                     continue;
                 }
                 let probe = &mut server.probes[i];
+                // the lab's client started the server afresh: a result other than the audit's
+                // (an error, a state it lacked) is no measurement of this row
+                if let Some(why) = differs(o, probe.raw.as_ref()) {
+                    report_errors.push(format!("{}: {}: not measured: {why}", s.server, o.tool));
+                    continue;
+                }
                 // images reach the model as images: their pixel cost, as the audit counts it
                 let image_tokens = match (o.images, &probe.raw) {
                     (0, _) | (_, None) => 0,
@@ -74,7 +82,25 @@ pub fn merge(report: &mut Report, lab: &LabReport) {
                 }
             }
         }
+        if let Some(m) = report.measured_clients.last_mut() {
+            m.errors.extend(report_errors);
+        }
     }
+}
+
+/// Why the lab's call got another result than the audit's: the text's size in tokens off by
+/// more than a tenth (and 50 tokens), as when the lab's run of the server failed.
+fn differs(o: &ProbeOutcome, audit: Option<&RawCost>) -> Option<String> {
+    let audit = audit?;
+    let text = audit.content_tokens.saturating_sub(audit.image_tokens);
+    let off = o.raw.tokens.abs_diff(text);
+    (off > 50 && off * 10 > text).then(|| {
+        format!(
+            "the lab's call returned {} tokens of text, the audit's {}",
+            thousands(o.raw.tokens),
+            thousands(text)
+        )
+    })
 }
 
 /// A measured delivery in the audit's terms.

@@ -182,7 +182,8 @@ pub fn judge(
     let images_whole = outcome.images_delivered >= outcome.images || outcome.image_as_text;
     let found = Found::of(&original, &text);
     let (head, tail) = found.kept;
-    let content_whole = found.whole;
+    // text blocks around an image the client shows as a placeholder are whole too
+    let content_whole = found.whole || blocks_in_order(result, &text);
     let form = found.form.as_str();
     // structuredContent counts as sent only outside the content's own text (a text block that
     // is the JSON of structuredContent is not a second copy)
@@ -230,6 +231,27 @@ pub fn judge(
     }
     outcome.added = outcome.added.replace(&home.display().to_string(), "$HOME");
     outcome
+}
+
+/// Whether every non-empty text block of a result with more than one block appears in `text`,
+/// in order (a client that puts `[Image: ...]` between them delivered them all).
+fn blocks_in_order(result: &Value, text: &str) -> bool {
+    let blocks: Vec<&str> = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut rest = text;
+    blocks.len() > 1
+        && blocks.iter().all(|b| match rest.find(b) {
+            Some(at) => {
+                rest = &rest[at + b.len()..];
+                true
+            }
+            None => false,
+        })
 }
 
 /// Whether `text` holds a JSON value equal to `want` (numbers compared as numbers: a client
@@ -338,6 +360,23 @@ mod tests {
     use super::*;
     use crate::lab::found::kept;
     use serde_json::json;
+
+    #[test]
+    fn text_blocks_around_an_image_placeholder_are_whole() {
+        let result = json!({"content": [
+            {"type": "text", "text": "Here's the image you requested:"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "text", "text": "The image above is the MCP logo."}
+        ]});
+        let delivered = "Here's the image you requested:\n[Image: source: $HOME/x.png]\nThe image above is the MCP logo.";
+        assert!(blocks_in_order(&result, delivered));
+        // out of order, or one missing: not whole
+        assert!(!blocks_in_order(
+            &result,
+            "The image above is the MCP logo. Here's the image you requested:"
+        ));
+        assert!(!blocks_in_order(&result, "Here's the image you requested:"));
+    }
 
     #[test]
     fn kept_finds_the_head_and_the_tail_a_client_left() {

@@ -100,16 +100,18 @@ fn lab(client: &str, version: Option<&str>, probes: Vec<ProbeOutcome>) -> LabRep
     }
 }
 
-/// A report with server `srv`, probes of `tools` (in order), each with a claude-code row.
-fn report(tools: &[&str], image_tokens: usize) -> Report {
+/// A report with server `srv`, probes of `tools` (in order, with their text's tokens), each
+/// with a claude-code row.
+fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
     let mut s = ServerReport::new("srv", "stdio", "srv", "test");
     let profile = select("claude-code").unwrap()[0];
-    for t in tools {
+    for (t, tokens) in tools {
         let seen = client_view(profile, &json!({"content": []}), Tokenizer::Cl100k);
         s.probes.push(ProbeResult {
             tool: t.to_string(),
             raw: Some(RawCost {
                 image_tokens,
+                content_tokens: tokens + image_tokens,
                 ..RawCost::default()
             }),
             clients: vec![ClientResult {
@@ -137,7 +139,7 @@ fn report(tools: &[&str], image_tokens: usize) -> Report {
 
 #[test]
 fn probes_are_matched_by_tool_in_order_and_definitions_by_server() {
-    let mut r = report(&["read", "read", "other"], 0);
+    let mut r = report(&[("read", 500), ("read", 700), ("other", 9)], 0);
     let lab = lab(
         "claude-code",
         Some("2.1.332"),
@@ -171,7 +173,7 @@ fn probes_are_matched_by_tool_in_order_and_definitions_by_server() {
 
 #[test]
 fn a_client_not_installed_is_listed_and_measures_nothing() {
-    let mut r = report(&["read"], 0);
+    let mut r = report(&[("read", 5)], 0);
     merge(
         &mut r,
         &lab(
@@ -187,7 +189,7 @@ fn a_client_not_installed_is_listed_and_measures_nothing() {
 
 #[test]
 fn delivered_images_add_their_pixel_cost() {
-    let mut r = report(&["shot"], 1_366);
+    let mut r = report(&[("shot", 11)], 1_366);
     let mut o = outcome("shot", Delivery::Whole, 11, 11);
     (o.images, o.images_delivered) = (2, 1);
     merge(&mut r, &lab("claude-code", Some("1"), vec![o]));
@@ -238,4 +240,33 @@ fn a_fixed_marker_is_judged_against_the_share_cut() {
     o.added = "[8,100 tokens truncated]".into();
     assert_eq!(seen(&o, "codex", "Codex", "0.171.0").breaks, None);
     assert_eq!(seen(&o, "codex", "Codex", "0.171.0").kept_fraction, 0.2);
+}
+
+#[test]
+fn a_lab_call_with_another_result_than_the_audits_is_not_measured() {
+    // the audit read 58,180 tokens; the lab's fresh server answered "Access denied" (40)
+    let mut r = report(&[("read", 58_180), ("small", 300)], 0);
+    let lab = lab(
+        "claude-code",
+        Some("2.1.332"),
+        vec![
+            outcome("read", Delivery::Whole, 40, 39),
+            // within a tenth: the same result
+            outcome("small", Delivery::Whole, 320, 330),
+        ],
+    );
+    merge(&mut r, &lab);
+    let probes = &r.servers[0].probes;
+    assert!(probes[0].clients[0].measured.is_none());
+    assert_eq!(
+        probes[1].clients[0]
+            .measured
+            .as_ref()
+            .map(|m| m.tokens_to_model),
+        Some(330)
+    );
+    assert_eq!(
+        r.measured_clients[0].errors,
+        ["srv: read: not measured: the lab's call returned 40 tokens of text, the audit's 58,180"]
+    );
 }

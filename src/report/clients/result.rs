@@ -55,10 +55,11 @@ pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
         };
         let mut t = r.threshold as usize;
         if profile.sends.mode == Sends::ResultJson && r.unit != "lines" {
-            // the client counts the result's JSON: its wrapper and the escapes of the text
-            // come out of the limit; a line break or a quote is two characters, so half of the
-            // rest holds any text but one of control characters (`\u0001` is six)
-            t = t.saturating_sub(RESULT_JSON_WRAPPER) / 2;
+            // the client counts the result's JSON: its wrapper, the structuredContent beside
+            // the text and the escapes come out of the limit. A line break or a quote is two
+            // characters, and the text and its structured copy are each held to the limit, so
+            // a fifth of the rest holds any pair but one of control characters (`\u0001`)
+            t = t.saturating_sub(RESULT_JSON_WRAPPER) / 5;
         }
         *slot = Some(slot.map_or(t, |v| v.min(t)));
     }
