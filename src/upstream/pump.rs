@@ -133,6 +133,12 @@ async fn inbound<R: AsyncRead + Unpin>(
             }
             continue;
         }
+        // rmcp gives up on an unanswered `server/discover` after 10 s and sends `initialize`;
+        // a slow server's late answer to the discover would then break rmcp's handshake
+        let late_discover = wire.has_sent("initialize")
+            && response_id(text)
+                .and_then(|id| wire.pending_method(&id))
+                .is_some_and(|m| m == "server/discover");
         let line: Line = if trimmed.len() > 1 << 20 {
             // a large line becomes the shared line without a copy of its bytes
             let len = trimmed.len();
@@ -143,6 +149,12 @@ async fn inbound<R: AsyncRead + Unpin>(
             Arc::new(text.to_string())
         };
         let answered = wire.received(line.clone());
+        if late_discover {
+            wire.warn(
+                "dropped the server's late answer to server/discover (initialize had been sent: the server took over 10 s to answer its first request)".into(),
+            );
+            continue;
+        }
         // rmcp's typed copy of a large tool result is never used (measurement reads the
         // wire), so it gets a stub: its buffer and parse would double the peak memory
         let stub = match answered {

@@ -205,6 +205,16 @@ impl Wire {
         self.event(&mut st, Direction::Sent, &line);
     }
 
+    /// The method of the request with this id (JSON text) still waiting for its response.
+    pub fn pending_method(&self, id: &str) -> Option<String> {
+        self.lock().pending.get(id).cloned()
+    }
+
+    /// Whether a request of this method was sent.
+    pub fn has_sent(&self, method: &str) -> bool {
+        self.lock().last_request.contains_key(method)
+    }
+
     /// Record a JSON line the server sent. When it is a successful response, returns the
     /// method of its request and its id (as JSON text).
     pub fn received(&self, line: Line) -> Option<(String, String)> {

@@ -170,3 +170,29 @@ fn a_request_answered_with_an_empty_202_fails_at_once_and_discover_falls_back() 
         "{error}"
     );
 }
+
+/// A stdio server that reads nothing for 11 s: rmcp gives up on `server/discover` after 10 s
+/// and sends `initialize`, and the late answer to the discover (id 0) must not break that
+/// handshake ("uncorrelated error response: expected id 1"). Found by the survey under load
+/// (excel, the Python servers); the HTTP transport already held it.
+#[test]
+fn a_server_slower_than_rmcps_discover_wait_is_still_audited_over_stdio() {
+    let home = tempfile::tempdir().unwrap();
+    let toml = format!("{}\n{PROBE}", stdio_server("slow:11"));
+    let (report, _) = audit_probe(
+        home.path(),
+        &toml,
+        &["--protocol", "auto", "--timeout", "60"],
+        &[],
+        0,
+    );
+    let s = &report["servers"][0];
+    audited_in_the_handshake_era(s, "slow:11");
+    assert!(
+        s["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("late answer to server/discover")),
+        "{s}"
+    );
+}
