@@ -133,12 +133,6 @@ async fn inbound<R: AsyncRead + Unpin>(
             }
             continue;
         }
-        // rmcp gives up on an unanswered `server/discover` after 10 s and sends `initialize`;
-        // a slow server's late answer to the discover would then break rmcp's handshake
-        let late_discover = wire.has_sent("initialize")
-            && response_id(text)
-                .and_then(|id| wire.pending_method(&id))
-                .is_some_and(|m| m == "server/discover");
         let line: Line = if trimmed.len() > 1 << 20 {
             // a large line becomes the shared line without a copy of its bytes
             let len = trimmed.len();
@@ -149,7 +143,12 @@ async fn inbound<R: AsyncRead + Unpin>(
             Arc::new(text.to_string())
         };
         let answered = wire.received(line.clone());
-        if late_discover {
+        // rmcp gives up on an unanswered `server/discover` after 10 s and sends `initialize`;
+        // a slow server's late answer to the discover would then break rmcp's handshake
+        let discover = answered
+            .as_ref()
+            .is_some_and(|a| a.method == "server/discover");
+        if discover && wire.has_sent("initialize") {
             wire.warn(
                 "dropped the server's late answer to server/discover (initialize had been sent: the server took over 10 s to answer its first request)".into(),
             );
@@ -158,13 +157,13 @@ async fn inbound<R: AsyncRead + Unpin>(
         // rmcp's typed copy of a large tool result is never used (measurement reads the
         // wire), so it gets a stub: its buffer and parse would double the peak memory
         let stub = match answered {
-            Some((method, id)) if method == "tools/call" && line.len() > STUB_OVER => Some(
-                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[]}}}}"#),
-            ),
+            Some(a) if a.error => None,
+            Some(a) if a.method == "tools/call" && line.len() > STUB_OVER => Some(format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[]}}}}"#,
+                a.id
+            )),
             // rmcp cannot fall back from a discover result it cannot type: it gets an error
-            Some((method, id)) if method == "server/discover" => {
-                discover_stand_in(&id, &line, &redactor)
-            }
+            Some(a) if a.method == "server/discover" => discover_stand_in(&a.id, &line, &redactor),
             _ => None,
         };
         let to_send: &str = stub.as_deref().unwrap_or(&line);

@@ -101,6 +101,15 @@ struct State {
     notifications: Option<tokio::sync::mpsc::UnboundedSender<Line>>,
 }
 
+/// A response to a request that was waiting for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    pub method: String,
+    /// The id as JSON text.
+    pub id: String,
+    pub error: bool,
+}
+
 /// A JSON-RPC notification: a `method` and no `id`.
 fn is_notification(line: &str) -> bool {
     #[derive(Deserialize)]
@@ -205,19 +214,14 @@ impl Wire {
         self.event(&mut st, Direction::Sent, &line);
     }
 
-    /// The method of the request with this id (JSON text) still waiting for its response.
-    pub fn pending_method(&self, id: &str) -> Option<String> {
-        self.lock().pending.get(id).cloned()
-    }
-
     /// Whether a request of this method was sent.
     pub fn has_sent(&self, method: &str) -> bool {
         self.lock().last_request.contains_key(method)
     }
 
-    /// Record a JSON line the server sent. When it is a successful response, returns the
-    /// method of its request and its id (as JSON text).
-    pub fn received(&self, line: Line) -> Option<(String, String)> {
+    /// Record a JSON line the server sent. When it is a response to a request we wait for,
+    /// returns that request's method, its id (as JSON text) and whether it is an error.
+    pub fn received(&self, line: Line) -> Option<Answered> {
         let parsed = RawResponse::parse(line.clone());
         let mut st = self.lock();
         let mut answered = None;
@@ -225,9 +229,11 @@ impl Wire {
             // an answer to nothing we are waiting for (a repeat, or a forgotten request) is
             // not kept
             if let Some(method) = st.pending.remove(&id) {
-                if resp.error.is_none() {
-                    answered = Some((method, id.clone()));
-                }
+                answered = Some(Answered {
+                    method,
+                    id: id.clone(),
+                    error: resp.error.is_some(),
+                });
                 st.responses.insert(id, resp);
             }
         } else if let Some(tx) = &st.notifications {
@@ -330,10 +336,28 @@ mod tests {
             wire.received(Arc::new(
                 r#"{"jsonrpc":"2.0","id":"c","result":{}}"#.to_string()
             )),
-            Some(("tools/call".to_string(), "\"c\"".to_string()))
+            Some(Answered {
+                method: "tools/call".into(),
+                id: "\"c\"".into(),
+                error: false
+            })
+        );
+        // an error answers its request too, and says so
+        wire.sent(Arc::new(
+            r#"{"jsonrpc":"2.0","id":0,"method":"server/discover"}"#.to_string(),
+        ));
+        assert_eq!(
+            wire.received(Arc::new(
+                r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"no"}}"#.to_string()
+            )),
+            Some(Answered {
+                method: "server/discover".into(),
+                id: "0".into(),
+                error: true
+            })
         );
         assert_eq!(r.result_text(), r#"{"tools":[],"z":1,  "a":"\u00e9"}"#);
-        assert_eq!(wire.events().len(), 6);
+        assert_eq!(wire.events().len(), 8);
     }
 
     #[test]
