@@ -188,12 +188,12 @@ pub fn client_view_counted(
                 let tail = tail_src + suffix_start(&whole[tail_src..], &rule.unit, tail_n, count);
                 let tail = tail.max(head);
                 cut = Some((head, tail));
-                let removed =
-                    value.saturating_sub(measure(&rule.unit, &kept_text(&whole, cut), 0, count));
+                let left = kept_text(&whole, cut);
+                let removed = value.saturating_sub(measure(&rule.unit, &left, 0, count));
                 breaks = if head == 0 && tail == total {
                     Some(Break::MarkerOnly)
                 } else {
-                    misstated(message, &whole, &kept_text(&whole, cut), count)
+                    misstated(message, &whole, &left, count)
                 };
                 shown = Some(format!(
                     "{}{}{}",
