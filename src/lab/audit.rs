@@ -7,12 +7,12 @@ use serde::Serialize;
 
 use super::compare::outcome_of;
 use super::probe::{Delivery, ProbeOutcome, Sent};
-use super::report::{ClientStatus, LabReport};
+use super::report::{ClientReport, ClientStatus, LabReport, ServerReport as LabServerReport};
 use crate::report::clients::{
-    misstated_by, profile, stated_cut, Break, ClientSeen, MeasuredClient, MeasuredDefinitions,
-    Outcome,
+    engine_limits, misstated_by, profile, stated_cut, Break, ClientSeen, MeasuredClient,
+    MeasuredDefinitions, Outcome,
 };
-use crate::report::{RawCost, Report};
+use crate::report::{RawCost, Report, ServerReport};
 use crate::units::thousands;
 
 /// Put `lab`'s measurements into `report`: servers by name, probes by tool in order.
@@ -23,6 +23,13 @@ pub fn merge(report: &mut Report, lab: &LabReport) {
             errors.extend(s.error.iter().map(|e| format!("{}: {e}", s.server)));
             errors.extend(s.probe_errors.iter().map(|e| format!("{}: {e}", s.server)));
         }
+        if let (Some(version), false) = (&c.version, c.status == ClientStatus::NotInstalled) {
+            for s in &c.servers {
+                if let Some(server) = report.servers.iter_mut().find(|r| r.name == s.server) {
+                    merge_server(server, s, c, version, &mut errors);
+                }
+            }
+        }
         report.measured_clients.push(MeasuredClient {
             client: c.id.clone(),
             name: c.name.clone(),
@@ -32,58 +39,56 @@ pub fn merge(report: &mut Report, lab: &LabReport) {
             measured_at: lab.generated_at.clone(),
             errors,
         });
-        let (Some(version), false) = (&c.version, c.status == ClientStatus::NotInstalled) else {
+    }
+}
+
+/// One server's definitions and probes as client `c` (`version`) was measured with them; a
+/// probe that could not be taken as this row's measurement is said in `errors`.
+fn merge_server(
+    server: &mut ServerReport,
+    s: &LabServerReport,
+    c: &ClientReport,
+    version: &str,
+    errors: &mut Vec<String>,
+) {
+    if let (Some(d), Some(row)) = (
+        &s.definitions,
+        server.clients.iter_mut().find(|r| r.client == c.id),
+    ) {
+        row.measured = Some(MeasuredDefinitions {
+            tokens_per_turn: d.tokens,
+            bytes_per_turn: d.bytes,
+            form: name(&d.form),
+            version: version.to_string(),
+        });
+    }
+    let mut taken = vec![false; server.probes.len()];
+    for o in &s.probes {
+        let Some(i) = (0..taken.len()).find(|&i| !taken[i] && server.probes[i].tool == o.tool)
+        else {
             continue;
         };
-        let mut report_errors = Vec::new();
-        for s in &c.servers {
-            let Some(server) = report.servers.iter_mut().find(|r| r.name == s.server) else {
-                continue;
-            };
-            if let (Some(d), Some(row)) = (
-                &s.definitions,
-                server.clients.iter_mut().find(|r| r.client == c.id),
-            ) {
-                row.measured = Some(MeasuredDefinitions {
-                    tokens_per_turn: d.tokens,
-                    bytes_per_turn: d.bytes,
-                    form: name(&d.form),
-                    version: version.clone(),
-                });
-            }
-            let mut taken = vec![false; server.probes.len()];
-            for o in &s.probes {
-                let Some(i) = (0..server.probes.len())
-                    .find(|&i| !taken[i] && server.probes[i].tool == o.tool)
-                else {
-                    continue;
-                };
-                taken[i] = true;
-                if o.delivery == Delivery::NotDelivered {
-                    continue;
-                }
-                let probe = &mut server.probes[i];
-                // the lab's client started the server afresh: a result other than the audit's
-                // (an error, a state it lacked) is no measurement of this row
-                if let Some(why) = differs(o, probe.raw.as_ref()) {
-                    report_errors.push(format!("{}: {}: not measured: {why}", s.server, o.tool));
-                    continue;
-                }
-                // images reach the model as images: their pixel cost, as the audit counts it
-                let image_tokens = match (o.images, &probe.raw) {
-                    (0, _) | (_, None) => 0,
-                    (n, Some(raw)) => raw.image_tokens * o.images_delivered.min(n) / n,
-                };
-                if let Some(row) = probe.clients.iter_mut().find(|r| r.client == c.id) {
-                    let mut m = seen(o, &c.id, &c.name, version);
-                    m.tokens_to_model += image_tokens;
-                    row.measured = Some(m);
-                    row.measured_version = Some(version.clone());
-                }
-            }
+        taken[i] = true;
+        let probe = &mut server.probes[i];
+        if o.delivery == Delivery::NotDelivered {
+            continue;
         }
-        if let Some(m) = report.measured_clients.last_mut() {
-            m.errors.extend(report_errors);
+        // the lab's client started the server afresh: a result other than the audit's (an
+        // error, a state it lacked) is no measurement of this row
+        if let Some(why) = differs(o, probe.raw.as_ref()) {
+            errors.push(format!("{}: {}: not measured: {why}", s.server, o.tool));
+            continue;
+        }
+        // images reach the model as images: their pixel cost, as the audit counts it
+        let image_tokens = match (o.images, &probe.raw) {
+            (0, _) | (_, None) => 0,
+            (n, Some(raw)) => raw.image_tokens * o.images_delivered.min(n) / n,
+        };
+        if let Some(row) = probe.clients.iter_mut().find(|r| r.client == c.id) {
+            let mut m = seen(o, &c.id, &c.name, version);
+            m.tokens_to_model += image_tokens;
+            row.measured = Some(m);
+            row.measured_version = Some(version.to_string());
         }
     }
 }
@@ -133,42 +138,30 @@ pub fn seen(o: &ProbeOutcome, client: &str, name: &str, version: &str) -> Client
 /// in tokens by its profile), nothing but its marker, or a marker that misstates the cut.
 fn breaks(o: &ProbeOutcome, outcome: Outcome, kept: f64, client: &str) -> Option<Break> {
     match o.delivery {
-        // over the client's cap in tokens (its profile's) is the reason before any other
-        Delivery::Error => Some(
-            profile(client)
-                .and_then(|p| {
-                    p.rules.iter().find(|r| {
-                        r.applies == "result"
-                            && r.effect == "refuse"
-                            && r.when.is_none()
-                            && r.unit == "tokens"
-                            && o.raw.tokens as u64 > r.threshold
-                    })
-                })
-                .map_or(
-                    if o.json_array {
-                        Break::JsonArrayError
-                    } else {
-                        Break::ErrorInstead
-                    },
-                    |r| Break::CapNoPreview {
-                        cap: r.threshold as usize,
-                        unit: r.unit.clone(),
-                    },
-                ),
-        ),
+        Delivery::Error => Some(error_break(o, client)),
         Delivery::MarkerOnly => Some(Break::MarkerOnly),
         Delivery::Cut if outcome == Outcome::Truncated => {
             let (stated, unit) = stated_cut(&o.added)?;
-            let whole = match unit {
-                "tokens" => o.raw.tokens,
-                "bytes" => o.raw.bytes,
-                "lines" => o.raw.lines,
-                _ => o.raw.chars,
-            };
-            misstated_by(stated, (whole as f64 * (1.0 - kept)).round() as usize, unit)
+            let cut = (o.raw.in_unit(unit) as f64 * (1.0 - kept)).round() as usize;
+            misstated_by(stated, cut, unit)
         }
         _ => None,
+    }
+}
+
+/// Why a client sent an error in place of a result: over its cap in tokens (its profile's)
+/// before any other reason, then a JSON array, else unknown.
+fn error_break(o: &ProbeOutcome, client: &str) -> Break {
+    let cap = profile(client)
+        .and_then(|p| engine_limits(p).tokens)
+        .filter(|&cap| o.raw.tokens > cap);
+    match cap {
+        Some(cap) => Break::CapNoPreview {
+            cap,
+            unit: "tokens".into(),
+        },
+        None if o.json_array => Break::JsonArrayError,
+        None => Break::ErrorInstead,
     }
 }
 

@@ -173,15 +173,6 @@ fn rule(shape: Shape, lo: Option<ProbeOutcome>, hi: Option<ProbeOutcome>, stage:
 /// The units a threshold may be counted in, in the order ties are broken.
 const UNITS: [&str; 4] = ["chars", "bytes", "tokens", "lines"];
 
-fn in_unit(s: &Size, unit: &str) -> usize {
-    match unit {
-        "chars" => s.chars,
-        "bytes" => s.bytes,
-        "tokens" => s.tokens,
-        _ => s.lines,
-    }
-}
-
 /// Give each bisected shape its unit and threshold: the unit in which the most other shapes'
 /// intervals (whole up to, cut from) overlap its own; ties, and a shape alone, go to the unit
 /// whose interval holds the roundest number, then to the order of [`UNITS`].
@@ -196,20 +187,20 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
             continue;
         };
         let score = |unit: &str| {
-            let (a, b) = (in_unit(&lo, unit), in_unit(&hi, unit));
+            let (a, b) = (lo.in_unit(unit), hi.in_unit(unit));
             let agree = intervals
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != i && stages[*j] == stages[i])
                 .filter_map(|(_, x)| *x)
-                .filter(|(l, h)| in_unit(l, unit).max(a) < in_unit(h, unit).min(b))
+                .filter(|(l, h)| l.in_unit(unit).max(a) < h.in_unit(unit).min(b))
                 .count();
             (agree, roundness(a, b))
         };
         let best = UNITS
             .iter()
             .copied()
-            .filter(|u| in_unit(&lo, u) < in_unit(&hi, u))
+            .filter(|u| lo.in_unit(u) < hi.in_unit(u))
             .max_by_key(|u| {
                 (
                     score(u),
@@ -218,13 +209,13 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
             });
         if let Some(unit) = best {
             // the shapes that agree narrow the interval the threshold lies in
-            let (mut a, mut b) = (in_unit(&lo, unit), in_unit(&hi, unit));
+            let (mut a, mut b) = (lo.in_unit(unit), hi.in_unit(unit));
             let same_stage = intervals
                 .iter()
                 .zip(&stages)
                 .filter(|(_, s)| **s == stages[i]);
             for (l, h) in same_stage.filter_map(|(x, _)| x.as_ref()) {
-                let (l, h) = (in_unit(l, unit), in_unit(h, unit));
+                let (l, h) = (l.in_unit(unit), h.in_unit(unit));
                 if l.max(a) < h.min(b) {
                     (a, b) = (l.max(a), h.min(b));
                 }

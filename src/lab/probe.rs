@@ -32,6 +32,16 @@ pub struct Size {
 }
 
 impl Size {
+    /// The size in a unit: `chars`, `bytes`, `tokens`, else lines.
+    pub fn in_unit(&self, unit: &str) -> usize {
+        match unit {
+            "chars" => self.chars,
+            "bytes" => self.bytes,
+            "tokens" => self.tokens,
+            _ => self.lines,
+        }
+    }
+
     pub fn of(text: &str, tokenizer: Tokenizer) -> Size {
         Size {
             chars: text.chars().count(),

@@ -33,7 +33,7 @@ fn client(
         let result = shapes::result(shape, chars);
         let text = content_text(&result);
         let size = Size::of(&text, Tokenizer::Cl100k);
-        let delivered = if in_unit(&size, unit) <= limit {
+        let delivered = if size.in_unit(unit) <= limit {
             text.clone()
         } else {
             let cs: Vec<char> = text.chars().collect();
