@@ -40,12 +40,9 @@ pub fn modelled(
 
 /// A measured delivery as the profile's outcome: a head-only cut with the whole saved to a
 /// file and the note first is a spill (a preview); nothing kept is a refusal.
-///
-/// A note that names a file in the run's HOME counts as filed even when the file was gone by
-/// the end of the run: Copilot CLI 1.0.102 deletes its saved outputs when it exits, after its
-/// model was pointed at them.
+/// A file the note names that was gone by the end of the run counts as filed.
 pub(super) fn outcome_of(o: &ProbeOutcome) -> Outcome {
-    let filed = o.file.as_ref().is_some_and(|f| f.whole) || o.added.contains("$HOME/");
+    let filed = o.file.as_ref().is_some_and(|f| f.whole || f.gone);
     match o.delivery {
         Delivery::Whole => Outcome::Full,
         Delivery::Cut if filed && o.tail_chars == 0 && note_first(&o.added) => {

@@ -86,6 +86,10 @@ pub struct SavedFile {
     pub bytes: u64,
     /// The whole result text is in it.
     pub whole: bool,
+    /// The client's note names it, but it was gone when the run ended (Copilot CLI 1.0.102
+    /// deletes its saved outputs on exit, after its model was pointed at them).
+    #[serde(default)]
+    pub gone: bool,
 }
 
 /// One probe in one client.
@@ -239,8 +243,26 @@ pub fn judge(
         let path = home.join(&f.path).display().to_string();
         outcome.added = outcome.added.replace(&path, "{file}");
     }
-    outcome.added = outcome.added.replace(&home.display().to_string(), "$HOME");
+    let home_text = home.display().to_string();
+    if outcome.file.is_none() {
+        outcome.file = named_file(&outcome.added, &home_text);
+    }
+    outcome.added = outcome.added.replace(&home_text, "$HOME");
     outcome
+}
+
+/// A file in the run's HOME that the client's note names but that no longer exists.
+fn named_file(note: &str, home: &str) -> Option<SavedFile> {
+    let at = note.find(&format!("{home}/"))?;
+    let path = note[at + home.len() + 1..]
+        .split(|c: char| c.is_whitespace() || c == '`' || c == '"')
+        .next()?;
+    Some(SavedFile {
+        path: path.to_string(),
+        bytes: 0,
+        whole: false,
+        gone: true,
+    })
 }
 
 /// Whether every non-empty text block of a result with more than one block appears in `text`,
@@ -354,6 +376,7 @@ fn saved_file(
             path: path.display().to_string(),
             bytes: *bytes,
             whole,
+            gone: false,
         };
         if text.contains(original) || text.contains(escaped) {
             return Some(found(true));
@@ -370,6 +393,19 @@ mod tests {
     use super::*;
     use crate::lab::found::kept;
     use serde_json::json;
+
+    #[test]
+    fn a_file_the_note_names_in_home_is_gone_not_missing() {
+        let note = "Output too large to read at once (20.0 KB). Saved to: /tmp/lab-1/home/tmp/17-copilot-tool-output-3c.txt\nConsider using tools like grep";
+        let f = named_file(note, "/tmp/lab-1/home").unwrap();
+        assert_eq!(
+            (f.path.as_str(), f.gone, f.whole),
+            ("tmp/17-copilot-tool-output-3c.txt", true, false)
+        );
+        // a path outside the run's HOME, or none, names no file of the run
+        assert_eq!(named_file(note, "/tmp/lab-2/home"), None);
+        assert_eq!(named_file("[output truncated]", "/tmp/lab-1/home"), None);
+    }
 
     #[test]
     fn text_blocks_around_an_image_placeholder_are_whole() {
