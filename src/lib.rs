@@ -20,6 +20,7 @@ pub mod demo;
 pub mod gate;
 pub mod lab;
 pub mod measure;
+pub mod profiles;
 pub mod proxy;
 pub mod report;
 pub mod text;

@@ -80,7 +80,7 @@ fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOpt
         &sources.servers.servers,
     )?;
     Ok(AuditOptions {
-        clients: mcp_budget::report::clients::select(&args.clients)
+        clients: mcp_budget::profiles::select(&args.clients)
             .map_err(|e| anyhow::anyhow!("--client: {e}"))?,
         tokenizers,
         timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
@@ -143,10 +143,8 @@ pub fn for_client(engine: Engine, client: Option<&str>) -> anyhow::Result<(Engin
         let words = format!("{} tokens", thousands(engine.policy().budget()));
         return Ok((engine, words));
     };
-    let profile =
-        mcp_budget::report::clients::find(id).map_err(|e| anyhow::anyhow!("--client: {e}"))?;
-    let limits = mcp_budget::report::clients::engine_limits(profile);
-    let engine = mcp_budget::audit::engine_for(&engine, limits);
+    let profile = mcp_budget::profiles::find(id).map_err(|e| anyhow::anyhow!("--client: {e}"))?;
+    let engine = engine.for_client(profile);
     let p = engine.policy().for_tool("");
     let words = match p.size.describe() {
         Some(size) => format!("{} tokens, {size}", thousands(p.budget)),

@@ -7,24 +7,11 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 
-use crate::budget::{CallInfo, Engine, SizeLimits};
-use crate::report::clients::{
+use crate::budget::{CallInfo, Engine};
+use crate::profiles::{
     client_view_counted, engine_limits, ClientProfile, ClientResult, ResultLimits,
 };
 use crate::tokens::Tokenizer;
-
-/// The engine for a client: the policy's limits tightened to the client's.
-pub fn engine_for(engine: &Engine, limits: ResultLimits) -> Engine {
-    engine.tightened(
-        limits.tokens,
-        SizeLimits {
-            bytes: limits.bytes,
-            chars: limits.chars,
-            lines: limits.lines,
-        },
-        limits.note_first,
-    )
-}
 
 /// One row per client; clients with the same limits share one engine run.
 ///
@@ -58,7 +45,7 @@ pub fn client_rows(
                 let limits = engine_limits(profile);
                 let out = runs
                     .entry(limits)
-                    .or_insert_with(|| engine_for(engine, limits).run(call, result).result);
+                    .or_insert_with(|| engine.for_limits(limits).run(call, result).result);
                 client_view_counted(profile, out, meta, &count)
             });
             ClientResult {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-pub use clients::{client_rows, engine_for};
+pub use clients::client_rows;
 pub use engine_time::warm_up;
 pub use observer::{AuditObserver, NoProgress, Phase};
 pub use server::audit_server;
@@ -22,7 +22,7 @@ pub use server::audit_server;
 use crate::budget::Engine;
 use crate::capture::Recorder;
 use crate::config::{EntryError, ServerSpec};
-use crate::report::clients::ClientProfile;
+use crate::profiles::ClientProfile;
 use crate::report::{ConfigIssue, Report, ServerReport};
 use crate::tokens::TokenizerSet;
 use crate::upstream::SessionOptions;
@@ -56,7 +56,7 @@ impl Default for AuditOptions {
             session: SessionOptions::default(),
             engine: None,
             recorder: None,
-            clients: crate::report::clients::profiles().iter().collect(),
+            clients: crate::profiles::profiles().iter().collect(),
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod capped;
 mod chunks;
+mod client;
 mod compaction;
 mod engine;
 mod exact;

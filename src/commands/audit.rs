@@ -99,7 +99,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     };
     let mut report = build_report(run, &opts.tokenizers, &sources.servers.errors);
     annotate(&mut report, price);
-    if mcp_budget::report::clients::wants_measured(&args.clients) {
+    if mcp_budget::profiles::wants_measured(&args.clients) {
         // the measured rows change what the compatibility findings see
         if let Err(e) = measured::measure(&mut report, &sources.servers.servers) {
             warn(&format!("error: {e:#}"));

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::compare::outcome_of;
 use super::probe::{Delivery, ProbeOutcome, Sent};
 use super::report::{ClientReport, ClientStatus, LabReport, ServerReport as LabServerReport};
-use crate::report::clients::{
+use crate::profiles::{
     engine_limits, misstated_by, profile, stated_cut, Break, ClientSeen, MeasuredClient,
     MeasuredDefinitions, Outcome,
 };

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::probe::{note_first, Delivery, Modelled, ProbeOutcome};
-use crate::report::clients::{client_view, profile, Outcome};
+use crate::profiles::{client_view, profile, Outcome};
 use crate::tokens::Tokenizer;
 
 pub const TOLERANCE_TOKENS: usize = 100;

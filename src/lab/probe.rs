@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::delivered::Delivered;
 use super::found::Found;
-use crate::report::clients::Outcome;
+use crate::profiles::Outcome;
 use crate::tokens::Tokenizer;
 
 /// What stands for the kept part of the original in a client's added text.
@@ -175,7 +175,7 @@ pub fn judge(
         images_delivered: 0,
         image_as_text: false,
         modelled: None,
-        json_array: crate::report::clients::is_json_array_result(result),
+        json_array: crate::profiles::is_json_array_result(result),
     };
     let image_data: Vec<&str> = result["content"]
         .as_array()

@@ -31,7 +31,7 @@ pub fn render(report: &LabReport) -> String {
             let _ = writeln!(out, "  derive error: {e}");
         }
         if !c.profile.is_empty() {
-            let _ = writeln!(out, "  as a profile entry (src/report/data/clients.toml):");
+            let _ = writeln!(out, "  as a profile entry (src/profiles/clients.toml):");
             for line in c.profile.lines() {
                 let _ = writeln!(out, "    {line}");
             }

@@ -229,7 +229,7 @@ fn cell(s: &str) -> String {
 fn client_row(
     server: &str,
     p: &super::ProbeResult,
-    c: &super::clients::ClientResult,
+    c: &crate::profiles::ClientResult,
 ) -> Map<String, Value> {
     let mut row = Map::new();
     row.insert("server".into(), json!(server));

@@ -1,4 +1,4 @@
-//! What MCP clients do with large results and many tools (the rules of `data/clients.toml`), and
+//! What MCP clients do with large results and many tools (the rules of `profiles/clients.toml`), and
 //! the verdict of each limit on every probe (as sent and after the engine), every server, and all
 //! audited servers together.
 
@@ -43,7 +43,7 @@ impl ClientLimit {
 }
 
 static TABLE: LazyLock<Vec<ClientLimit>> = LazyLock::new(|| {
-    super::clients::profiles()
+    crate::profiles::profiles()
         .iter()
         .flat_map(|p| {
             // a rule on one kind of result (a JSON array) is no size limit

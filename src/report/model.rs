@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::definitions::{SchemaLint, SchemaScore, ToolCost};
 
-use super::clients::{ClientProfile, ClientResult, ClientSchema, MeasuredClient};
+use crate::profiles::{ClientProfile, ClientResult, ClientSchema, MeasuredClient};
 
 /// Bumped when a field changes meaning or is removed.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -10,7 +10,9 @@ use crate::support::repo;
 /// The library's layers, lowest first. A module may import its own layer's modules (as long as
 /// no cycle forms) and any layer below, never one above.
 const LAYERS: &[&[&str]] = &[
-    &["text", "atomic", "units", "tokens", "calllog", "config"],
+    &[
+        "text", "atomic", "units", "tokens", "calllog", "config", "profiles",
+    ],
     &["report"],
     &["measure"],
     &["budget"],

@@ -7,7 +7,7 @@ use crate::lab::isolate::Isolation;
 use crate::lab::model::Api;
 use crate::lab::probe::Size;
 use crate::lab::report::{ClientReport, ServerReport as LabServerReport};
-use crate::report::clients::{client_view, select, ClientResult};
+use crate::profiles::{client_view, select, ClientResult};
 use crate::report::{ProbeResult, RawCost, ServerReport};
 use crate::tokens::Tokenizer;
 use serde_json::json;
@@ -125,7 +125,7 @@ fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
             ..ProbeResult::new(t)
         });
     }
-    s.clients = vec![crate::report::clients::ClientSchema {
+    s.clients = vec![crate::profiles::ClientSchema {
         client: "claude-code".into(),
         schema_tokens_per_turn: 100,
         deferred: false,

@@ -81,7 +81,7 @@ pub(super) fn fixture() -> Report {
 /// What `naive` and `codex` see of every probe: the raw tokens whole, or cut to 2,500 by Codex;
 /// after the engine, the budgeted tokens whole.
 fn with_clients(r: &mut Report) {
-    use crate::report::clients::{select, ClientResult, ClientSeen, Outcome};
+    use crate::profiles::{select, ClientResult, ClientSeen, Outcome};
     let profiles = select("naive,codex").expect("known clients");
     r.clients = profiles.iter().map(|p| (*p).clone()).collect();
     let seen = |tokens: usize, outcome: Outcome| ClientSeen {

@@ -5,7 +5,7 @@
 
 use std::str::FromStr;
 
-use super::{ClientProfile, ClientSchema, SchemaMode};
+use crate::profiles::{ClientProfile, ClientSchema, SchemaMode};
 use crate::report::{Report, Status};
 use crate::tokens::Tokenizer;
 

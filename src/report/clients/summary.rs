@@ -2,7 +2,7 @@
 //! and of every probe result, as sent and after the engine. The terminal, Markdown and HTML
 //! outputs all show these rows.
 
-use super::{ClientSeen, Outcome};
+use crate::profiles::{ClientSeen, Outcome};
 use crate::report::{Report, Status};
 use crate::units::thousands;
 

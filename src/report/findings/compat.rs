@@ -5,7 +5,7 @@
 //! measured (`[client.measured]`), whose version and date the finding names.
 
 use super::{by_id, finding};
-use crate::report::clients::{profile, Break, ClientResult};
+use crate::profiles::{profile, Break, ClientResult};
 use crate::report::model::{Finding, ServerReport};
 use crate::units::thousands;
 
@@ -27,7 +27,7 @@ pub(super) fn compat_findings(s: &ServerReport) -> Vec<Finding> {
 
 /// The row's view a finding may rest on, and "Claude Code 2.1.332 (measured here)" or "Gemini
 /// CLI 0.61.0 (as measured 2026-12-01)".
-fn judged(c: &ClientResult) -> Option<(&crate::report::clients::ClientSeen, String)> {
+fn judged(c: &ClientResult) -> Option<(&crate::profiles::ClientSeen, String)> {
     let p = profile(&c.client)?;
     match (&c.measured, &c.measured_version, &p.measured) {
         (Some(seen), Some(v), _) => Some((seen, format!("{} {v} (measured in this run)", p.name))),
@@ -68,7 +68,7 @@ fn message(b: &Break, client: &str, raw: usize, shown: usize, tool: &str) -> Fin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::clients::{client_view, select};
+    use crate::profiles::{client_view, select};
     use crate::report::{ProbeResult, RawCost};
     use crate::tokens::Tokenizer;
     use serde_json::{json, Value};

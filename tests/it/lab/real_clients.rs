@@ -102,10 +102,9 @@ fn measured_as_its_profile_predicts(id: &str) {
     }
     // the definitions: names only for a client whose profile defers them, else every one
     let form = server["definitions"]["form"].as_str().unwrap();
-    let profiles: toml::Value = toml::from_str(
-        &std::fs::read_to_string(repo().join("src/report/data/clients.toml")).unwrap(),
-    )
-    .unwrap();
+    let profiles: toml::Value =
+        toml::from_str(&std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap())
+            .unwrap();
     let profile = profiles["client"]
         .as_array()
         .unwrap()

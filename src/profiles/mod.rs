@@ -1,0 +1,395 @@
+//! Client profiles: what each MCP client puts in front of the model, as data with a source and a
+//! date for every fact (`clients.toml`), and the rules applied to one result (`result.rs`: what
+//! reaches the model; `visible.rs`: the parts it is sent). The ground layer: the report's model,
+//! the engine (`budget::Engine::for_client`) and the lab read them; the per-server client rows
+//! every output shows are derived in `report::clients`.
+
+mod result;
+mod visible;
+
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+
+pub use result::{
+    client_view, client_view_counted, engine_limits, is_json_array_result, misstated_by,
+    stated_cut, Count, ResultLimits,
+};
+
+/// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
+/// source states it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sourced {
+    pub source: String,
+    pub as_of: String,
+    pub checked: String,
+    pub confirmed: bool,
+}
+
+/// Which parts of a tool result reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sends {
+    Both,
+    Content,
+    StructuredOnly,
+    StructuredReplacesText,
+    BothDedup,
+    /// The whole result as one JSON text (Cline CLI).
+    ResultJson,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SendsRule {
+    pub mode: Sends,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+/// How an image block reaches the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Images {
+    /// As an image, priced by its dimensions.
+    Pixels,
+    /// Its base64 pasted as text.
+    Base64Text,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImagesRule {
+    pub mode: Images,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+/// What the model is sent of the tool definitions on every turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaMode {
+    Full,
+    Deferred,
+    DeferredOver,
+    Names,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchemaRule {
+    pub mode: SchemaMode,
+    /// `deferred_over`: definitions are deferred once all servers have more tools than this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_tools: Option<usize>,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+/// One limit of a client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// `result` (one tool result) or `tools` (the tools a client mounts).
+    pub applies: String,
+    /// tokens, chars, bytes, lines or tools
+    pub unit: String,
+    pub threshold: u64,
+    /// warning, cap, truncate, spill, refuse or drop
+    pub effect: String,
+    /// truncate: the share of the kept text taken from the start (the rest from the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_share: Option<f64>,
+    /// spill: the preview's size in the rule's unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<u64>,
+    /// The text the client adds in place of what it cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Applies only to a result whose content is one text block.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub only_single_text: bool,
+    /// `json_array`: the rule applies only to a result whose content is one text block holding a
+    /// JSON array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// cap, truncate: the kept head ends at a line end (a first line longer than the limit
+    /// keeps nothing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut_at_line: bool,
+    /// A number in the tool definition's `_meta` under this key raises the threshold, up to
+    /// `raised_up_to`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_up_to: Option<u64>,
+    /// `false`: the message or preview size has no primary source (the threshold has).
+    #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
+    pub shape_confirmed: bool,
+    pub note: String,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One client's profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientProfile {
+    /// `claude-code`, `codex`, … (what `--client` takes).
+    pub id: String,
+    /// "Claude Code": how reports name it.
+    pub name: String,
+    pub note: String,
+    pub sends: SendsRule,
+    pub images: ImagesRule,
+    pub schema: SchemaRule,
+    /// Server instructions are cut to this many bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions_cap_bytes: Option<usize>,
+    /// How a deferred tool's name is shown: `{server}` and `{tool}` filled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// Every text the model is shown is wrapped: `{text}` filled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<String>,
+    /// A path like the ones the client gives the model for a saved result (`{file}` in its
+    /// messages); a short stand-in when the profile has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
+    #[serde(default, rename = "rule", skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<Rule>,
+    /// The lab run the profile's measured facts come from (`mcp-budget lab`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+/// Which client build a profile was measured with: its version, the model name it was told,
+/// the day.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measured {
+    pub version: String,
+    pub model: String,
+    pub date: String,
+    /// How (the command), and what the numbers depend on (model name, provider path).
+    pub note: String,
+}
+
+impl ClientProfile {
+    /// Every fact of the profile is confirmed by a primary source.
+    pub fn confirmed(&self) -> bool {
+        self.sends.sourced.confirmed
+            && self.images.sourced.confirmed
+            && self.schema.sourced.confirmed
+            && self
+                .rules
+                .iter()
+                .all(|r| r.sourced.confirmed && r.shape_confirmed)
+    }
+}
+
+#[derive(Deserialize)]
+struct Table {
+    client: Vec<ClientProfile>,
+}
+
+static PROFILES: LazyLock<Vec<ClientProfile>> = LazyLock::new(|| {
+    toml::from_str::<Table>(include_str!("clients.toml"))
+        .expect("the embedded client profiles parse (tested)")
+        .client
+});
+
+/// Every client profile, in the file's order (`naive` first).
+pub fn profiles() -> &'static [ClientProfile] {
+    &PROFILES
+}
+
+/// The profile with this id.
+pub fn profile(id: &str) -> Option<&'static ClientProfile> {
+    profiles().iter().find(|p| p.id == id)
+}
+
+/// The profile with this id, or an error naming the known ones (`--client ID`).
+pub fn find(id: &str) -> Result<&'static ClientProfile, UnknownClient> {
+    profile(id).ok_or_else(|| UnknownClient {
+        name: id.to_string(),
+        known: profiles()
+            .iter()
+            .map(|p| p.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// A `--client` value naming no profile.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown client `{name}` (known: {known})")]
+pub struct UnknownClient {
+    pub name: String,
+    pub known: String,
+}
+
+/// The word in a `--client` list that asks for the lab's measurements (`audit --client
+/// measured`): it names no client, so `measured` alone is every client.
+pub const MEASURED: &str = "measured";
+
+/// Whether a `--client` list asks for the lab's measurements.
+pub fn wants_measured(list: &str) -> bool {
+    list.split(',').any(|s| s.trim() == MEASURED)
+}
+
+/// Parse `--client LIST`: comma-separated ids, or `all`; duplicates once, in the file's order.
+/// [`MEASURED`] in the list selects nothing by itself.
+pub fn select(list: &str) -> Result<Vec<&'static ClientProfile>, UnknownClient> {
+    let names: Vec<&str> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != MEASURED)
+        .collect();
+    if names.is_empty() || names.contains(&"all") {
+        return Ok(profiles().iter().collect());
+    }
+    for n in &names {
+        find(n)?;
+    }
+    Ok(profiles()
+        .iter()
+        .filter(|p| names.contains(&p.id.as_str()))
+        .collect())
+}
+
+/// What one client sends per turn of one server's tool definitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientSchema {
+    pub client: String,
+    pub schema_tokens_per_turn: usize,
+    /// Definitions are deferred: only names (and instructions) are sent until the model searches.
+    pub deferred: bool,
+    /// The client's tool limit is broken by this server alone.
+    pub tool_limit_exceeded: bool,
+    /// Dollars per 1,000 turns for these tokens at the report's price (uncached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_1k_turns: Option<f64>,
+    /// Every fact this row rests on has a primary source.
+    pub confirmed: bool,
+    /// What the lab measured the client sending per turn (`audit --client measured`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<MeasuredDefinitions>,
+}
+
+/// A server's definitions as a client was measured sending them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredDefinitions {
+    pub tokens_per_turn: usize,
+    pub bytes_per_turn: usize,
+    /// `whole`, `namespace`, `partial`, `deferred` or `hidden` (the lab's form).
+    pub form: String,
+    pub version: String,
+}
+
+/// What a client does with a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Full,
+    Truncated,
+    SpilledToFile,
+    Refused,
+}
+
+impl Outcome {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Full => "full",
+            Outcome::Truncated => "truncated",
+            Outcome::SpilledToFile => "spilled_to_file",
+            Outcome::Refused => "refused",
+        }
+    }
+}
+
+/// What reaches the model of one result in one client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientSeen {
+    /// Tokens (primary tokenizer) of the text and images the model is shown, with what the
+    /// client adds (its markers, wrappers, messages).
+    pub tokens_to_model: usize,
+    /// Bytes of that text.
+    pub bytes_to_model: usize,
+    pub outcome: Outcome,
+    /// The share of the model-visible text (in bytes) that the model is shown.
+    pub kept_fraction: f64,
+    /// The parts sent: `content`, `structuredContent`.
+    pub sent: Vec<String>,
+    /// The rules that acted, as "40,000 chars (truncate)".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
+    /// How the client breaks this result, beyond cutting it (a finding names it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breaks: Option<Break>,
+}
+
+/// A way a client breaks a result beyond a cut that keeps a head and a tail: each is a
+/// compatibility finding once a profile rule or a lab run measured it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Break {
+    /// A text that is a JSON array became an error message.
+    JsonArrayError,
+    /// Over a cap of the client's (in tokens, for Claude Code): an error in place of the
+    /// result, no preview at all.
+    CapNoPreview { cap: usize, unit: String },
+    /// Nothing of the text was kept: the model got only the client's marker.
+    MarkerOnly,
+    /// An error message in place of the result, for a reason the lab could not tell.
+    ErrorInstead,
+    /// The client's marker says `stated` of `unit` were cut where `cut` were.
+    MisstatedMarker {
+        stated: usize,
+        cut: usize,
+        unit: String,
+    },
+}
+
+/// A client `audit --client measured` ran in the lab: its build, and whether it answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredClient {
+    pub client: String,
+    pub name: String,
+    /// The version the client reported (`None`: it was not installed, or did not say).
+    pub version: Option<String>,
+    /// The model name it was told.
+    pub model: String,
+    /// `measured`, `partial`, `failed` or `not_installed` (the lab's status).
+    pub status: String,
+    pub measured_at: String,
+    /// Why some of it could not be measured, one line per server or probe.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+/// One result in one client: as the server sent it, and after the engine with that client's
+/// limits (what `proxy --client` sends it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientResult {
+    pub client: String,
+    pub raw: ClientSeen,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budgeted: Option<ClientSeen>,
+    /// Every fact this row rests on has a primary source.
+    pub confirmed: bool,
+    /// What reached the client's model of the raw result when the lab ran it
+    /// (`audit --client measured`), and the client's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<ClientSeen>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_version: Option<String>,
+}
+
+#[cfg(test)]
+mod tests;
