@@ -17,6 +17,7 @@ pub mod capture;
 pub mod config;
 pub mod connect;
 pub mod demo;
+pub mod facts;
 pub mod gate;
 pub mod lab;
 pub mod measure;

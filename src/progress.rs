@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_budget::audit::{AuditObserver, Phase};
-use mcp_budget::report::{ServerReport, Status};
+use mcp_budget::facts::{ServerReport, Status};
 
 /// How far one server has got.
 #[derive(Debug, Default, Clone, Copy)]

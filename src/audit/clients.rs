@@ -8,9 +8,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde_json::Value;
 
 use crate::budget::{CallInfo, Engine};
-use crate::profiles::{
-    client_view_counted, engine_limits, ClientProfile, ClientResult, ResultLimits,
-};
+use crate::facts::ClientResult;
+use crate::profiles::{client_view_counted, engine_limits, ClientProfile, ResultLimits};
 use crate::tokens::Tokenizer;
 
 /// One row per client; clients with the same limits share one engine run.

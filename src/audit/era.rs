@@ -6,8 +6,8 @@
 use super::AuditOptions;
 use crate::config::ServerSpec;
 use crate::connect::connect;
+use crate::facts::{EraConformance, VersionRefusal};
 use crate::measure::{capped_eras, era_marks, InitInfo, MAX_ERAS};
-use crate::report::{EraConformance, VersionRefusal};
 use crate::units::thousands;
 use crate::upstream::{Protocol, Session, SessionOptions, UpstreamError};
 

@@ -22,8 +22,8 @@ pub use server::audit_server;
 use crate::budget::Engine;
 use crate::capture::Recorder;
 use crate::config::{EntryError, ServerSpec};
+use crate::facts::{ConfigIssue, Report, ServerReport};
 use crate::profiles::ClientProfile;
-use crate::report::{ConfigIssue, Report, ServerReport};
 use crate::tokens::TokenizerSet;
 use crate::upstream::SessionOptions;
 

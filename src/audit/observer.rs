@@ -1,6 +1,6 @@
 //! Progress callbacks of an audit, so the binary can draw bars without the core printing.
 
-use crate::report::ServerReport;
+use crate::facts::ServerReport;
 
 /// Where a server's audit is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,11 +7,11 @@ use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{redactor_for, Probe, ServerSpec};
 use crate::connect::connect;
+use crate::facts::{
+    BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolCost,
+};
 use crate::measure::{
     measure_initialize, measure_list, measure_parsed_result, measure_tools_pages, tool_error_text,
-};
-use crate::report::{
-    BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolCost,
 };
 use crate::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
 
@@ -198,7 +198,7 @@ async fn optional_list(
     key: &str,
     opts: &AuditOptions,
     warnings: &mut Vec<String>,
-) -> Option<crate::report::ListCost> {
+) -> Option<crate::facts::ListCost> {
     let measured = match list_all(session, method).await {
         Ok(listed) => {
             let texts: Vec<&str> = listed.pages.iter().map(String::as_str).collect();

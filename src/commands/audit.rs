@@ -9,12 +9,12 @@ use anyhow::Context;
 use mcp_budget::audit::{build_report, run_audit};
 use mcp_budget::capture::{Recorder, PROBES_FILE};
 use mcp_budget::config::Sources;
+use mcp_budget::facts::{ProbeStatus, Report, Status};
 use mcp_budget::gate::{
     check_comparable, evaluate, load_report, NotComparable, Thresholds, Verdict,
 };
 use mcp_budget::report::{
-    annotate, bundle, findings, pricing, render, untrusted_notice, CsvKind, Format, ProbeStatus,
-    Report, Status,
+    annotate, bundle, findings, pricing, render, untrusted_notice, CsvKind, Format,
 };
 
 use crate::cli::{AuditArgs, AuditFormat};

@@ -1,7 +1,7 @@
 //! Whether a report can be gated at all: a report that measured nothing, or that lost a server
 //! the baseline has, says nothing about growth, so it is an error rather than a pass.
 
-use crate::report::{Report, Status};
+use crate::facts::{Report, Status};
 
 /// Why a report cannot be judged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

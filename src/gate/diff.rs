@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::report::{Report, Status};
+use crate::facts::{Report, Status};
 
 /// What was compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -169,7 +169,7 @@ pub fn diff(baseline: &Report, current: &Report) -> Vec<Change> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::{ProbeResult, RawCost, ServerReport, ToolCost};
+    use crate::facts::{ProbeResult, RawCost, ServerReport, ToolCost};
 
     pub(crate) fn report(tools: &[(&str, usize)], probe: Option<usize>) -> Report {
         let mut s = ServerReport::new("srv", "stdio", "x", "t");

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::report::{Report, Status, SCHEMA_VERSION};
+use crate::facts::{Report, Status, SCHEMA_VERSION};
 
 /// A threshold a report broke.
 #[derive(Debug, Clone, PartialEq, Serialize)]

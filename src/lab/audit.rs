@@ -8,11 +8,11 @@ use serde::Serialize;
 use super::compare::outcome_of;
 use super::probe::{Delivery, ProbeOutcome, Sent};
 use super::report::{ClientReport, ClientStatus, LabReport, ServerReport as LabServerReport};
+use crate::facts::{MeasuredClient, MeasuredDefinitions};
+use crate::facts::{RawCost, Report, ServerReport};
 use crate::profiles::{
-    engine_limits, misstated_by, profile, stated_cut, Break, ClientSeen, MeasuredClient,
-    MeasuredDefinitions, Outcome,
+    engine_limits, misstated_by, profile, stated_cut, Break, ClientSeen, Outcome,
 };
-use crate::report::{RawCost, Report, ServerReport};
 use crate::units::thousands;
 
 /// Put `lab`'s measurements into `report`: servers by name, probes by tool in order.

@@ -1,16 +1,19 @@
 //! The definition rules that say what they save: each fix is applied to the real definition and
 //! the model view counted again, so `saves_tokens` is a measurement, not an estimate. The rules'
-//! texts (`--explain`) are in `report/findings.rs`; this file finds and measures.
+//! texts (`--explain`) are in `report/findings/rules.rs`; this file finds and measures.
 
 use serde_json::{json, Map, Value};
 
 use super::lean::{apply_transform, each_child_mut, each_schema, factor_repeats, LeanTransform};
 use super::{compact_json, model_view};
-use crate::report::findings::LONG_DESCRIPTION_TOKENS;
-use crate::report::SchemaLint;
+use crate::facts::SchemaLint;
 use crate::text::{preview, shorten};
 use crate::tokens::Tokenizer;
 use crate::units::thousands;
+
+/// A description longer than this many tokens is flagged (and the suggested cut keeps at most
+/// this many).
+pub const LONG_DESCRIPTION_TOKENS: usize = 500;
 
 /// Where the rules draw their lines. [`LintLimits::default`] is what `audit` uses (and what
 /// `--explain` says); tests lower them to run every rule on real definitions.

@@ -19,7 +19,10 @@ pub use era::{capped_eras, era_marks, marked_complete, EraMarks, MAX_ERAS};
 pub use init::{measure_initialize, InitInfo, SERVER_INFO_META_KEY};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
 pub use lean::{apply_transform, factor_repeats, lean_tool, LeanTransform};
-pub use lints::{description_cut, lint_tool, lint_tool_with, Counted, LintLimits, ToolLints};
+pub use lints::{
+    description_cut, lint_tool, lint_tool_with, Counted, LintLimits, ToolLints,
+    LONG_DESCRIPTION_TOKENS,
+};
 pub use pagination::is_paginated;
 pub use read::read_json;
 pub use result::{measure_parsed_result, measure_result, text_stats, tool_error_text};

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::duplicate::{structured_duplicate, TextView};
 use super::pagination::is_paginated;
 use super::{compact_json, MeasureError};
-use crate::report::{BlockCost, RawCost, RawTotals};
+use crate::facts::{BlockCost, RawCost, RawTotals};
 use crate::text::{char_count, line_count};
 use crate::tokens::{image_data_cost, Counts, TokenizerSet};
 

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::lints::{lint_tool, Counted};
 use super::{compact_json, MeasureError};
-use crate::report::{ListCost, ToolCost, ToolsList};
+use crate::facts::{ListCost, ToolCost, ToolsList};
 use crate::tokens::{Counts, TokenizerSet};
 
 /// The tools of all pages, with totals per tokenizer.

@@ -263,35 +263,6 @@ pub fn select(list: &str) -> Result<Vec<&'static ClientProfile>, UnknownClient> 
         .collect())
 }
 
-/// What one client sends per turn of one server's tool definitions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClientSchema {
-    pub client: String,
-    pub schema_tokens_per_turn: usize,
-    /// Definitions are deferred: only names (and instructions) are sent until the model searches.
-    pub deferred: bool,
-    /// The client's tool limit is broken by this server alone.
-    pub tool_limit_exceeded: bool,
-    /// Dollars per 1,000 turns for these tokens at the report's price (uncached).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usd_per_1k_turns: Option<f64>,
-    /// Every fact this row rests on has a primary source.
-    pub confirmed: bool,
-    /// What the lab measured the client sending per turn (`audit --client measured`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measured: Option<MeasuredDefinitions>,
-}
-
-/// A server's definitions as a client was measured sending them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MeasuredDefinitions {
-    pub tokens_per_turn: usize,
-    pub bytes_per_turn: usize,
-    /// `whole`, `namespace`, `partial`, `deferred` or `hidden` (the lab's form).
-    pub form: String,
-    pub version: String,
-}
-
 /// What a client does with a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -354,41 +325,6 @@ pub enum Break {
         cut: usize,
         unit: String,
     },
-}
-
-/// A client `audit --client measured` ran in the lab: its build, and whether it answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MeasuredClient {
-    pub client: String,
-    pub name: String,
-    /// The version the client reported (`None`: it was not installed, or did not say).
-    pub version: Option<String>,
-    /// The model name it was told.
-    pub model: String,
-    /// `measured`, `partial`, `failed` or `not_installed` (the lab's status).
-    pub status: String,
-    pub measured_at: String,
-    /// Why some of it could not be measured, one line per server or probe.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<String>,
-}
-
-/// One result in one client: as the server sent it, and after the engine with that client's
-/// limits (what `proxy --client` sends it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClientResult {
-    pub client: String,
-    pub raw: ClientSeen,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budgeted: Option<ClientSeen>,
-    /// Every fact this row rests on has a primary source.
-    pub confirmed: bool,
-    /// What reached the client's model of the raw result when the lab ran it
-    /// (`audit --client measured`), and the client's version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measured: Option<ClientSeen>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measured_version: Option<String>,
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@ use super::csv::CsvKind;
 use super::html::write_html;
 use super::markdown::write_markdown;
 use super::page::Page;
-use super::{render, Format, Report};
+use super::{render, Format};
 use crate::atomic::write_atomic;
+use crate::facts::Report;
 
 /// Why the report folder could not be written; the message is the failed file's.
 #[derive(Debug, thiserror::Error)]

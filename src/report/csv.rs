@@ -7,7 +7,7 @@ use std::io::Write;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{ProbeStatus, Report, Status};
+use crate::facts::{ProbeStatus, Report, Status};
 
 /// The CSV tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,8 +228,8 @@ fn cell(s: &str) -> String {
 /// One probe in one client: the raw and budgeted view side by side.
 fn client_row(
     server: &str,
-    p: &super::ProbeResult,
-    c: &crate::profiles::ClientResult,
+    p: &crate::facts::ProbeResult,
+    c: &crate::facts::ClientResult,
 ) -> Map<String, Value> {
     let mut row = Map::new();
     row.insert("server".into(), json!(server));
@@ -271,7 +271,7 @@ fn fields(row: &impl Serialize) -> Map<String, Value> {
     }
 }
 
-fn server_row(s: &super::ServerReport) -> ServerRow<'_> {
+fn server_row(s: &crate::facts::ServerReport) -> ServerRow<'_> {
     let largest = s.largest_tool();
     ServerRow {
         server: &s.name,
@@ -295,7 +295,7 @@ fn server_row(s: &super::ServerReport) -> ServerRow<'_> {
     }
 }
 
-fn probe_row<'a>(server: &'a str, p: &'a super::ProbeResult) -> ProbeRow<'a> {
+fn probe_row<'a>(server: &'a str, p: &'a crate::facts::ProbeResult) -> ProbeRow<'a> {
     let raw = p.raw.clone().unwrap_or_default();
     ProbeRow {
         server,

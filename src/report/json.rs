@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::Report;
+use crate::facts::Report;
 
 /// Write the report as pretty JSON with a trailing newline.
 pub(crate) fn write_json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {

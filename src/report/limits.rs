@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use super::model::{LimitVerdict, ProbeResult, Report, Status};
+use crate::facts::{LimitVerdict, ProbeResult, Report, Status};
 use crate::units::thousands;
 
 /// One client limit.
@@ -149,7 +149,7 @@ pub fn apply(report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{BudgetedCost, ProbeResult, RawCost, ServerReport};
+    use crate::facts::{BudgetedCost, ProbeResult, RawCost, ServerReport};
 
     #[test]
     fn every_client_has_limits_and_says_which_are_unconfirmed() {

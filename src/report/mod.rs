@@ -5,15 +5,12 @@ pub mod charts;
 pub mod clients;
 mod count;
 mod csv;
-mod definitions;
-mod era;
 pub mod findings;
 pub(crate) mod grid;
 mod html;
 mod json;
 pub mod limits;
 mod markdown;
-mod model;
 mod page;
 mod policy_toml;
 pub mod pricing;
@@ -26,8 +23,6 @@ mod table;
 pub use self::csv::CsvKind;
 /// Re-exported for callers that format report numbers; the formatters live in `units`.
 pub use count::render_count_table;
-pub use era::{EraConformance, VersionRefusal};
-pub use model::*;
 pub use policy_toml::{suggested_policy, suggested_tax};
 pub use render::{render, Format};
 pub use replay::{render_replay_table, ReplayRow};
@@ -36,7 +31,7 @@ pub use stats::{render_stats_table, stats_rows, write_stats_csv, StatsRow};
 
 /// Price every server and probe, judge them against the client limits, and run the design
 /// checks: everything derived from the measured numbers.
-pub fn annotate(report: &mut Report, price: PriceInfo) {
+pub fn annotate(report: &mut crate::facts::Report, price: crate::facts::PriceInfo) {
     pricing::apply(report, price);
     limits::apply(report);
     clients::apply(report);

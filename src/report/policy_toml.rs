@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::model::Report;
+use crate::facts::Report;
 use crate::units::thousands;
 
 /// The schema tax per turn of the audited servers, and with the suggested policy applied.
@@ -180,7 +180,7 @@ fn check(text: &str, cuts: &Cuts<'_>) -> Result<(), PolicyTomlError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ServerReport, ToolCost};
+    use crate::facts::{ServerReport, ToolCost};
 
     #[test]
     fn the_policy_parses_and_names_each_cut() {

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use serde::Deserialize;
 
-use super::model::{PriceInfo, ProbeCost, Report, ServerCost};
+use crate::facts::{PriceInfo, ProbeCost, Report, ServerCost};
 use crate::tokens::DEFAULT_CLAUDE_FACTOR;
 
 /// The model priced when none is chosen.
@@ -222,7 +222,7 @@ pub fn apply(report: &mut Report, mut info: PriceInfo) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ProbeResult, RawCost, ServerReport};
+    use crate::facts::{ProbeResult, RawCost, ServerReport};
 
     #[test]
     fn the_table_is_complete_data() {

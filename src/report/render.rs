@@ -10,7 +10,7 @@ use super::json::write_json;
 use super::markdown::write_markdown;
 use super::page::Page;
 use super::table::write_table;
-use super::Report;
+use crate::facts::Report;
 
 /// An output format of the audit report.
 #[derive(Debug, Clone, Copy)]

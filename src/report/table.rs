@@ -3,7 +3,7 @@
 use comfy_table::{Cell, CellAlignment, Table};
 
 use super::grid::{grid, Fit};
-use super::{ProbeStatus, Report, Status};
+use crate::facts::{ProbeStatus, Report, Status};
 use crate::text::{cell_preview, char_count, lines, one_line};
 use crate::units::{micros_as_ms, thousands, usd};
 
@@ -69,7 +69,7 @@ fn summary(report: &Report, width: Option<u16>) -> String {
             p.tokenizer
         ));
     }
-    let findings: Vec<(&str, &super::Finding)> = report
+    let findings: Vec<(&str, &crate::facts::Finding)> = report
         .servers
         .iter()
         .flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f)))

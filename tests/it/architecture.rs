@@ -13,16 +13,17 @@ const LAYERS: &[&[&str]] = &[
     &[
         "text", "atomic", "units", "tokens", "calllog", "config", "profiles",
     ],
-    &["report"],
+    &["facts"],
     &["measure"],
     &["budget"],
+    &["report"],
     &["upstream", "demo", "capture", "gate"],
     &["audit", "proxy", "connect", "lab"],
 ];
 
-/// Arrows the layers allow but the design does not: the engine does not depend on the report
-/// layer (number formatting lives in `units`).
-const FORBIDDEN: &[(&str, &str)] = &[("budget", "report"), ("measure", "budget")];
+/// Arrows the layers allow but the design does not: measuring needs no engine. (`measure` and
+/// `budget` importing `report` is an arrow up the layers, so the first test refuses it.)
+const FORBIDDEN: &[(&str, &str)] = &[("measure", "budget")];
 
 #[test]
 fn library_modules_import_down_the_layers_only() {

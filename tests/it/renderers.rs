@@ -1,8 +1,9 @@
 //! Every renderer (table, csv, json, markdown, html) on one fixture report: the embedded demo's
 //! audit (deterministic payloads), with timings, dates and paths replaced so snapshots are stable.
 
+use mcp_budget::facts::Report;
 use mcp_budget::report::charts::{ChartKind, DrawnChart};
-use mcp_budget::report::{render, CsvKind, Format, Report};
+use mcp_budget::report::{render, CsvKind, Format};
 
 /// The demo audit, with everything that varies from run to run fixed.
 fn fixture() -> Report {
@@ -154,7 +155,7 @@ fn explain_prints_a_rule_and_refuses_an_unknown_one() {
 /// pipe and a heading after a line break, a spreadsheet formula, a bidi override, ESC, and a
 /// tool error far longer than any cell.
 fn hostile_fixture() -> Report {
-    use mcp_budget::report::{ProbeResult, ProbeStatus, RawCost, ServerReport, ToolCost};
+    use mcp_budget::facts::{ProbeResult, ProbeStatus, RawCost, ServerReport, ToolCost};
     let mut s = ServerReport::new("srv|<b>x</b>\n# h @team", "stdio", "x", "t");
     let names = [
         ("x`<img src=x onerror=alert(1)>`y", 300),

@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::Context;
 use mcp_budget::config::ServerSpec;
+use mcp_budget::facts::Report;
 use mcp_budget::lab::{Adapter, LabReport};
-use mcp_budget::report::Report;
 
 use crate::printer::warn;
 

@@ -2,13 +2,14 @@
 //! at the audit's pixel cost, and the break read from what was delivered.
 
 use super::*;
+use crate::facts::ClientResult;
+use crate::facts::{ProbeResult, RawCost, ServerReport};
 use crate::lab::definitions::{Definitions, Form};
 use crate::lab::isolate::Isolation;
 use crate::lab::model::Api;
 use crate::lab::probe::Size;
 use crate::lab::report::{ClientReport, ServerReport as LabServerReport};
-use crate::profiles::{client_view, select, ClientResult};
-use crate::report::{ProbeResult, RawCost, ServerReport};
+use crate::profiles::{client_view, select};
 use crate::tokens::Tokenizer;
 use serde_json::json;
 
@@ -125,7 +126,7 @@ fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
             ..ProbeResult::new(t)
         });
     }
-    s.clients = vec![crate::profiles::ClientSchema {
+    s.clients = vec![crate::facts::ClientSchema {
         client: "claude-code".into(),
         schema_tokens_per_turn: 100,
         deferred: false,

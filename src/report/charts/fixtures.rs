@@ -1,9 +1,9 @@
 //! Test fixtures shared by the chart tests: a small report with CJK and emoji names, a failed
 //! server and probes over Claude Code's cap; a call-log row; a PNG decoder.
 
-use crate::report::{
-    BudgetedCost, ProbeResult, RawCost, Report, ServerReport, StatsRow, Status, ToolCost,
-};
+use crate::facts::{BudgetedCost, ProbeResult, RawCost, Report, ServerReport, Status, ToolCost};
+
+use crate::report::StatsRow;
 
 pub(super) fn tool(name: &str, model_tokens: usize) -> ToolCost {
     ToolCost {
@@ -81,7 +81,8 @@ pub(super) fn fixture() -> Report {
 /// What `naive` and `codex` see of every probe: the raw tokens whole, or cut to 2,500 by Codex;
 /// after the engine, the budgeted tokens whole.
 fn with_clients(r: &mut Report) {
-    use crate::profiles::{select, ClientResult, ClientSeen, Outcome};
+    use crate::facts::ClientResult;
+    use crate::profiles::{select, ClientSeen, Outcome};
     let profiles = select("naive,codex").expect("known clients");
     r.clients = profiles.iter().map(|p| (*p).clone()).collect();
     let seen = |tokens: usize, outcome: Outcome| ClientSeen {

@@ -17,7 +17,7 @@ pub use error::ChartError;
 pub use plan::ChartKind;
 pub use stats::{render_stats_chart, STATS_TITLE};
 
-use crate::report::Report;
+use crate::facts::Report;
 
 /// One chart drawn as SVG: report.md links its file, report.html inlines its text.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use plotters::style::RGBColor;
 
 use super::font::{advance, font, legible, LABEL_PT};
+use crate::facts::{Report, Status};
 use crate::report::limits::claude_code_token_limits;
-use crate::report::{Report, Status};
 use crate::units::{millis, thousands};
 
 /// One chart of a report.

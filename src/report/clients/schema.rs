@@ -5,8 +5,10 @@
 
 use std::str::FromStr;
 
-use crate::profiles::{ClientProfile, ClientSchema, SchemaMode};
-use crate::report::{Report, Status};
+use crate::facts::ClientSchema;
+
+use crate::facts::{Report, Status};
+use crate::profiles::{ClientProfile, SchemaMode};
 use crate::tokens::Tokenizer;
 
 /// The names a deferring client shows for a server's tools, one per line, as the client spells

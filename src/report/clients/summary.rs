@@ -2,8 +2,8 @@
 //! and of every probe result, as sent and after the engine. The terminal, Markdown and HTML
 //! outputs all show these rows.
 
+use crate::facts::{Report, Status};
 use crate::profiles::{ClientSeen, Outcome};
-use crate::report::{Report, Status};
 use crate::units::thousands;
 
 /// A client's totals over the report.

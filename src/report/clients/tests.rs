@@ -4,8 +4,9 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::profiles::{client_view, profile, profiles, ClientResult, ClientSeen, MeasuredClient};
-use crate::report::{Report, ServerReport, ToolCost};
+use crate::facts::{ClientResult, MeasuredClient};
+use crate::facts::{Report, ServerReport, ToolCost};
+use crate::profiles::{client_view, profile, profiles, ClientSeen};
 use crate::tokens::Tokenizer;
 
 fn text(t: &str) -> Value {
@@ -72,7 +73,7 @@ fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
     let result = text(&"lorem ipsum ".repeat(2_000));
     let modelled = seen("codex", &result);
     let mut s = ServerReport::new("srv", "stdio", "srv", "test");
-    let mut p = crate::report::ProbeResult::new("read");
+    let mut p = crate::facts::ProbeResult::new("read");
     let measured = ClientSeen {
         tokens_to_model: modelled.tokens_to_model + 40,
         ..modelled.clone()

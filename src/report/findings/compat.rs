@@ -5,8 +5,9 @@
 //! measured (`[client.measured]`), whose version and date the finding names.
 
 use super::{by_id, finding};
-use crate::profiles::{profile, Break, ClientResult};
-use crate::report::model::{Finding, ServerReport};
+use crate::facts::ClientResult;
+use crate::facts::{Finding, ServerReport};
+use crate::profiles::{profile, Break};
 use crate::units::thousands;
 
 /// The compatibility findings of one server's probes.
@@ -68,8 +69,8 @@ fn message(b: &Break, client: &str, raw: usize, shown: usize, tool: &str) -> Fin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::{ProbeResult, RawCost};
     use crate::profiles::{client_view, select};
-    use crate::report::{ProbeResult, RawCost};
     use crate::tokens::Tokenizer;
     use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
 //! The findings of the 2026-07-28 era: caching hints on tools/list, and the era's rules kept.
 
 use super::{by_id, finding};
-use crate::report::{EraConformance, Finding};
+use crate::facts::{EraConformance, Finding};
 use crate::units::thousands;
 
 /// The era's findings for a server measured in it (none for one of the handshake era).
@@ -86,7 +86,7 @@ fn listed(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::VersionRefusal;
+    use crate::facts::VersionRefusal;
 
     fn rules(c: &EraConformance) -> Vec<(String, String)> {
         era_findings(Some(c))

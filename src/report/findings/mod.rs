@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::limits::{claude_code_token_limits, client_limits};
-use super::model::{Finding, Report, SchemaLint, ServerReport, Status};
+use crate::facts::{Finding, Report, SchemaLint, ServerReport, Status};
 use crate::units::thousands;
 
 mod compat;
@@ -14,7 +14,8 @@ mod era;
 mod rules;
 mod score;
 
-pub use rules::{Rule, LONG_DESCRIPTION_TOKENS, RULES};
+use crate::measure::LONG_DESCRIPTION_TOKENS;
+pub use rules::{Rule, RULES};
 pub use score::schema_score;
 
 /// The rule with this id.
@@ -293,7 +294,7 @@ pub fn apply(report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{ProbeResult, RawCost, ToolCost};
+    use crate::facts::{ProbeResult, RawCost, ToolCost};
 
     fn tool(name: &str, params: &[&str]) -> ToolCost {
         ToolCost {

@@ -1,9 +1,5 @@
 //! The checklist's rules: what each checks, why it matters, and the fix (`--explain`).
 
-/// A description longer than this many tokens is flagged (and the suggested cut keeps at most
-/// this many).
-pub const LONG_DESCRIPTION_TOKENS: usize = 500;
-
 /// One rule of the checklist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rule {

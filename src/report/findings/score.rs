@@ -9,7 +9,7 @@
 //! grade    = A from 90, B from 80, C from 70, D from 60, else F
 //! ```
 
-use super::super::model::{SchemaScore, ServerReport};
+use crate::facts::{SchemaScore, ServerReport};
 
 /// The score of a server with tools (its findings already filled in); `None` without tools.
 pub fn schema_score(s: &ServerReport) -> Option<SchemaScore> {
@@ -60,7 +60,7 @@ pub fn grade(score: u8) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Finding, ToolCost};
+    use crate::facts::{Finding, ToolCost};
 
     #[test]
     fn the_score_is_the_readme_formula() {

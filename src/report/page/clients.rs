@@ -2,11 +2,11 @@
 //! what reaches its model of every probe result, as sent and after the engine with its limits.
 
 use super::{Block, Table};
+use crate::facts::Report;
 use crate::report::charts::ChartKind;
 use crate::report::clients::{
     client_label, client_totals, cut_text, definitions_text, measured_profiles_text, seen_text,
 };
-use crate::report::Report;
 use crate::units::{thousands, usd};
 
 pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
@@ -58,7 +58,7 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
     }
     out.push(Block::Chart(ChartKind::ClientTokens));
     // every probe in every client: raw -> budgeted
-    let probes: Vec<(&str, &crate::report::ProbeResult)> = report
+    let probes: Vec<(&str, &crate::facts::ProbeResult)> = report
         .servers
         .iter()
         .flat_map(|s| s.probes.iter().map(move |p| (s.name.as_str(), p)))

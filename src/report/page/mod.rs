@@ -7,8 +7,8 @@ mod summary;
 
 pub(crate) use sections::saves;
 
+use crate::facts::Report;
 use crate::report::charts::ChartKind;
-use crate::report::Report;
 
 /// One piece of the report page.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,8 +4,8 @@
 
 use super::summary::Summary;
 use super::{Block, Table};
+use crate::facts::{LimitVerdict, ProbeResult, ProbeStatus, Report, ServerReport, Status};
 use crate::report::charts::ChartKind;
-use crate::report::{LimitVerdict, ProbeResult, ProbeStatus, Report, ServerReport, Status};
 use crate::units::{thousands, usd};
 
 /// Schema tax per server: the table (with prices and the other tokenizers when there are any)
@@ -98,7 +98,7 @@ fn server_row(s: &ServerReport, priced: bool, others: &[String]) -> Vec<String> 
 /// The fifteen most expensive tools and their chart.
 pub(super) fn top_tools(report: &Report, out: &mut Vec<Block>) {
     out.push(Block::Heading("Most expensive tools".into()));
-    let mut tools: Vec<(&str, &crate::report::ToolCost)> = report
+    let mut tools: Vec<(&str, &crate::facts::ToolCost)> = report
         .servers
         .iter()
         .flat_map(|s| s.tools.iter().map(move |t| (s.name.as_str(), t)))
@@ -295,7 +295,7 @@ pub(super) fn client_limits(report: &Report, summary: &Summary, out: &mut Vec<Bl
 /// The design checks' findings, errors first.
 pub(super) fn findings(report: &Report, out: &mut Vec<Block>) {
     out.push(Block::Heading("Findings".into()));
-    let mut findings: Vec<(&str, &crate::report::Finding)> = report
+    let mut findings: Vec<(&str, &crate::facts::Finding)> = report
         .servers
         .iter()
         .flat_map(|s| s.findings.iter().map(move |f| (s.name.as_str(), f)))
@@ -360,7 +360,7 @@ pub(super) fn findings(report: &Report, out: &mut Vec<Block>) {
 }
 
 /// What a finding's fix saves: tokens per turn, or on the wire only, or `-`.
-pub(crate) fn saves(f: &crate::report::Finding) -> String {
+pub(crate) fn saves(f: &crate::facts::Finding) -> String {
     match (f.saves_tokens, f.saves_wire_tokens) {
         (Some(t), _) if t > 0 => thousands(t),
         (_, Some(w)) => format!("{} (wire)", thousands(w)),

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::Spans;
-use crate::report::{ProbeResult, Report, ServerReport, Status};
+use crate::facts::{ProbeResult, Report, ServerReport, Status};
 use crate::units::{thousands, usd};
 
 /// The totals the summary paragraph states (the client-limits section repeats two of them).

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::definitions::{SchemaLint, SchemaScore, ToolCost};
-
-use crate::profiles::{ClientProfile, ClientResult, ClientSchema, MeasuredClient};
+use super::clients::{ClientResult, ClientSchema, MeasuredClient};
+use super::definitions::{SchemaScore, ToolCost};
+use crate::profiles::ClientProfile;
 
 /// Bumped when a field changes meaning or is removed.
 pub const SCHEMA_VERSION: u32 = 1;
