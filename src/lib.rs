@@ -9,6 +9,7 @@
 //! of them stand on. Imports run one way: docs/architecture.md has the layers, and
 //! tests/it/architecture.rs checks them.
 
+pub mod assess;
 pub mod atomic;
 pub mod audit;
 pub mod budget;

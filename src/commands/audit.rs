@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
+use mcp_budget::assess::{annotate, findings, pricing};
 use mcp_budget::audit::{build_report, run_audit};
 use mcp_budget::capture::{Recorder, PROBES_FILE};
 use mcp_budget::config::Sources;
@@ -13,9 +14,7 @@ use mcp_budget::facts::{ProbeStatus, Report, Status};
 use mcp_budget::gate::{
     check_comparable, evaluate, load_report, NotComparable, Thresholds, Verdict,
 };
-use mcp_budget::report::{
-    annotate, bundle, findings, pricing, render, untrusted_notice, CsvKind, Format,
-};
+use mcp_budget::report::{bundle, render, untrusted_notice, CsvKind, Format};
 
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::exit::ExitStatus;
@@ -113,11 +112,11 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     let recorded = recorded(opts.recorder.as_deref());
     print_report(&report, &args)?;
     if let Some(path) = &args.suggest_policy {
-        let text = mcp_budget::report::suggested_policy(&report)
+        let text = mcp_budget::assess::suggested_policy(&report)
             .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
         mcp_budget::atomic::write_atomic(path, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
-        let (now, then) = mcp_budget::report::suggested_tax(&report);
+        let (now, then) = mcp_budget::assess::suggested_tax(&report);
         warn(&format!(
             "suggested policy written to {}: schema tax {} -> {} tokens per turn with it (mcp-budget proxy --policy {} -- <server>)",
             path.display(),

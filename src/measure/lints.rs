@@ -1,6 +1,6 @@
 //! The definition rules that say what they save: each fix is applied to the real definition and
 //! the model view counted again, so `saves_tokens` is a measurement, not an estimate. The rules'
-//! texts (`--explain`) are in `report/findings/rules.rs`; this file finds and measures.
+//! texts (`--explain`) are in `assess/findings/rules.rs`; this file finds and measures.
 
 use serde_json::{json, Map, Value};
 

@@ -51,7 +51,7 @@ fn summary(report: &Report, width: Option<u16>) -> String {
         out.push_str(&clients.to_string());
         out.push('\n');
         out.push_str("* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).\n");
-        if let Some(text) = super::clients::measured_profiles_text(report) {
+        if let Some(text) = crate::assess::clients::measured_profiles_text(report) {
             out.push_str(&text);
             out.push('\n');
         }
@@ -284,14 +284,14 @@ fn clients(report: &Report, width: Option<u16>) -> Table {
     }
     header.extend(["results cut", "result tokens"]);
     let mut t = table(width, &header);
-    for c in super::clients::client_totals(report) {
+    for c in crate::assess::clients::client_totals(report) {
         let arrow = |raw: String, budgeted: Option<String>| match budgeted {
             Some(b) => format!("{raw} -> {b}"),
             None => raw,
         };
         let mut cells = vec![
-            text(&super::clients::client_label(&c)),
-            text(&super::clients::definitions_text(&c)),
+            text(&crate::assess::clients::client_label(&c)),
+            text(&crate::assess::clients::definitions_text(&c)),
             num(c.schema_tokens),
         ];
         if priced {
@@ -300,9 +300,9 @@ fn clients(report: &Report, width: Option<u16>) -> Table {
         }
         cells.extend([
             Cell::new(arrow(
-                super::clients::cut_text(c.raw_cut, c.results),
+                crate::assess::clients::cut_text(c.raw_cut, c.results),
                 c.budgeted_cut
-                    .map(|b| super::clients::cut_text(b, c.results)),
+                    .map(|b| crate::assess::clients::cut_text(b, c.results)),
             )),
             Cell::new(arrow(
                 thousands(c.raw_tokens),

@@ -6,10 +6,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use mcp_budget::assess::findings;
 use mcp_budget::budget::{CallInfo, Engine, Policy, SpillStore, Strategy, DEFAULT_MAX_BYTES};
 use mcp_budget::facts::{ProbeResult, ServerReport};
 use mcp_budget::measure::measure_result;
-use mcp_budget::report::findings;
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};

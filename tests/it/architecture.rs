@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["facts"],
     &["measure"],
     &["budget"],
+    &["assess"],
     &["report"],
     &["upstream", "demo", "capture", "gate"],
     &["audit", "proxy", "connect", "lab"],

@@ -107,7 +107,7 @@ fn the_report_sections_are_filled_from_the_numbers() {
     assert!(!demo.findings.is_empty());
     for f in &demo.findings {
         assert!(md.contains(&format!("`{}`", f.rule)));
-        assert!(mcp_budget::report::findings::rule(&f.rule).is_some());
+        assert!(mcp_budget::assess::findings::rule(&f.rule).is_some());
     }
     // costs: claude-sonnet-4.5 by default, priced on the claude estimate
     let pricing = report.pricing.as_ref().unwrap();

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use plotters::style::RGBColor;
 
 use super::font::{advance, font, legible, LABEL_PT};
+use crate::assess::limits::claude_code_token_limits;
 use crate::facts::{Report, Status};
-use crate::report::limits::claude_code_token_limits;
 use crate::units::{millis, thousands};
 
 /// One chart of a report.
@@ -285,11 +285,11 @@ const CLIENT_SERIES: &[Series] = &[
 /// Per client, the tokens of all probe results its model is sent, in the profiles' order
 /// (`*`: a rule behind it is unconfirmed).
 fn client_tokens(report: &Report) -> Plan {
-    let rows = crate::report::clients::client_totals(report)
+    let rows = crate::assess::clients::client_totals(report)
         .into_iter()
         .filter(|c| c.results > 0)
         .map(|c| Row {
-            label: crate::report::clients::client_label(&c),
+            label: crate::assess::clients::client_label(&c),
             values: vec![
                 Some(c.raw_tokens as f64),
                 c.budgeted_tokens.map(|b| b as f64),

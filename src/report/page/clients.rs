@@ -2,11 +2,11 @@
 //! what reaches its model of every probe result, as sent and after the engine with its limits.
 
 use super::{Block, Table};
-use crate::facts::Report;
-use crate::report::charts::ChartKind;
-use crate::report::clients::{
+use crate::assess::clients::{
     client_label, client_totals, cut_text, definitions_text, measured_profiles_text, seen_text,
 };
+use crate::facts::Report;
+use crate::report::charts::ChartKind;
 use crate::units::{thousands, usd};
 
 pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {

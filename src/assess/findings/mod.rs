@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::limits::{claude_code_token_limits, client_limits};
+use crate::assess::limits::{claude_code_token_limits, client_limits};
 use crate::facts::{Finding, Report, SchemaLint, ServerReport, Status};
 use crate::units::thousands;
 
