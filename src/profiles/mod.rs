@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 
 pub use result::{
     client_view, client_view_counted, engine_limits, is_json_array_result, misstated_by,
-    stated_cut, Count, ResultLimits,
+    stated_cut, ResultLimits,
 };
+pub use visible::Count;
 
 /// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
 /// source states it.

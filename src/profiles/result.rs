@@ -15,7 +15,7 @@ use regex::Regex;
 
 use serde_json::Value;
 
-use super::visible::visible;
+use super::visible::{visible, Count};
 use super::{Break, ClientProfile, ClientSeen, Outcome, Rule, Sends};
 use crate::text::{ceil_char_boundary, char_count, floor_char_boundary, line_count};
 use crate::tokens::Tokenizer;
@@ -83,9 +83,6 @@ fn result_rules(profile: &ClientProfile) -> Vec<&Rule> {
     rules.sort_by_key(|r| force(&r.effect));
     rules
 }
-
-/// Counts the tokens of a text (a tokenizer, or a memo of one shared by several clients).
-pub type Count<'c> = &'c dyn Fn(&str) -> usize;
 
 /// What `profile`'s client shows the model of `result`, counted in `tokenizer`.
 pub fn client_view(profile: &ClientProfile, result: &Value, tokenizer: Tokenizer) -> ClientSeen {

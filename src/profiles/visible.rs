@@ -5,7 +5,6 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::result::Count;
 use super::{ClientProfile, Images, Sends};
 use crate::tokens::image_data_cost;
 
@@ -17,6 +16,9 @@ pub(super) struct Visible<'a> {
     /// The content is exactly one text block.
     pub single_text: bool,
 }
+
+/// Counts the tokens of a text (a tokenizer, or a memo of one shared by several clients).
+pub type Count<'c> = &'c dyn Fn(&str) -> usize;
 
 pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visible<'a> {
     let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);

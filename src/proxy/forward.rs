@@ -10,8 +10,11 @@ use rmcp::{ErrorData, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::clients::{route_key, InFlight, Route};
+use super::locked::lock;
+use super::reply::from_json;
 use super::server::Proxy;
-use super::state::{lock, route_key, session_key, InFlight, Route};
+use super::upstream::session_key;
 use crate::budget::{Budgeted, CallInfo};
 use crate::calllog::CallRecord;
 use crate::upstream::{CallOutcome, Forwarded, Session, UpstreamError};
@@ -102,7 +105,7 @@ impl Proxy {
         via: Option<&str>,
     ) -> Result<CallToolResult, ErrorData> {
         let client = caller(&context);
-        let _running = InFlight::new(&self.shared, self.client_id);
+        let _running = InFlight::new(&self.shared.clients, self.client_id);
         let session = self.shared.upstream.get();
         // the progress route lives until the call has ended here, however it ends
         let (answer, _route) = self.call_upstream(&session, name, args, &context).await;
@@ -161,7 +164,7 @@ impl Proxy {
     ) -> (Result<CallOutcome, UpstreamError>, RouteGuard<'_>) {
         let session_id = session_key(session);
         let mut route = RouteGuard {
-            routes: &self.shared.routes,
+            routes: &self.shared.clients.routes,
             key: None,
         };
         let wants_progress = context.meta.get_progress_token().map(|t| {
@@ -175,7 +178,7 @@ impl Proxy {
         // from before the request is sent until its route is written (or the send failed)
         let routing = wants_progress
             .is_some()
-            .then(|| Routing::start(&self.shared.routing));
+            .then(|| Routing::start(&self.shared.clients.routing));
         let forwarded = Forwarded {
             meta: forwarded_meta(&context.meta),
             cancelled: async move { ct.cancelled().await },
@@ -184,7 +187,7 @@ impl Proxy {
                 if let Some((client, token)) = wants_progress {
                     let upstream = serde_json::to_value(upstream).unwrap_or_default();
                     let key = route_key(session_id, &upstream);
-                    lock(&self.shared.routes).insert(key.clone(), Route { client, token });
+                    lock(&self.shared.clients.routes).insert(key.clone(), Route { client, token });
                     route.key = Some(key);
                 }
             },
@@ -195,7 +198,7 @@ impl Proxy {
         let order = session.wire().notification_order();
         let _ = tokio::time::timeout(Duration::from_secs(1), order.wait_for(order.queued())).await;
         // and sent to this client, not only queued for it
-        let me = lock(&self.shared.clients)
+        let me = lock(&self.shared.clients.connected)
             .iter()
             .find(|c| c.id == self.client_id)
             .cloned();
@@ -230,8 +233,7 @@ impl Proxy {
         let output_schema = self
             .shared
             .tools
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
+            .shown()
             .iter()
             .any(|t| t["name"] == name && t.get("outputSchema").is_some_and(|s| !s.is_null()));
         tokio::task::spawn_blocking(move || {
@@ -293,12 +295,8 @@ impl Proxy {
             client_name: client.0,
             client_version: client.1,
             transport: self.shared.opts.transport.clone(),
-            schema_tokens_upstream: Some(self.shared.startup.upstream_tokens),
-            schema_tokens_shown: Some(
-                self.shared
-                    .shown_tokens
-                    .load(std::sync::atomic::Ordering::Relaxed),
-            ),
+            schema_tokens_upstream: Some(self.shared.tools.startup.upstream_tokens),
+            schema_tokens_shown: Some(self.shared.tools.shown_tokens()),
             ..CallRecord::default()
         }
     }
@@ -376,12 +374,4 @@ fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
         return None;
     }
     serde_json::from_value(v).ok()
-}
-
-/// A result for the client, read into rmcp's type. A result without `resultType` is marked
-/// `"complete"` (what an absent field means): 2026-07-28 clients require the field, and rmcp
-/// takes it off again for a client of an earlier version.
-pub(super) fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, ErrorData> {
-    serde_json::from_value(crate::measure::marked_complete(v))
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }

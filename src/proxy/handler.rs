@@ -10,17 +10,17 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
-use super::forward::from_json;
-use super::own::quoted;
+use super::clients::{log_rank, Client, LOG_LEVELS};
+use super::locked::lock;
 use super::read::READ_TOOL;
+use super::reply::{from_json, quoted};
 use super::server::Proxy;
-use super::state::{lock, log_rank, Client, LOG_LEVELS};
 use crate::budget::SPILL_URI_PREFIX;
 
 impl Proxy {
     /// This client's roots are the ones the upstream sees now; tell the upstream, so it asks.
     async fn roots_changed(&self) {
-        *lock(&self.shared.roots_from) = Some(self.client_id);
+        *lock(&self.shared.clients.roots_from) = Some(self.client_id);
         let _ = self
             .shared
             .upstream
@@ -79,9 +79,9 @@ impl ServerHandler for Proxy {
             .peer
             .peer_info()
             .is_some_and(|i| i.capabilities.roots.is_some());
-        self.shared.live_clients();
+        self.shared.clients.live();
         {
-            let mut clients = lock(&self.shared.clients);
+            let mut clients = lock(&self.shared.clients.connected);
             clients.push(Client::new(self.client_id, context.peer));
         }
         if has_roots {
@@ -99,12 +99,7 @@ impl ServerHandler for Proxy {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self
-            .shared
-            .tools
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let tools = self.shared.tools.shown();
         from_json(json!({"tools": *tools}))
     }
 
@@ -120,7 +115,7 @@ impl ServerHandler for Proxy {
         if let Some(result) = self.lazy_call(&request.name, &args, &context).await {
             return Ok(result?.into());
         }
-        if !self.shared.filter.shows(&request.name)
+        if !self.shared.tools.filter.shows(&request.name)
             || self
                 .shared
                 .opts
@@ -234,7 +229,7 @@ impl ServerHandler for Proxy {
     ) -> Result<(), ErrorData> {
         let stateful = !stateless(&context);
         let first = !stateful || {
-            let mut subs = lock(&self.shared.subscriptions);
+            let mut subs = lock(&self.shared.clients.subscriptions);
             let who = subs.entry(request.uri.clone()).or_default();
             let first = who.is_empty();
             who.insert(self.client_id);
@@ -245,7 +240,7 @@ impl ServerHandler for Proxy {
         }
         let told = self.tell("resources/subscribe", &request, &context).await;
         if told.is_err() && stateful {
-            if let Some(who) = lock(&self.shared.subscriptions).get_mut(&request.uri) {
+            if let Some(who) = lock(&self.shared.clients.subscriptions).get_mut(&request.uri) {
                 who.remove(&self.client_id);
             }
         }
@@ -258,7 +253,7 @@ impl ServerHandler for Proxy {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let last = stateless(&context) || {
-            let mut subs = lock(&self.shared.subscriptions);
+            let mut subs = lock(&self.shared.clients.subscriptions);
             let now_empty = subs.get_mut(&request.uri).is_some_and(|who| {
                 who.remove(&self.client_id);
                 who.is_empty()
@@ -292,7 +287,7 @@ impl ServerHandler for Proxy {
         // the most detailed level any (connected) client wants
         let wanted = log_rank(&serde_json::to_value(request.level).unwrap_or_default());
         let lowest = {
-            let mut levels = lock(&self.shared.log_levels);
+            let mut levels = lock(&self.shared.clients.log_levels);
             levels.insert(self.client_id, wanted);
             levels.values().copied().min().unwrap_or(wanted)
         };

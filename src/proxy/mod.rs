@@ -3,20 +3,25 @@
 //! tool result goes through the budget engine, and one added tool, `mcp_budget_read`, pages
 //! through what the engine spilled. Spills are also listed and readable as resources.
 
+mod clients;
 mod filter;
 mod forward;
 mod guard;
 mod handler;
 mod http;
 mod lazy;
+mod locked;
 mod notify;
 mod options;
 mod own;
 mod read;
 mod relay;
+mod reply;
 mod server;
+mod startup;
 mod state;
 mod tools;
+mod upstream;
 mod warnings;
 
 pub use filter::{GlobError, ToolFilter};
@@ -27,7 +32,7 @@ pub use guard::{
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
 pub use lazy::{Catalog, ToolIndex, CALL_TOOL, FIND_TOOL};
 pub use options::ProxyOptions;
-pub use own::MAX_ECHO_CHARS;
 pub use read::{read, read_tool_definition, read_within, ReadArgs, ReadError, READ_TOOL};
+pub use reply::MAX_ECHO_CHARS;
 pub use server::{Proxy, ProxyStartError};
-pub use tools::{LeanSaving, Startup};
+pub use startup::{LeanSaving, Startup};

@@ -7,41 +7,10 @@ use rmcp::model::{CallToolResult, ReadResourceResult};
 use rmcp::ErrorData;
 use serde_json::{json, Map, Value};
 
-use super::forward::from_json;
 use super::read::{read_within, ReadArgs, ReadError, READ_TOOL};
+use super::reply::{from_json, quoted, text_json};
 use super::server::Proxy;
 use crate::budget::CallInfo;
-
-/// Characters of a query, name or handle a client sent that are matched or quoted back.
-pub const MAX_ECHO_CHARS: usize = 256;
-
-/// The first [`MAX_ECHO_CHARS`] characters of `s`, and whether that is all of it.
-pub(super) fn capped(s: &str) -> (&str, bool) {
-    match s.char_indices().nth(MAX_ECHO_CHARS) {
-        Some((at, _)) => (&s[..at], false),
-        None => (s, true),
-    }
-}
-
-/// `s` as quoted back to a client: capped, with how long it was when it was longer.
-pub(super) fn quoted(s: &str) -> String {
-    match capped(s) {
-        (all, true) => all.to_string(),
-        (head, false) => format!(
-            "{head}... (the first {MAX_ECHO_CHARS} of {} characters)",
-            crate::units::thousands(s.chars().count())
-        ),
-    }
-}
-
-/// A result of the proxy's own with one text block.
-pub(super) fn text_json(text: &str, is_error: bool) -> Value {
-    let mut v = json!({"content": [{"type": "text", "text": text}]});
-    if is_error {
-        v["isError"] = json!(true);
-    }
-    v
-}
 
 impl Proxy {
     /// A result the proxy made for its tool `tool`, run through the engine under that tool's
@@ -134,23 +103,5 @@ impl Proxy {
             other => ErrorData::invalid_params(other.to_string(), None),
         })?;
         from_json(json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn what_a_client_sent_is_capped_before_it_is_quoted() {
-        assert_eq!(capped("short"), ("short", true));
-        let long = "é".repeat(400_000);
-        let (head, whole) = capped(&long);
-        assert!(!whole);
-        assert_eq!(head.chars().count(), MAX_ECHO_CHARS);
-        let q = quoted(&long);
-        assert!(q.len() < 1000, "{}", q.len());
-        assert!(q.ends_with("(the first 256 of 400,000 characters)"), "{q}");
-        assert_eq!(quoted("get_isue"), "get_isue");
     }
 }

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use rmcp::ErrorData;
 
-use super::state::{lock, Client, Shared};
+use super::clients::{Client, Clients};
+use super::locked::lock;
 use crate::upstream::{answer_or_cancel, BoxFuture, Downstream};
 
 /// Whether `client` offers `what`, else the error the upstream gets.
@@ -42,19 +43,11 @@ fn client_error(what: &str, e: rmcp::service::ServiceError) -> ErrorData {
 /// Passes the upstream's requests of its client (sampling, elicitation, roots) on to the
 /// proxy's client, so a server that asks its user or its model something works through the
 /// proxy as it does directly. The upstream cancelling its request cancels it at the client.
-#[derive(Default)]
 pub(super) struct ClientRelay {
-    pub(super) shared: std::sync::OnceLock<std::sync::Weak<Shared>>,
+    pub(super) clients: Arc<Clients>,
 }
 
 impl ClientRelay {
-    fn shared(&self) -> Result<Arc<Shared>, ErrorData> {
-        self.shared
-            .get()
-            .and_then(std::sync::Weak::upgrade)
-            .ok_or_else(|| ErrorData::internal_error("the mcp-budget proxy is stopping", None))
-    }
-
     /// Send `request` to `client`, cancelling it there if the upstream cancels its own.
     async fn ask(
         client: &Client,
@@ -91,7 +84,7 @@ impl Downstream for ClientRelay {
         cancelled: tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'_, Result<rmcp::model::CreateMessageResult, ErrorData>> {
         Box::pin(async move {
-            let client = self.shared()?.caller("sampling")?;
+            let client = self.clients.caller("sampling")?;
             offered(&client, "sampling", |c| c.sampling.is_some())?;
             let request = rmcp::model::ServerRequest::CreateMessageRequest(
                 rmcp::model::CreateMessageRequest::new(params),
@@ -112,7 +105,7 @@ impl Downstream for ClientRelay {
         cancelled: tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'_, Result<rmcp::model::ElicitResult, ErrorData>> {
         Box::pin(async move {
-            let client = self.shared()?.caller("elicitation")?;
+            let client = self.clients.caller("elicitation")?;
             offered(&client, "elicitation", |c| c.elicitation.is_some())?;
             let request =
                 rmcp::model::ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(params));
@@ -131,10 +124,9 @@ impl Downstream for ClientRelay {
         cancelled: tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'_, Result<rmcp::model::ListRootsResult, ErrorData>> {
         Box::pin(async move {
-            let shared = self.shared()?;
             // the roots of the client that last gave some; a client without roots (or none
             // connected) has none to give, and an empty list keeps the server's own
-            let owner = lock(&shared.roots_from).and_then(|id| shared.client(id));
+            let owner = lock(&self.clients.roots_from).and_then(|id| self.clients.get(id));
             let Some(client) = owner.filter(|c| offered(c, "roots", |c| c.roots.is_some()).is_ok())
             else {
                 return Ok(rmcp::model::ListRootsResult::default());

@@ -6,12 +6,15 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::clients::Clients;
 use super::filter::{GlobError, ToolFilter};
-use super::notify::relay_notifications;
+use super::notify::{expire_exposed, relay_notifications};
 use super::options::ProxyOptions;
 use super::relay::ClientRelay;
-use super::state::{subscribe, Shared, Upstream};
-use super::tools::{listing, upstream_tools, Startup};
+use super::startup::Startup;
+use super::state::Shared;
+use super::tools::{listing, upstream_tools, ToolView};
+use super::upstream::{subscribe, Upstream};
 use crate::config::ServerSpec;
 use crate::upstream::{SessionOptions, UpstreamError};
 
@@ -33,7 +36,10 @@ impl Proxy {
         opts: ProxyOptions,
     ) -> Result<Proxy, ProxyStartError> {
         let filter = ToolFilter::new(&opts.allow, &opts.deny)?;
-        let relay = Arc::new(ClientRelay::default());
+        let clients = Arc::new(Clients::new());
+        let relay = Arc::new(ClientRelay {
+            clients: clients.clone(),
+        });
         let session_opts = SessionOptions {
             downstream: Some(relay.clone()),
             ..session_opts.clone()
@@ -43,17 +49,16 @@ impl Proxy {
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let (all, warnings) = upstream_tools(&session, &opts.server).await?;
-        let (tools, catalog, startup) = listing(&all, &filter, &opts);
+        let listed = listing(&all, &filter, &opts);
+        let startup = listed.2.clone();
         let info = server_info(&init, session.protocol_version(), &opts.server);
-        let upstream = Upstream::new(spec.clone(), session_opts, session);
-        let listed = (tools, catalog, startup.clone());
-        let shared = Arc::new(Shared::new(upstream, opts, filter, listed, info));
+        let upstream = Upstream::new(spec.clone(), session_opts, session, clients.clone());
+        let tools = ToolView::new(filter, listed);
+        let shared = Arc::new(Shared::new(Arc::new(upstream), clients, tools, opts, info));
         if let Some(ttl) = shared.opts.lazy_expose.filter(|_| shared.opts.lazy_tools) {
-            super::lazy::expire_exposed(Arc::downgrade(&shared), ttl);
+            expire_exposed(Arc::downgrade(&shared), ttl);
         }
         warnings.into_iter().for_each(|w| shared.warn(w));
-        let _ = relay.shared.set(Arc::downgrade(&shared));
-        let _ = shared.upstream.shared.set(Arc::downgrade(&shared));
         relay_notifications(Arc::downgrade(&shared), first_notes);
         Ok(Proxy {
             shared,
@@ -71,7 +76,7 @@ impl Proxy {
     /// The handler for one more client (an HTTP session): the same proxy, its own identity.
     pub fn for_new_client(&self) -> Proxy {
         Proxy {
-            client_id: self.shared.next_client.fetch_add(1, Ordering::SeqCst),
+            client_id: self.shared.clients.next_id(),
             ..self.clone()
         }
     }

@@ -3,36 +3,22 @@
 //! `measure`'s model view, as `audit` counts it).
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
 use super::filter::ToolFilter;
 use super::lazy::{call_tool_definition, find_tool_definition, Catalog, CALL_TOOL, FIND_TOOL};
+use super::locked::lock;
 use super::options::ProxyOptions;
 use super::read::{read_tool_definition, READ_TOOL};
-use super::state::Shared;
+use super::startup::{LeanSaving, Startup};
 use crate::measure::{apply_transform, compact_json, model_view, LeanTransform};
 use crate::text::shorten;
 use crate::tokens::Tokenizer;
 use crate::upstream::{PageWalker, Session, UpstreamError};
-
-/// What the proxy found at startup (for its log line).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Startup {
-    pub upstream_tools: usize,
-    pub shown_tools: usize,
-    /// Schema tokens per turn of the upstream's tools, and of what the client is shown.
-    pub upstream_tokens: usize,
-    pub shown_tokens: usize,
-    /// What the hidden tools would have cost per turn, and what `mcp_budget_read` costs.
-    pub hidden_tokens: usize,
-    pub read_tool_tokens: usize,
-    /// The client is shown the lazy find and call tools instead of the upstream's.
-    pub lazy: bool,
-    /// What `--lean-schemas` (or the policy's `lean_schemas`) saved, per transform.
-    pub lean: Vec<LeanSaving>,
-}
 
 /// Every tool of the upstream, following `nextCursor` with the page walker `audit` uses, each
 /// definition as the server sent it (rmcp's typed list would drop fields it does not know and
@@ -93,15 +79,6 @@ pub(super) async fn upstream_tools(
         ));
     }
     Ok((all, warnings))
-}
-
-/// What the lean schemas saved, per transform, over the tools shown.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LeanSaving {
-    pub transform: LeanTransform,
-    /// Keywords removed, and the tokens per turn that saved.
-    pub removed: usize,
-    pub tokens: usize,
 }
 
 /// The tools a client may see: `--allow`/`--deny` and the policy's `hide` applied, descriptions
@@ -229,44 +206,122 @@ fn tool_tokens(tool: &Value, tokenizer: Tokenizer) -> usize {
     tokenizer.count(&compact_json(&view))
 }
 
-impl Shared {
-    /// Read the upstream's tools again (after it said they changed).
-    pub(super) async fn refresh_tools(&self) {
-        let listed = upstream_tools(&self.upstream.get(), &self.opts.server).await;
-        let all = match listed {
-            Ok((all, warnings)) => {
-                warnings.into_iter().for_each(|w| self.warn(w));
-                all
-            }
+/// What the tool list shows, and what it is built from: the filter, the upstream's tools as the
+/// client may see them (the catalog the lazy tools search), the tools exposed by a find
+/// (`--lazy-expose`), and their schema tax per turn.
+pub(super) struct ToolView {
+    pub(super) filter: ToolFilter,
+    /// The tools the client sees, as JSON definitions, `mcp_budget_read` last.
+    shown: std::sync::RwLock<Arc<Vec<Value>>>,
+    /// The upstream's tools as the client may see them (filtered, shaped by the policy) and
+    /// their search index: what the lazy tools find and call.
+    catalog: std::sync::RwLock<Arc<Catalog>>,
+    /// The schema tax per turn of `shown` (for the call log).
+    shown_tokens: AtomicUsize,
+    /// Tools found with the lazy find tool and shown in the list, with when they were last
+    /// found or called (`--lazy-expose`).
+    exposed: std::sync::Mutex<Vec<(String, Instant)>>,
+    /// What the start-up counted (the upstream's schema tax, for the call log).
+    pub(super) startup: Startup,
+}
+
+impl ToolView {
+    /// The view at start-up, from [`listing`].
+    pub(super) fn new(
+        filter: ToolFilter,
+        (tools, catalog, startup): (Vec<Value>, Catalog, Startup),
+    ) -> ToolView {
+        ToolView {
+            filter,
+            shown: std::sync::RwLock::new(Arc::new(tools)),
+            catalog: std::sync::RwLock::new(Arc::new(catalog)),
+            shown_tokens: AtomicUsize::new(startup.shown_tokens),
+            exposed: std::sync::Mutex::new(Vec::new()),
+            startup,
+        }
+    }
+
+    /// The tools the client sees now.
+    pub(super) fn shown(&self) -> Arc<Vec<Value>> {
+        self.shown.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The catalog the lazy tools search now.
+    pub(super) fn catalog(&self) -> Arc<Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The schema tax per turn of what the client sees now.
+    pub(super) fn shown_tokens(&self) -> usize {
+        self.shown_tokens.load(Ordering::Relaxed)
+    }
+
+    /// Read the upstream's tools again (after it said they changed) and rebuild the list; what
+    /// the operator should hear of.
+    pub(super) async fn refresh(&self, session: &Session, opts: &ProxyOptions) -> Vec<String> {
+        let (all, warnings) = match upstream_tools(session, &opts.server).await {
+            Ok(listed) => listed,
             Err(e) => {
-                self.warn(format!(
+                return vec![format!(
                     "upstream `{}`: could not read its tools again after it said they changed: {e}",
-                    self.opts.server
-                ));
-                return;
+                    opts.server
+                )]
             }
         };
-        let (shown, _) = shown(&all, &self.filter, &self.opts);
+        let (shown, _) = shown(&all, &self.filter, opts);
         *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Catalog::new(shown));
-        self.relist();
+        self.relist(opts);
+        warnings
     }
 
     /// Rebuild the client's list from the catalog and the exposed tools; whether it changed.
-    pub(super) fn relist(&self) -> bool {
-        let catalog = self
-            .catalog
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let exposed = self.exposed_names();
-        let tools = client_tools(&catalog, &self.opts, &exposed);
-        self.shown_tokens.store(
-            schema_tokens(&tools, self.opts.tokenizer),
-            std::sync::atomic::Ordering::Relaxed,
-        );
-        let mut current = self.tools.write().unwrap_or_else(|p| p.into_inner());
+    pub(super) fn relist(&self, opts: &ProxyOptions) -> bool {
+        let catalog = self.catalog();
+        let tools = client_tools(&catalog, opts, &self.exposed_names());
+        self.shown_tokens
+            .store(schema_tokens(&tools, opts.tokenizer), Ordering::Relaxed);
+        let mut current = self.shown.write().unwrap_or_else(|p| p.into_inner());
         let changed = **current != tools;
         *current = Arc::new(tools);
         changed
+    }
+
+    /// The tools exposed now, longest exposed first.
+    pub(super) fn exposed_names(&self) -> Vec<String> {
+        lock(&self.exposed).iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// Add tools to the client's list (`--lazy-expose`), or renew them; whether the list
+    /// changed.
+    pub(super) fn expose(&self, names: &[String], opts: &ProxyOptions) -> bool {
+        if opts.lazy_expose.is_none() || names.is_empty() {
+            return false;
+        }
+        {
+            let mut exposed = lock(&self.exposed);
+            let now = Instant::now();
+            for n in names {
+                match exposed.iter_mut().find(|(e, _)| e == n) {
+                    Some(e) => e.1 = now,
+                    None => exposed.push((n.clone(), now)),
+                }
+            }
+        }
+        self.relist(opts)
+    }
+
+    /// Take off the list the exposed tools last found or called `ttl` ago or longer; whether
+    /// the list changed.
+    pub(super) fn expire(&self, ttl: Duration, opts: &ProxyOptions) -> bool {
+        let gone = {
+            let mut exposed = lock(&self.exposed);
+            let before = exposed.len();
+            exposed.retain(|(_, at)| at.elapsed() < ttl);
+            exposed.len() != before
+        };
+        gone && self.relist(opts)
     }
 }

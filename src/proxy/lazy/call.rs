@@ -2,31 +2,20 @@
 //! against the tool's schema and forwarded, and the tools found are exposed for a while when
 //! `--lazy-expose` asks.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{
-    bad_arguments_text, schema_errors, Catalog, CALL_TOOL, DEFAULT_FIND_LIMIT, FIND_TOOL,
-    MAX_FIND_LIMIT,
+    bad_arguments_text, schema_errors, CALL_TOOL, DEFAULT_FIND_LIMIT, FIND_TOOL, MAX_FIND_LIMIT,
 };
-use crate::proxy::own::text_json;
+use crate::proxy::notify::tell_tools_changed;
+use crate::proxy::reply::text_json;
 use crate::proxy::server::Proxy;
-use crate::proxy::state::{lock, Shared};
+use crate::proxy::state::Shared;
 
 impl Proxy {
-    fn catalog(&self) -> Arc<Catalog> {
-        self.shared
-            .catalog
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
-
     /// A call of one of the lazy tools; `None` when `name` is not one of them (or the proxy is
     /// not lazy).
     pub(in crate::proxy) async fn lazy_call(
@@ -64,8 +53,8 @@ impl Proxy {
                 }
             },
         };
-        let (text, found) = self.catalog().find_text(query, limit);
-        self.shared.expose(&found);
+        let (text, found) = self.shared.tools.catalog().find_text(query, limit);
+        expose(&self.shared, &found);
         text_json(&text, false)
     }
 
@@ -78,7 +67,7 @@ impl Proxy {
     ) -> Result<CallToolResult, ErrorData> {
         match self.checked_call(args) {
             Ok((name, arguments)) => {
-                self.shared.expose(std::slice::from_ref(&name));
+                expose(&self.shared, std::slice::from_ref(&name));
                 self.forward(&name, arguments, context, Some(CALL_TOOL))
                     .await
             }
@@ -105,7 +94,7 @@ impl Proxy {
                 )))
             }
         };
-        let catalog = self.catalog();
+        let catalog = self.shared.tools.catalog();
         let Some(tool) = catalog.get(name) else {
             return Err(error_json(&catalog.unknown_text(name)));
         };
@@ -122,62 +111,10 @@ fn error_json(text: &str) -> Value {
     text_json(text, true)
 }
 
-impl Shared {
-    /// The tools exposed now, longest exposed first.
-    pub(in crate::proxy) fn exposed_names(&self) -> Vec<String> {
-        lock(&self.exposed).iter().map(|(n, _)| n.clone()).collect()
+/// Add tools to the client's list (`--lazy-expose`), or renew them; the clients are told when
+/// the list changed.
+fn expose(shared: &Shared, names: &[String]) {
+    if shared.tools.expose(names, &shared.opts) {
+        tell_tools_changed(shared);
     }
-
-    /// Add tools to the client's list (`--lazy-expose`), or renew them; the clients are told
-    /// when the list changed.
-    fn expose(&self, names: &[String]) {
-        if self.opts.lazy_expose.is_none() || names.is_empty() {
-            return;
-        }
-        {
-            let mut exposed = lock(&self.exposed);
-            let now = Instant::now();
-            for n in names {
-                match exposed.iter_mut().find(|(e, _)| e == n) {
-                    Some(e) => e.1 = now,
-                    None => exposed.push((n.clone(), now)),
-                }
-            }
-        }
-        if self.relist() {
-            self.tell_tools_changed();
-        }
-    }
-
-    /// Send every client `notifications/tools/list_changed`.
-    fn tell_tools_changed(&self) {
-        let note = serde_json::from_value::<rmcp::model::ServerNotification>(
-            json!({"method": "notifications/tools/list_changed"}),
-        );
-        let Ok(note) = note else { return };
-        for client in self.live_clients() {
-            client.enqueue(note.clone());
-        }
-    }
-}
-
-/// Take exposed tools off the list `ttl` after they were last found or called, for as long as
-/// the proxy lives.
-pub(in crate::proxy) fn expire_exposed(shared: std::sync::Weak<Shared>, ttl: Duration) {
-    let tick = (ttl / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
-    tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(tick).await;
-            let Some(s) = shared.upgrade() else { return };
-            let gone = {
-                let mut exposed = lock(&s.exposed);
-                let before = exposed.len();
-                exposed.retain(|(_, at)| at.elapsed() < ttl);
-                exposed.len() != before
-            };
-            if gone && s.relist() {
-                s.tell_tools_changed();
-            }
-        }
-    });
 }

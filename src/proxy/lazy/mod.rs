@@ -9,14 +9,13 @@
 
 mod call;
 
-pub(super) use call::expire_exposed;
 mod search;
 
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::own::{capped, quoted, MAX_ECHO_CHARS};
+use super::reply::{capped, quoted, MAX_ECHO_CHARS};
 pub use search::{terms, ToolIndex};
 
 pub const FIND_TOOL: &str = "mcp_budget_find_tools";
