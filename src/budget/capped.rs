@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::shrink::{cut_string, shrink_with, Caps, ShrinkReport};
 
@@ -154,23 +154,9 @@ impl<'de> Visitor<'de> for Node<'_> {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
+    crate::measure::json_scalar_visits!();
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(cut_string(v, self.caps.string_chars, self.report))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
     }
     fn visit_none<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
@@ -248,7 +234,8 @@ mod tests {
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(|n| Value::Number(n.into())),
             any::<u64>().prop_map(|n| Value::Number(n.into())),
-            (-1e12f64..1e12).prop_map(|f| Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            (-1e12f64..1e12)
+                .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
             "[a-zé東\"\\\\\n ]{0,40}".prop_map(Value::String),
         ];
         leaf.prop_recursive(6, 300, 12, |inner| {

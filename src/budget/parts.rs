@@ -16,7 +16,9 @@ pub use json::{JsonValue, Structured};
 /// JSON texts from this size on are checked and shrunk in one read with the shrink's loosest
 /// caps, never parsed whole first ([`Work::verify_json`]).
 pub const READ_SHRUNK_BYTES: usize = 64 * 1024;
-use crate::measure::{is_json_text, json_text_holds, structured_duplicate, Holds, TextView};
+use crate::measure::{
+    is_json_text, json_text_holds, looks_like_json, structured_duplicate, Holds, TextView,
+};
 use crate::tokens::image_data_cost;
 
 /// One content block, as the engine sees it.
@@ -285,11 +287,6 @@ fn part<'a>(b: &'a Value, counter: &PrefixCounter, structured: Option<&'a Value>
             Part::Fixed { block: b, tokens }
         }
     }
-}
-
-fn looks_like_json(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with('{') || t.starts_with('[')
 }
 
 fn part_cost(p: &mut Part, counter: &PrefixCounter, limit: usize) -> Option<usize> {

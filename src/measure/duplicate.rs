@@ -31,7 +31,9 @@ impl TextView<'_> {
     }
 }
 
-fn looks_like_json(text: &str) -> bool {
+/// Whether a text starts like a JSON object or array (after whitespace): the cheap look before
+/// a parse, shared by the report and the engine.
+pub fn looks_like_json(text: &str) -> bool {
     let t = text.trim_start();
     t.starts_with('{') || t.starts_with('[')
 }

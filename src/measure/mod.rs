@@ -11,10 +11,11 @@ mod lints;
 mod pagination;
 mod read;
 mod result;
+mod scalars;
 mod tools;
 
 pub use compact::compact_json;
-pub use duplicate::{is_json_text, json_text, structured_duplicate, TextView};
+pub use duplicate::{is_json_text, json_text, looks_like_json, structured_duplicate, TextView};
 pub use era::{capped_eras, era_marks, marked_complete, EraMarks, MAX_ERAS};
 pub use init::{measure_initialize, InitInfo, SERVER_INFO_META_KEY};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
@@ -26,6 +27,7 @@ pub use lints::{
 pub use pagination::is_paginated;
 pub use read::read_json;
 pub use result::{measure_parsed_result, measure_result, text_stats, tool_error_text};
+pub(crate) use scalars::json_scalar_visits;
 pub use tools::{measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure};
 
 /// A result that is not the JSON its method promises.
