@@ -3,9 +3,13 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use mcp_budget::profiles::ClientList;
+use mcp_budget::tokens::{Tokenizer, TokenizerList};
 use mcp_budget::upstream::Protocol;
 
+mod formats;
 mod lab;
+pub use formats::{GateFormat, ListFormat, StatsFormat};
 pub use lab::{LabArgs, LabFormat, LabTapArgs};
 
 #[derive(Debug, Parser)]
@@ -121,11 +125,12 @@ pub struct ProxyArgs {
     pub name: Option<String>,
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base")]
-    pub tokenizer: String,
-    /// The client in front of the proxy: its limits in tokens, bytes, characters and lines
-    /// tighten the budget, so the client never cuts a result again (claude-code, codex, …)
-    #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "ID")]
-    pub client: Option<String>,
+    pub tokenizer: Tokenizer,
+    /// The clients in front of the proxy, ids comma-separated (claude-code, codex, …) or `all`:
+    /// the tightest of their limits in tokens, bytes, characters and lines tightens the budget,
+    /// so no client cuts a result again
+    #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "LIST")]
+    pub client: Option<ClientList>,
     /// Seconds the upstream has to start and answer `initialize`
     #[arg(long, default_value_t = 60, value_name = "SECS")]
     pub timeout: u64,
@@ -181,22 +186,6 @@ pub struct StatsArgs {
     /// Also draw each tool's p95 raw and returned tokens to this file (.svg or .png)
     #[arg(long, value_name = "FILE")]
     pub chart: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StatsFormat {
-    Table,
-    Json,
-    Csv,
-}
-
-/// Output of the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GateFormat {
-    Table,
-    Markdown,
-    Github,
-    Json,
 }
 
 /// Gate thresholds as flags (the same names as a probe file's `[gate]` keys; flags win).
@@ -265,9 +254,10 @@ pub struct AuditArgs {
     /// Audit only these servers (repeatable)
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
-    /// Tokenizers, comma-separated; the first is primary [default: cl100k_base]
+    /// Tokenizers, comma-separated; the first is primary [default: the probe file's, else
+    /// cl100k_base]
     #[arg(long, env = "MCP_BUDGET_TOKENIZER", value_name = "LIST")]
-    pub tokenizer: Option<String>,
+    pub tokenizer: Option<TokenizerList>,
     /// Where to write audit.json and the CSV files
     #[arg(
         long,
@@ -302,7 +292,7 @@ pub struct AuditArgs {
         value_name = "LIST",
         default_value = "all"
     )]
-    pub clients: String,
+    pub clients: ClientList,
     /// Record every JSON-RPC exchange (secrets redacted) into DIR, with a manifest and a
     /// probes.toml that audits the recording (`serve-capture`)
     #[arg(long, value_name = "DIR")]
@@ -378,12 +368,6 @@ pub struct EngineArgs {
     pub spill_dir: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListFormat {
-    Table,
-    Json,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct ServersArgs {
     /// Config files to read instead of discovering the standard places
@@ -423,13 +407,13 @@ pub struct ReplayArgs {
     /// Engine passes per file; the median time is reported
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub runs: usize,
-    /// Budget for this client: its limits in tokens, bytes, characters and lines tighten the
-    /// budget (claude-code, codex, …)
-    #[arg(long, value_name = "ID")]
-    pub client: Option<String>,
+    /// Budget for these clients, ids comma-separated (claude-code, codex, …) or `all`: the
+    /// tightest of their limits in tokens, bytes, characters and lines tightens the budget
+    #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "LIST")]
+    pub client: Option<ClientList>,
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base", value_name = "NAME")]
-    pub tokenizer: String,
+    pub tokenizer: Tokenizer,
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
@@ -449,7 +433,7 @@ pub struct CountArgs {
         default_value = "cl100k_base",
         value_name = "LIST"
     )]
-    pub tokenizer: String,
+    pub tokenizer: TokenizerList,
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,

@@ -1,4 +1,5 @@
-//! The `mcp-budget` binary: parse arguments, run one subcommand, map the outcome to an exit code.
+//! The `mcp-budget` binary: parse arguments, run one subcommand, map the outcome to an exit code
+//! (`exit.rs`).
 
 mod alloc;
 mod cli;
@@ -13,11 +14,10 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     alloc::tune();
     let cli = cli::Cli::parse();
-    match commands::run(cli) {
-        Ok(status) => status.into(),
-        Err(e) => {
-            printer::warn(&format!("error: {e:#}"));
-            exit::ExitStatus::Error.into()
-        }
+    let outcome = commands::run(cli);
+    let (status, print) = exit::status_of(&outcome);
+    if let (Err(e), true) = (&outcome, print) {
+        printer::warn(&format!("error: {e:#}"));
     }
+    status.into()
 }

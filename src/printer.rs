@@ -26,6 +26,20 @@ pub fn print_with(fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> a
     quiet_on_closed_pipe(fill(&mut out).and_then(|()| out.flush()))
 }
 
+/// Write a renderer's output to stdout: a table (`escaped`) goes through [`print`], which
+/// escapes what a server named, line by line; a machine format streams as it is written.
+pub fn rendered(
+    escaped: bool,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    if !escaped {
+        return print_with(fill);
+    }
+    let mut text = Vec::new();
+    fill(&mut text)?;
+    print(&String::from_utf8_lossy(&text))
+}
+
 fn quiet_on_closed_pipe(written: std::io::Result<()>) -> anyhow::Result<()> {
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

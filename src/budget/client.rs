@@ -23,6 +23,19 @@ impl Engine {
     pub fn for_client(&self, profile: &ClientProfile) -> Engine {
         self.for_limits(engine_limits(profile))
     }
+
+    /// A copy tightened to the tightest limits of `profiles` in every unit (one proxy in front
+    /// of several clients); no profile: the engine as it is.
+    pub fn for_clients(&self, profiles: &[&ClientProfile]) -> Engine {
+        match profiles
+            .iter()
+            .map(|p| engine_limits(p))
+            .reduce(ResultLimits::tightest)
+        {
+            Some(limits) => self.for_limits(limits),
+            None => self.clone(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -55,5 +68,38 @@ mod tests {
             engine.policy().for_tool("x").budget
         );
         assert_eq!(same.policy().for_tool("x").size.bytes, None);
+    }
+
+    #[test]
+    fn several_clients_get_the_tightest_limit_of_each_unit() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(
+            Policy::default(),
+            Tokenizer::Cl100k,
+            SpillStore::new(dir.path(), 1 << 20),
+        );
+        let (codex, claude) = (profile("codex").unwrap(), profile("claude-code").unwrap());
+        let (a, b) = (engine_limits(codex), engine_limits(claude));
+        let both = engine.for_clients(&[codex, claude]);
+        let p = both.policy().for_tool("x");
+        // each unit is the smaller of the two clients' (one may have none)
+        let want = |x: Option<usize>, y: Option<usize>| match (x, y) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        assert_eq!(p.size.bytes, want(a.bytes, b.bytes));
+        assert_eq!(p.size.chars, want(a.chars, b.chars));
+        assert!(
+            p.size.bytes.is_some() && p.size.chars.is_some(),
+            "{:?}",
+            p.size
+        );
+        // the order of the clients does not matter
+        let other = engine.for_clients(&[claude, codex]);
+        assert_eq!(other.policy().for_tool("x").size, p.size);
+        assert_eq!(
+            engine.for_clients(&[]).policy().for_tool("x").size,
+            engine.policy().for_tool("x").size
+        );
     }
 }

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use mcp_budget::tokens::Tokenizer;
+
 use super::TrustArgs;
 
 #[derive(Debug, clap::Args)]
@@ -58,7 +60,7 @@ pub struct LabArgs {
     pub shapes: Vec<String>,
     /// Tokenizer for the counts
     #[arg(long, env = "MCP_BUDGET_TOKENIZER", default_value = "cl100k_base")]
-    pub tokenizer: String,
+    pub tokenizer: Tokenizer,
     /// Output format
     #[arg(long, value_enum, default_value_t = LabFormat::Table)]
     pub format: LabFormat,
@@ -74,6 +76,15 @@ pub struct LabArgs {
 pub enum LabFormat {
     Table,
     Json,
+}
+
+impl From<LabFormat> for mcp_budget::report::Listing {
+    fn from(f: LabFormat) -> Self {
+        match f {
+            LabFormat::Table => mcp_budget::report::Listing::Table { width: None },
+            LabFormat::Json => mcp_budget::report::Listing::Json,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -11,20 +11,18 @@ use mcp_budget::audit::{build_report, run_audit};
 use mcp_budget::capture::{Recorder, PROBES_FILE};
 use mcp_budget::config::Sources;
 use mcp_budget::facts::{ProbeStatus, Report, Status};
-use mcp_budget::gate::{
-    check_comparable, evaluate, load_report, NotComparable, Thresholds, Verdict,
-};
+use mcp_budget::gate::{judge, load_report, GateFormat, Thresholds, Verdict};
 use mcp_budget::report::{bundle, render, untrusted_notice, CsvKind, Format};
 
 use crate::cli::{AuditArgs, AuditFormat};
-use crate::exit::ExitStatus;
+use crate::exit::Failure;
 use crate::printer::warn;
 use crate::progress::Bars;
 use crate::settings;
 
 mod measured;
 
-pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(args: AuditArgs) -> anyhow::Result<()> {
     if let Some(rule) = &args.explain {
         return explain(rule);
     }
@@ -47,7 +45,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     }
     if let Err(e) = sources.select(&args.servers) {
         warn(&format!("error: {e}"));
-        return Ok(ExitStatus::Error);
+        return Err(Failure::Reported.into());
     }
     for s in &sources.untrusted {
         warn(&untrusted_notice(s));
@@ -59,15 +57,16 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         // if the servers found had been measured
         if !sources.untrusted.is_empty() {
             warn("error: nothing audited: no server found is trusted (see above)");
-            return Ok(ExitStatus::Error);
+            return Err(Failure::Reported.into());
         }
         if sources.file_errors.is_empty() && sources.servers.errors.is_empty() {
             warn(&format!("error: {}", nothing_to_audit(&files)));
         }
-        return Ok(ExitStatus::Error);
+        return Err(Failure::Reported.into());
     }
     let settings::Audit {
         options: opts,
+        measured,
         thresholds,
     } = settings::Audit::resolve(&args, &sources)?;
     let specs = sources.servers.servers.clone();
@@ -91,18 +90,18 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
         Err(status) => {
             warn(&format!(
                 "interrupted ({}): servers stopped, no report written (the last one is as it was)",
-                status.signal_name()
+                status.name()
             ));
-            return Ok(status);
+            return Err(Failure::Signalled(status).into());
         }
     };
     let mut report = build_report(run, &opts.tokenizers, &sources.servers.errors);
     annotate(&mut report, price);
-    if mcp_budget::profiles::wants_measured(&args.clients) {
+    if measured {
         // the measured rows change what the compatibility findings see
         if let Err(e) = measured::measure(&mut report, &sources.servers.servers) {
             warn(&format!("error: {e:#}"));
-            return Ok(ExitStatus::Error);
+            return Err(Failure::Reported.into());
         }
         findings::apply(&mut report);
     }
@@ -127,38 +126,33 @@ pub fn run(args: AuditArgs) -> anyhow::Result<ExitStatus> {
     }
     // a recording that failed, or a server that could not be audited (2), outranks a failed
     // gate (1)
-    let audited = match recorded {
-        ExitStatus::Success => status(&report, &sources),
-        failed => failed,
-    };
+    let audited = recorded && audited(&report, &sources);
     if args.gate || args.baseline.is_some() {
         let t = thresholds.unwrap_or_default();
         let out = (!args.no_write).then_some(args.out.as_path());
         let verdict = gate(&report, args.baseline.as_deref(), &t, out)?;
         match verdict {
             // a report that cannot be compared with its baseline is an error, never a pass
-            None => return Ok(ExitStatus::Error),
-            Some(v) if audited == ExitStatus::Success && args.gate => {
-                return Ok(ExitStatus::of_verdict(&v, args.exit_zero));
-            }
+            None => return Err(Failure::Reported.into()),
+            Some(v) if audited && args.gate => return Failure::of_verdict(&v, args.exit_zero),
             Some(_) => {}
         }
     }
-    Ok(audited)
+    Failure::unless_failed(!audited)
 }
 
 /// `audit --explain RULE`: what a findings rule checks and why.
-fn explain(id: &str) -> anyhow::Result<ExitStatus> {
+fn explain(id: &str) -> anyhow::Result<()> {
     if id == "list" {
         for r in findings::RULES {
             crate::printer::print(&format!("{:<30} {:<8} {}\n", r.id, r.severity, r.title))?;
         }
-        return Ok(ExitStatus::Success);
+        return Ok(());
     }
     match findings::rule(id) {
         Some(r) => {
             crate::printer::print(&findings::explain(r))?;
-            Ok(ExitStatus::Success)
+            Ok(())
         }
         None => {
             let known: Vec<&str> = findings::RULES.iter().map(|r| r.id).collect();
@@ -166,7 +160,7 @@ fn explain(id: &str) -> anyhow::Result<ExitStatus> {
                 "error: unknown rule `{id}` (known: {})",
                 known.join(", ")
             ));
-            Ok(ExitStatus::Error)
+            Err(Failure::Reported.into())
         }
     }
 }
@@ -195,9 +189,10 @@ fn print_report(report: &Report, args: &AuditArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Exit 2 when a server could not be audited, a probe could not be made (an unknown tool, a
-/// JSON-RPC error, a timeout) or a config entry was skipped; each one is named on stderr.
-fn status(report: &Report, sources: &Sources) -> ExitStatus {
+/// Whether every server was audited: false (exit 2) when a server could not be, a probe could
+/// not be made (an unknown tool, a JSON-RPC error, a timeout) or a config entry was skipped;
+/// each one is named on stderr.
+fn audited(report: &Report, sources: &Sources) -> bool {
     let mut failed = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
     for s in &report.servers {
         for p in &s.probes {
@@ -227,11 +222,7 @@ fn status(report: &Report, sources: &Sources) -> ExitStatus {
             ));
         }
     }
-    if failed {
-        ExitStatus::Error
-    } else {
-        ExitStatus::Success
-    }
+    !failed
 }
 
 /// The message for a run with no server to audit.
@@ -245,7 +236,8 @@ fn nothing_to_audit(files: &[std::path::PathBuf]) -> String {
 
 /// `audit --gate` / `--baseline`: judge the fresh report, write gate.md and gate.json beside it,
 /// print the verdict on stderr. Returns the verdict, or `None` (the reason on stderr) when the
-/// report lacks a server the baseline has.
+/// report cannot be judged (`gate::judge`: it measured nothing, or lacks a server the baseline
+/// has).
 fn gate(
     report: &Report,
     baseline: Option<&Path>,
@@ -257,27 +249,33 @@ fn gate(
         None => None,
     };
     let shown = baseline.map(|p| p.display().to_string());
-    if let (Some(b), Some(p)) = (&base, &shown) {
-        if let Err(e @ NotComparable::MissingServer { .. }) =
-            check_comparable(report, "this audit", Some((b, p)))
-        {
+    let verdict = match judge(
+        report,
+        "this audit",
+        base.as_ref().zip(shown.as_deref()),
+        thresholds,
+    ) {
+        Ok(v) => v,
+        Err(e) => {
             warn(&format!("error: {e}"));
             return Ok(None);
         }
-    }
-    let verdict = evaluate(report, base.as_ref().zip(shown.as_deref()), thresholds);
+    };
     if let Some(dir) = out_dir {
         mcp_budget::gate::write_files(&verdict, dir)
             .with_context(|| format!("failed to write the gate verdict to {}", dir.display()))?;
     }
-    warn(&mcp_budget::gate::render_table(&verdict, Some(120)));
+    let mut table = Vec::new();
+    mcp_budget::gate::render(&verdict, GateFormat::Table { width: Some(120) }, &mut table)?;
+    warn(String::from_utf8_lossy(&table).trim_end());
     Ok(Some(verdict))
 }
 
-/// `audit --record`: say where the recording is, or what failed to be written.
-fn recorded(recorder: Option<&Recorder>) -> ExitStatus {
+/// `audit --record`: say where the recording is, or what failed to be written; whether all of
+/// it was.
+fn recorded(recorder: Option<&Recorder>) -> bool {
     let Some(recorder) = recorder else {
-        return ExitStatus::Success;
+        return true;
     };
     let failures = recorder.failures();
     for f in &failures {
@@ -286,7 +284,7 @@ fn recorded(recorder: Option<&Recorder>) -> ExitStatus {
     let manifest = recorder.manifest();
     if manifest.servers.is_empty() {
         warn("nothing recorded: no server could be reached");
-        return ExitStatus::Error;
+        return false;
     }
     let redactions: usize = manifest.servers.iter().map(|s| s.redactions).sum();
     warn(&format!(
@@ -295,9 +293,5 @@ fn recorded(recorder: Option<&Recorder>) -> ExitStatus {
         recorder.dir().display(),
         recorder.dir().join(PROBES_FILE).display()
     ));
-    if failures.is_empty() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Error
-    }
+    failures.is_empty()
 }

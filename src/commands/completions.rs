@@ -5,9 +5,8 @@ use anyhow::Context;
 use clap::CommandFactory;
 
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
-use crate::exit::ExitStatus;
 
-pub fn completions(args: CompletionsArgs) -> anyhow::Result<ExitStatus> {
+pub fn completions(args: CompletionsArgs) -> anyhow::Result<()> {
     let mut cmd = visible();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "mcp-budget", &mut out);
@@ -20,7 +19,7 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<ExitStatus> {
             .into_bytes();
     }
     crate::printer::print_with(|w| w.write_all(&out))?;
-    Ok(ExitStatus::Success)
+    Ok(())
 }
 
 /// The command line without its hidden commands (the lab's plumbing): clap_complete's bash
@@ -38,7 +37,7 @@ fn visible() -> clap::Command {
         .subcommands(shown)
 }
 
-pub fn man(args: ManArgs) -> anyhow::Result<ExitStatus> {
+pub fn man(args: ManArgs) -> anyhow::Result<()> {
     let mut cmd = Cli::command();
     // built: each command knows its full name (`mcp-budget audit`), as its page shows it
     cmd.build();
@@ -46,7 +45,7 @@ pub fn man(args: ManArgs) -> anyhow::Result<ExitStatus> {
         let mut out = Vec::new();
         clap_mangen::Man::new(cmd).render(&mut out)?;
         crate::printer::print_with(|w| w.write_all(&out))?;
-        return Ok(ExitStatus::Success);
+        return Ok(());
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut pages = vec![("mcp-budget".to_string(), cmd.clone())];
@@ -61,5 +60,5 @@ pub fn man(args: ManArgs) -> anyhow::Result<ExitStatus> {
         mcp_budget::atomic::write_atomic(&path, |w| w.write_all(&text))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    Ok(ExitStatus::Success)
+    Ok(())
 }

@@ -3,14 +3,13 @@
 use std::io::Read;
 
 use anyhow::Context;
-use mcp_budget::report::render_count_table;
-use mcp_budget::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::report::render_count;
 
 use crate::cli::{CountArgs, ListFormat};
-use crate::exit::ExitStatus;
+use crate::settings;
 
-pub fn run(args: CountArgs) -> anyhow::Result<ExitStatus> {
-    let set = TokenizerSet::new(Tokenizer::parse_list(&args.tokenizer)?);
+pub fn run(args: CountArgs) -> anyhow::Result<()> {
+    let settings::Count { tokenizers: set } = settings::Count::resolve(&args)?;
     let mut rows = Vec::new();
     let files = if args.files.is_empty() {
         vec!["-".into()]
@@ -31,26 +30,9 @@ pub fn run(args: CountArgs) -> anyhow::Result<ExitStatus> {
             .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
         rows.push((file.display().to_string(), text.len(), set.count(&text)));
     }
-    let out = match args.format {
-        ListFormat::Table => render_count_table(&set, &rows),
-        ListFormat::Json => {
-            let names: Vec<&str> = set.all().iter().map(|t| t.name()).collect();
-            let files: Vec<serde_json::Value> = rows
-                .iter()
-                .map(|(f, bytes, c)| {
-                    let mut v = serde_json::json!({"file": f, "bytes": bytes, "tokens": c.primary});
-                    v["by_tokenizer"] = serde_json::json!(c.others);
-                    v
-                })
-                .collect();
-            format!(
-                "{}\n",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({"tokenizers": names, "files": files})
-                )?
-            )
-        }
-    };
-    crate::printer::print(&out)?;
-    Ok(ExitStatus::Success)
+    let format = args.format.listing(None);
+    crate::printer::rendered(args.format == ListFormat::Table, |out| {
+        render_count(&set, &rows, format, out)
+    })?;
+    Ok(())
 }

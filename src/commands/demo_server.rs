@@ -2,13 +2,11 @@
 
 use rmcp::ServiceExt;
 
-use crate::exit::ExitStatus;
-
-pub fn run() -> anyhow::Result<ExitStatus> {
+pub fn run() -> anyhow::Result<()> {
     super::runtime()?.block_on(async {
         let server = mcp_budget::demo::DemoServer::new("demo");
         let running = server.serve(rmcp::transport::stdio()).await?;
         running.waiting().await?;
-        Ok(ExitStatus::Success)
+        Ok(())
     })
 }

@@ -15,10 +15,10 @@ mod servers;
 mod stats;
 
 use crate::cli::{Cli, Command};
-use crate::exit::ExitStatus;
+use crate::exit::Signal;
 
 /// Run the chosen subcommand.
-pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Audit(args) => audit::run(*args),
         Command::Replay(args) => replay::run(args),
@@ -44,19 +44,19 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-/// The signals that end a run: SIGINT (130), SIGTERM (143) and SIGHUP (129), as the exit status
-/// the first of them gives. Listening starts now (before any server is started), so none of
+/// The signals that end a run: SIGINT (130), SIGTERM (143) and SIGHUP (129), the first of them
+/// (a command ends with `Failure::Signalled`, whose status is the signal's). Listening starts now (before any server is started), so none of
 /// them ends the process before its servers are ended (`upstream::end_all`).
-fn signals() -> anyhow::Result<impl std::future::Future<Output = ExitStatus>> {
+fn signals() -> anyhow::Result<impl std::future::Future<Output = Signal>> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt())?;
     let mut term = signal(SignalKind::terminate())?;
     let mut hup = signal(SignalKind::hangup())?;
     Ok(async move {
         tokio::select! {
-            _ = int.recv() => ExitStatus::Interrupted,
-            _ = term.recv() => ExitStatus::Terminated,
-            _ = hup.recv() => ExitStatus::HungUp,
+            _ = int.recv() => Signal::Interrupt,
+            _ = term.recv() => Signal::Terminate,
+            _ = hup.recv() => Signal::HangUp,
         }
     })
 }

@@ -1,22 +1,14 @@
 //! `mcp-budget replay`: run saved tool results through the budget engine, offline.
 
-use anyhow::Context;
 use mcp_budget::budget::{load_payload, CallInfo, Engine};
-use mcp_budget::report::{render_replay_table, ReplayRow};
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::report::{render_replay, ReplayRow};
 
 use crate::cli::{ListFormat, ReplayArgs};
-use crate::exit::ExitStatus;
+use crate::exit::Failure;
 use crate::settings;
 
-pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
-    let tokenizer = *Tokenizer::parse_list(&args.tokenizer)?
-        .first()
-        .context("no tokenizer given")?;
-    let (engine, _) = settings::for_client(
-        settings::flags_engine(&args.engine, tokenizer)?,
-        args.client.as_deref(),
-    )?;
+pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+    let settings::Replay { engine } = settings::Replay::resolve(&args)?;
     let mut rows = Vec::new();
     let mut failed = false;
     for file in &args.files {
@@ -37,19 +29,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitStatus> {
             }
         }
     }
-    let out = match args.format {
-        ListFormat::Table => render_replay_table(&rows, args.width),
-        ListFormat::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&serde_json::json!({"results": rows}))?
-        ),
-    };
-    crate::printer::print(&out)?;
-    Ok(if failed {
-        ExitStatus::Error
-    } else {
-        ExitStatus::Success
-    })
+    let format = args.format.listing(args.width);
+    crate::printer::rendered(args.format == ListFormat::Table, |out| {
+        render_replay(&rows, format, out)
+    })?;
+    Failure::unless_failed(failed)
 }
 
 fn replay_one(

@@ -4,18 +4,18 @@ use anyhow::Context;
 use mcp_budget::capture::{self, CaptureError, Recording};
 
 use crate::cli::ServeCaptureArgs;
-use crate::exit::ExitStatus;
+use crate::exit::Failure;
 
-pub fn run(args: ServeCaptureArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(args: ServeCaptureArgs) -> anyhow::Result<()> {
     let mut replay = match Recording::load(&args.dir, args.server.as_deref()) {
         Ok(r) => r,
         Err(e @ CaptureError::ServerRequired { .. }) => {
             crate::printer::warn(&format!("error: {e} with --server NAME"));
-            return Ok(ExitStatus::Error);
+            return Err(Failure::Reported.into());
         }
         Err(e) => {
             crate::printer::warn(&format!("error: {e}"));
-            return Ok(ExitStatus::Error);
+            return Err(Failure::Reported.into());
         }
     };
     let served = super::runtime()?.block_on(capture::serve(
@@ -25,9 +25,7 @@ pub fn run(args: ServeCaptureArgs) -> anyhow::Result<ExitStatus> {
     ));
     match served {
         // the client went away: the session is over
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitStatus::Success),
-        other => other
-            .context("failed to serve the recording")
-            .map(|()| ExitStatus::Success),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("failed to serve the recording"),
     }
 }

@@ -4,35 +4,26 @@
 use anyhow::Context;
 use mcp_budget::calllog::scan_log;
 use mcp_budget::report::charts::render_stats_chart;
-use mcp_budget::report::{render_stats_table, stats_rows, write_stats_csv};
+use mcp_budget::report::{render_stats, stats_rows};
 
 use crate::cli::{StatsArgs, StatsFormat};
-use crate::exit::ExitStatus;
+use crate::exit::Failure;
+use crate::settings;
 
-pub fn run(args: StatsArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(args: StatsArgs) -> anyhow::Result<()> {
     // a wrong chart name is found before the log is read
-    let chart_png = match &args.chart {
-        None => None,
-        Some(path) => match path.extension().and_then(|e| e.to_str()) {
-            Some(e) if e.eq_ignore_ascii_case("png") => Some(true),
-            Some(e) if e.eq_ignore_ascii_case("svg") => Some(false),
-            _ => anyhow::bail!(
-                "--chart {}: the file must end in .svg or .png",
-                path.display()
-            ),
-        },
-    };
+    let settings::Stats { chart } = settings::Stats::resolve(&args)?;
     let scan = scan_log(&args.log).map_err(|e| anyhow::anyhow!(e))?;
     if !scan.bad_lines.is_empty() {
         crate::printer::warn(&skipped_lines(&args.log, &scan.bad_lines));
         if scan.records.is_empty() {
             crate::printer::warn(&format!("error: {} has no call record", args.log.display()));
-            return Ok(ExitStatus::Error);
+            return Err(Failure::Reported.into());
         }
     }
     let rows = stats_rows(&scan.records);
-    if let (Some(path), Some(png)) = (&args.chart, chart_png) {
-        match render_stats_chart(&rows, png)? {
+    if let Some((path, kind)) = &chart {
+        match render_stats_chart(&rows, *kind == settings::ChartFile::Png)? {
             Some(bytes) => mcp_budget::atomic::write_atomic(path, |w| w.write_all(&bytes))
                 .with_context(|| format!("cannot write {}", path.display()))?,
             None => crate::printer::warn(&format!(
@@ -41,17 +32,10 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitStatus> {
             )),
         }
     }
-    let out = match args.format {
-        StatsFormat::Table => render_stats_table(&rows),
-        StatsFormat::Json => serde_json::to_string_pretty(&rows)? + "\n",
-        StatsFormat::Csv => {
-            let mut csv = Vec::new();
-            write_stats_csv(&rows, &mut csv)?;
-            String::from_utf8(csv).context("the CSV is not UTF-8")?
-        }
-    };
-    crate::printer::print(&out)?;
-    Ok(ExitStatus::Success)
+    crate::printer::rendered(args.format == StatsFormat::Table, |out| {
+        render_stats(&rows, args.format.into(), out)
+    })?;
+    Ok(())
 }
 
 /// `warning: LOG: skipped 3 lines that are not call records (lines 4, 9, 12)`, the first five

@@ -6,14 +6,13 @@ mod comparable;
 mod diff;
 mod github;
 mod markdown;
+mod render;
 mod table;
 mod thresholds;
 
 pub use comparable::{check_comparable, NotComparable};
 pub use diff::{diff, Change, Movement, Subject};
-pub use github::render_github;
-pub use markdown::render_markdown;
-pub use table::render_table;
+pub use render::{render, GateFormat};
 pub use thresholds::{ThresholdError, Thresholds, ToolLimits};
 
 use std::path::Path;
@@ -248,19 +247,29 @@ pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresho
     }
 }
 
+/// The one judgement of a report, for `gate` and `audit --gate` alike: a report that cannot be
+/// compared with its baseline (it measured nothing, or lost a server the baseline has) is an
+/// error, never a pass; else the verdict of [`evaluate`]. `current_name` names the report in
+/// the error ("this audit", a file's path).
+pub fn judge(
+    current: &Report,
+    current_name: &str,
+    baseline: Option<(&Report, &str)>,
+    thresholds: &Thresholds,
+) -> Result<Verdict, NotComparable> {
+    check_comparable(current, current_name, baseline)?;
+    Ok(evaluate(current, baseline, thresholds))
+}
+
 /// Write the verdict beside a report: `gate.md` (the PR comment) and `gate.json`, each
 /// atomically (a failed write leaves the last one whole).
 pub fn write_files(verdict: &Verdict, dir: &Path) -> std::io::Result<()> {
     crate::atomic::write_atomic(&dir.join("gate.md"), |o| {
-        o.write_all(render_markdown(verdict).as_bytes())
+        render(verdict, GateFormat::Markdown, o)
     })?;
-    crate::atomic::write_atomic(&dir.join("gate.json"), |o| write_json(verdict, o))
-}
-
-/// The verdict as pretty JSON with a final line break: gate.json and `gate --format json`.
-pub fn write_json(verdict: &Verdict, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, verdict)?;
-    out.write_all(b"\n")
+    crate::atomic::write_atomic(&dir.join("gate.json"), |o| {
+        render(verdict, GateFormat::Json, o)
+    })
 }
 
 #[cfg(test)]

@@ -42,4 +42,4 @@ pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};
 pub use report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
 pub use runner::{run_lab, LabOptions, LabProbe, LabServer};
 pub use shapes::Shape;
-pub use table::render as render_table;
+pub use table::render;

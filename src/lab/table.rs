@@ -5,10 +5,30 @@ use std::fmt::Write;
 
 use super::probe::Delivery;
 use super::report::{ClientStatus, LabReport};
+use crate::report::Listing;
 use crate::units::thousands;
 
+/// `lab`'s output: the table, or the report as JSON (the `lab` contract).
+pub fn render(
+    report: &LabReport,
+    format: Listing,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Listing::Table { .. } => out.write_all(table(report).as_bytes()),
+        Listing::Json => {
+            serde_json::to_writer_pretty(&mut *out, report)?;
+            out.write_all(b"\n")
+        }
+        Listing::Csv => Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "the lab's report has no CSV output",
+        )),
+    }
+}
+
 /// The report as text for a terminal.
-pub fn render(report: &LabReport) -> String {
+fn table(report: &LabReport) -> String {
     let mut out = String::new();
     for c in &report.clients {
         let version = c.version.as_deref().unwrap_or("version unknown");

@@ -235,6 +235,34 @@ pub struct UnknownClient {
     pub known: String,
 }
 
+/// A `--client LIST` (`MCP_BUDGET_CLIENT`), parsed once: the clients in front of the servers,
+/// by id (comma-separated) or `all`. `audit` reports each one's view; `proxy` and `replay` hold
+/// every result to the tightest limits of them all. [`MEASURED`] in the list also asks for the
+/// lab's measurements (`audit` only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientList {
+    pub profiles: Vec<&'static ClientProfile>,
+    pub measured: bool,
+}
+
+impl std::str::FromStr for ClientList {
+    type Err = UnknownClient;
+    fn from_str(list: &str) -> Result<ClientList, UnknownClient> {
+        Ok(ClientList {
+            profiles: select(list)?,
+            measured: wants_measured(list),
+        })
+    }
+}
+
+impl ClientList {
+    /// The clients' names, for a message ("Claude Code, Codex CLI").
+    pub fn names(&self) -> String {
+        let names: Vec<&str> = self.profiles.iter().map(|p| p.name.as_str()).collect();
+        names.join(", ")
+    }
+}
+
 /// The word in a `--client` list that asks for the lab's measurements (`audit --client
 /// measured`): it names no client, so `measured` alone is every client.
 pub const MEASURED: &str = "measured";

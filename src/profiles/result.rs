@@ -33,6 +33,24 @@ pub struct ResultLimits {
     pub note_first: bool,
 }
 
+impl ResultLimits {
+    /// The tighter of two clients' limits in every unit (a proxy in front of both must meet
+    /// each); the note goes first when either keeps only the head.
+    pub fn tightest(self, other: ResultLimits) -> ResultLimits {
+        let min = |a: Option<usize>, b: Option<usize>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        ResultLimits {
+            tokens: min(self.tokens, other.tokens),
+            bytes: min(self.bytes, other.bytes),
+            chars: min(self.chars, other.chars),
+            lines: min(self.lines, other.lines),
+            note_first: self.note_first || other.note_first,
+        }
+    }
+}
+
 /// The JSON around one text block of a result (`{"content":[{"type":"text","text":""}]}`)
 /// and the engine's note block beside it, in characters.
 const RESULT_JSON_WRAPPER: usize = 128;

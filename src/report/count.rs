@@ -3,12 +3,42 @@
 use crate::text::one_line;
 use comfy_table::{Cell, CellAlignment};
 
+use std::io::Write;
+
 use super::grid::{grid, Fit};
+use super::render::{no_such_format, Listing};
 use crate::tokens::{Counts, TokenizerSet};
 use crate::units::thousands;
 
+/// `count`'s output: a table, or JSON with every file's bytes and tokens by tokenizer.
+pub fn render_count(
+    set: &TokenizerSet,
+    rows: &[(String, usize, Counts)],
+    format: Listing,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    match format {
+        Listing::Table { .. } => out.write_all(table(set, rows).as_bytes()),
+        Listing::Json => {
+            let names: Vec<&str> = set.all().iter().map(|t| t.name()).collect();
+            let files: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|(f, bytes, c)| {
+                    let mut v = serde_json::json!({"file": f, "bytes": bytes, "tokens": c.primary});
+                    v["by_tokenizer"] = serde_json::json!(c.others);
+                    v
+                })
+                .collect();
+            let doc = serde_json::json!({"tokenizers": names, "files": files});
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
+            out.write_all(b"\n")
+        }
+        Listing::Csv => Err(no_such_format("count", format)),
+    }
+}
+
 /// One row per file (name, bytes, counts), then a total when there are several.
-pub fn render_count_table(set: &TokenizerSet, rows: &[(String, usize, Counts)]) -> String {
+fn table(set: &TokenizerSet, rows: &[(String, usize, Counts)]) -> String {
     let mut t = grid(Fit::Content);
     let mut header = vec!["file".to_string(), "bytes".to_string()];
     header.extend(set.all().iter().map(|t| t.to_string()));

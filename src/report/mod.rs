@@ -17,9 +17,8 @@ mod stats;
 mod table;
 
 pub use self::csv::CsvKind;
-/// Re-exported for callers that format report numbers; the formatters live in `units`.
-pub use count::render_count_table;
-pub use render::{render, Format};
-pub use replay::{render_replay_table, ReplayRow};
-pub use server_list::{render_server_list, server_list_json, untrusted_notice, ServerListJson};
-pub use stats::{render_stats_table, stats_rows, write_stats_csv, StatsRow};
+pub use count::render_count;
+pub use render::{render, Format, Listing};
+pub use replay::{render_replay, ReplayRow};
+pub use server_list::{render_servers, untrusted_notice, ServerListJson};
+pub use stats::{render_stats, stats_rows, StatsRow};

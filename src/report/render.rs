@@ -27,6 +27,27 @@ pub enum Format<'a> {
     Html { charts: &'a [DrawnChart] },
 }
 
+/// The formats of the listings (`count`, `replay`, `servers`, `stats`, `lab`): each has one
+/// entry point that takes one of these, as [`render`] does for the audit report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// A terminal table; `width` fixes its width where it wraps (None: the terminal's).
+    Table {
+        width: Option<u16>,
+    },
+    Json,
+    /// CSV, for a listing that has one (`stats`).
+    Csv,
+}
+
+/// The error of a listing asked for a format it does not have.
+pub(crate) fn no_such_format(listing: &str, format: Listing) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        format!("{listing} has no {format:?} output"),
+    )
+}
+
 /// Write `report` in `format` to `out`.
 pub fn render(report: &Report, format: Format<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     match format {

@@ -5,6 +5,7 @@ use comfy_table::{Cell, CellAlignment};
 use serde::{Deserialize, Serialize};
 
 use super::grid::{grid, Fit};
+use super::render::{no_such_format, Listing};
 use crate::units::{micros_as_ms, thousands};
 
 /// One replayed payload (`--format json` prints `{"results": [...]}` of these).
@@ -36,7 +37,23 @@ pub struct ReplayRow {
 }
 
 /// The table form.
-pub fn render_replay_table(rows: &[ReplayRow], width: Option<u16>) -> String {
+/// `replay`'s output: a table, or JSON with every row (`{"results": [...]}`).
+pub fn render_replay(
+    rows: &[ReplayRow],
+    format: Listing,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Listing::Table { width } => out.write_all(table(rows, width).as_bytes()),
+        Listing::Json => {
+            serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "results": rows }))?;
+            out.write_all(b"\n")
+        }
+        Listing::Csv => Err(no_such_format("replay", format)),
+    }
+}
+
+fn table(rows: &[ReplayRow], width: Option<u16>) -> String {
     let mut t = grid(Fit::Wrap(width));
     let toon = rows.iter().any(|r| r.toon_tokens.is_some());
     let mut header = vec![

@@ -4,12 +4,31 @@
 use serde::Serialize;
 
 use super::grid::{grid, Fit};
+use super::render::{no_such_format, Listing};
 use crate::config::{ServerEnv, ServerSpec, Sources, Trust};
 use crate::text::one_line;
 
 /// A table of servers (those not trusted too), the environment stdio servers get, then one
 /// line per server not started, skipped entry or unreadable file.
-pub fn render_server_list(sources: &Sources, env: ServerEnv) -> String {
+/// `servers`' output: a table, or JSON written as it is serialised (a list of 200,000 servers
+/// is never one string).
+pub fn render_servers(
+    sources: &Sources,
+    env: ServerEnv,
+    format: Listing,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Listing::Table { .. } => out.write_all(table(sources, env).as_bytes()),
+        Listing::Json => {
+            serde_json::to_writer_pretty(&mut *out, &json(sources, env))?;
+            out.write_all(b"\n")
+        }
+        Listing::Csv => Err(no_such_format("servers", format)),
+    }
+}
+
+fn table(sources: &Sources, env: ServerEnv) -> String {
     let mut t = grid(Fit::Content);
     t.set_header([
         "server",
@@ -93,7 +112,7 @@ pub struct ServerListJson<'a> {
 }
 
 /// The JSON form of [`render_server_list`].
-pub fn server_list_json(sources: &Sources, env: ServerEnv) -> ServerListJson<'_> {
+fn json(sources: &Sources, env: ServerEnv) -> ServerListJson<'_> {
     let row = |s| json_row(s, env);
     ServerListJson {
         servers: sources

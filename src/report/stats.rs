@@ -7,11 +7,28 @@ use std::io::Write;
 use comfy_table::{Cell, CellAlignment};
 
 use super::grid::{grid, Fit};
+use super::render::Listing;
 pub use crate::calllog::{stats_rows, StatsRow};
 use crate::units::thousands;
 
+/// `stats`' output: a table, JSON (the rows as serde writes them) or CSV.
+pub fn render_stats(
+    rows: &[StatsRow],
+    format: Listing,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    match format {
+        Listing::Table { .. } => out.write_all(table(rows).as_bytes()),
+        Listing::Json => {
+            serde_json::to_writer_pretty(&mut *out, rows)?;
+            out.write_all(b"\n")
+        }
+        Listing::Csv => write_csv(rows, out).map_err(std::io::Error::from),
+    }
+}
+
 /// The rows as a terminal table.
-pub fn render_stats_table(rows: &[StatsRow]) -> String {
+fn table(rows: &[StatsRow]) -> String {
     let mut t = grid(Fit::Content);
     t.set_header([
         "server",
@@ -48,7 +65,7 @@ pub fn render_stats_table(rows: &[StatsRow]) -> String {
 }
 
 /// The rows as CSV.
-pub fn write_stats_csv(rows: &[StatsRow], out: &mut dyn Write) -> csv::Result<()> {
+fn write_csv(rows: &[StatsRow], out: &mut dyn Write) -> csv::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     for r in rows {
         w.serialize(r)?;
@@ -86,9 +103,9 @@ mod tests {
             (rows[1].tool.as_str(), rows[1].calls, rows[1].raw_tokens_p95),
             ("small", 1, 10)
         );
-        assert!(render_stats_table(&rows).contains("95,000"));
+        assert!(table(&rows).contains("95,000"));
         let mut csv = Vec::new();
-        write_stats_csv(&rows, &mut csv).unwrap();
+        write_csv(&rows, &mut csv).unwrap();
         assert!(String::from_utf8(csv)
             .unwrap()
             .starts_with("server,tool,calls,errors,spilled,raw_tokens_p50"));

@@ -81,6 +81,18 @@ impl Tokenizer {
     }
 }
 
+/// A `--tokenizer LIST`, parsed once (by clap, through `FromStr`): at least one tokenizer, the
+/// first primary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenizerList(pub Vec<Tokenizer>);
+
+impl FromStr for TokenizerList {
+    type Err = TokenizerError;
+    fn from_str(list: &str) -> Result<TokenizerList, TokenizerError> {
+        Tokenizer::parse_list(list).map(TokenizerList)
+    }
+}
+
 fn cl100k(text: &str) -> usize {
     Encoding::cl100k().count(text)
 }

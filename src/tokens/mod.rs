@@ -18,7 +18,9 @@ mod pieces;
 mod tables;
 
 pub use bpe::Encoding;
-pub use counter::{Counts, Tokenizer, TokenizerError, TokenizerSet, DEFAULT_CLAUDE_FACTOR};
+pub use counter::{
+    Counts, Tokenizer, TokenizerError, TokenizerList, TokenizerSet, DEFAULT_CLAUDE_FACTOR,
+};
 pub use image::{
     claude_image_tokens, decode_image, image_data_cost, image_dimensions, ImageFormat, ImageInfo,
 };

@@ -6,6 +6,7 @@ mod bad_input;
 mod capture;
 mod cli_trust;
 mod client_configs;
+mod client_lists;
 mod client_views;
 mod completions;
 mod corpus;

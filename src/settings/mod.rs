@@ -1,106 +1,38 @@
-//! Flags, environment and probe files resolved once into what a command runs with: the engine
-//! and its spill folder, the gate thresholds, the audit's options and recorder. Commands take
-//! these and never rebuild them. Precedence: command-line flag > `MCP_BUDGET_*` environment
-//! variable (clap reads it) > the first probe file's `[defaults]` > built-in default.
+//! Flags, environment and probe files resolved once into what a command runs with: one
+//! `Settings` type per command (`audit.rs`, `proxy.rs`, `replay.rs`, `gate.rs`, `stats.rs`,
+//! `count.rs`, `lab.rs`), each built by its `resolve`, and the parts they share here (the engine
+//! and its spill folder, the gate thresholds, the servers found). Commands take these and never
+//! rebuild them. Precedence: command-line flag > `MCP_BUDGET_*` environment variable (clap reads
+//! it, and parses tokenizers and client lists once) > the first probe file's `[defaults]` >
+//! built-in default.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
+mod audit;
+mod count;
+mod gate;
+mod lab;
+mod proxy;
+mod replay;
+mod stats;
+
+pub use audit::Audit;
+pub use count::Count;
+pub use gate::Gate;
+pub use lab::Lab;
+pub use proxy::Proxy;
+pub use replay::Replay;
+pub use stats::{ChartFile, Stats};
+
+use std::path::PathBuf;
 
 use anyhow::Context;
-use mcp_budget::audit::AuditOptions;
 use mcp_budget::budget::{Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
-use mcp_budget::capture::{Recorder, ReplayDefaults};
-use mcp_budget::config::{
-    load_sources, Defaults, ProbeFile, ServerEnv, ServerSpec, Sources, SDK_DEFAULT_VARS,
-};
+use mcp_budget::config::{load_sources, ProbeFile, ServerEnv, Sources, SDK_DEFAULT_VARS};
 use mcp_budget::gate::{Thresholds, ToolLimits};
-use mcp_budget::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::profiles::ClientList;
+use mcp_budget::tokens::Tokenizer;
 use mcp_budget::units::thousands;
-use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
-use crate::cli::{AuditArgs, EngineArgs, ThresholdArgs, TrustArgs};
-
-/// What `audit` runs with, resolved from its flags and the probe files it loaded.
-pub struct Audit {
-    pub options: AuditOptions,
-    /// `Some` with `--gate`: the probe files' `[gate]` tables, then the flags.
-    pub thresholds: Option<Thresholds>,
-}
-
-impl Audit {
-    pub fn resolve(args: &AuditArgs, sources: &Sources) -> anyhow::Result<Audit> {
-        let options = audit_options(args, sources)?;
-        let thresholds = if args.gate {
-            Some(thresholds(
-                probe_thresholds(&sources.probe_files)?,
-                &args.thresholds,
-            )?)
-        } else {
-            None
-        };
-        Ok(Audit {
-            options,
-            thresholds,
-        })
-    }
-}
-
-fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> {
-    let defaults = sources
-        .probe_files
-        .first()
-        .map(|p| p.defaults.clone())
-        .unwrap_or_default();
-    let Defaults {
-        tokenizer,
-        timeout_secs,
-        concurrency,
-        budget,
-    } = defaults;
-    let tokenizers = match (&args.tokenizer, tokenizer) {
-        (Some(list), _) => Tokenizer::parse_list(list)?,
-        (None, Some(list)) => Tokenizer::parse_list(&list.join(","))?,
-        (None, None) => vec![Tokenizer::Cl100k],
-    };
-    let tokenizers = TokenizerSet::new(tokenizers);
-    // never inside OUT: spilled originals can hold what a server echoed (secrets included),
-    // and report folders get committed and uploaded
-    let engine = engine(
-        &args.engine,
-        &sources.probe_files,
-        budget,
-        tokenizers.primary(),
-        default_spill_dir(),
-    )?;
-    let recorder = recorder(
-        args.record.as_deref(),
-        &tokenizers,
-        &engine,
-        &sources.servers.servers,
-    )?;
-    Ok(AuditOptions {
-        clients: mcp_budget::profiles::select(&args.clients)
-            .map_err(|e| anyhow::anyhow!("--client: {e}"))?,
-        tokenizers,
-        timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
-        concurrency: args.concurrency.or(concurrency).unwrap_or(8),
-        auto_probe: args.auto_probe,
-        session: SessionOptions {
-            max_response_bytes: args.max_response_bytes,
-            record: args.record.is_some(),
-            protocol: args.protocol,
-            server_env: server_env(&args.trust),
-            extra_roots: match &args.ca_cert {
-                Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
-                None => Vec::new(),
-            },
-            ..SessionOptions::default()
-        },
-        engine: Some(Arc::new(engine)),
-        recorder,
-    })
-}
+use crate::cli::{EngineArgs, ThresholdArgs, TrustArgs};
 
 /// The engine every command runs: the built-in policy, then the probe files' `[policy]` tables,
 /// then `--policy`; the budget from `--budget`, else `file_budget` (a probe file's
@@ -136,27 +68,32 @@ pub fn engine(
     Ok(Engine::new(policy, tokenizer, store))
 }
 
-/// `engine` with every tool's limits tightened to a client's profile (`--client ID`), and the
-/// limits in words for the start-up line ("8,000 tokens, 10,000 bytes and 256 lines").
-pub fn for_client(engine: Engine, client: Option<&str>) -> anyhow::Result<(Engine, String)> {
-    let Some(id) = client else {
+/// The engine of a command that reads no probe file (`replay`, `proxy`): its flags alone, spills
+/// in `--spill-dir` or [`default_spill_dir`], tightened to the tightest limits of the `--client`
+/// list; and the limits in words for the start-up line ("8,000 tokens, 10,000 bytes (Codex
+/// CLI)").
+fn client_engine(
+    args: &EngineArgs,
+    tokenizer: Tokenizer,
+    clients: Option<&ClientList>,
+) -> anyhow::Result<(Engine, String)> {
+    let engine = engine(args, &[], None, tokenizer, default_spill_dir())?;
+    let Some(clients) = clients else {
         let words = format!("{} tokens", thousands(engine.policy().budget()));
         return Ok((engine, words));
     };
-    let profile = mcp_budget::profiles::find(id).map_err(|e| anyhow::anyhow!("--client: {e}"))?;
-    let engine = engine.for_client(profile);
+    if clients.measured {
+        anyhow::bail!(
+            "--client: `measured` is for `audit` (it runs the clients in the lab); give client ids"
+        );
+    }
+    let engine = engine.for_clients(&clients.profiles);
     let p = engine.policy().for_tool("");
     let words = match p.size.describe() {
         Some(size) => format!("{} tokens, {size}", thousands(p.budget)),
         None => format!("{} tokens", thousands(p.budget)),
     };
-    Ok((engine, format!("{words} ({})", profile.name)))
-}
-
-/// The engine of a command that reads no probe file (`replay`, `proxy`): its flags alone, spills
-/// in `--spill-dir` or [`default_spill_dir`].
-pub fn flags_engine(args: &EngineArgs, tokenizer: Tokenizer) -> anyhow::Result<Engine> {
-    engine(args, &[], None, tokenizer, default_spill_dir())
+    Ok((engine, format!("{words} ({})", clients.names())))
 }
 
 /// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`: where `audit`,
@@ -204,30 +141,6 @@ pub fn thresholds(files: Thresholds, flags: &ThresholdArgs) -> anyhow::Result<Th
         )
     })?;
     Ok(t)
-}
-
-/// The recorder for `audit --record DIR`: every transcript is cleaned of every server's secrets,
-/// and its `probes.toml` runs this executable with the run's tokenizers and budget.
-fn recorder(
-    dir: Option<&Path>,
-    tokenizers: &TokenizerSet,
-    engine: &Engine,
-    specs: &[ServerSpec],
-) -> anyhow::Result<Option<Arc<Recorder>>> {
-    let Some(dir) = dir else {
-        return Ok(None);
-    };
-    let defaults = ReplayDefaults {
-        tokenizer: tokenizers
-            .all()
-            .iter()
-            .map(|t| t.name().to_string())
-            .collect(),
-        budget: Some(engine.policy().budget()),
-    };
-    let mut recorder = Recorder::create(dir, defaults).context("--record")?;
-    recorder.redact_secrets_of(specs);
-    Ok(Some(Arc::new(recorder)))
 }
 
 /// Every server of `files`, or of the client configs discovered in the standard places when

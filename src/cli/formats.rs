@@ -1,0 +1,59 @@
+//! The output formats as flags, and the core's formats they stand for.
+
+use clap::ValueEnum;
+use mcp_budget::report::Listing;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    Table,
+    Json,
+    Csv,
+}
+
+/// Output of the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateFormat {
+    Table,
+    Markdown,
+    Github,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+}
+
+impl ListFormat {
+    /// The core's listing format, a table `width` wide.
+    pub fn listing(self, width: Option<u16>) -> Listing {
+        match self {
+            ListFormat::Table => Listing::Table { width },
+            ListFormat::Json => Listing::Json,
+        }
+    }
+}
+
+impl From<StatsFormat> for Listing {
+    fn from(f: StatsFormat) -> Listing {
+        match f {
+            StatsFormat::Table => Listing::Table { width: None },
+            StatsFormat::Json => Listing::Json,
+            StatsFormat::Csv => Listing::Csv,
+        }
+    }
+}
+
+impl GateFormat {
+    /// The core's verdict format, a table `width` wide.
+    pub fn core(self, width: Option<u16>) -> mcp_budget::gate::GateFormat {
+        use mcp_budget::gate::GateFormat as G;
+        match self {
+            GateFormat::Table => G::Table { width },
+            GateFormat::Markdown => G::Markdown,
+            GateFormat::Github => G::Github,
+            GateFormat::Json => G::Json,
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! `audit`'s settings: the servers' session options, the tokenizers, the engine, the clients
+//! whose views are reported, the recorder and, with `--gate`, the thresholds.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use mcp_budget::audit::AuditOptions;
+use mcp_budget::budget::Engine;
+use mcp_budget::capture::{Recorder, ReplayDefaults};
+use mcp_budget::config::{Defaults, ServerSpec, Sources};
+use mcp_budget::gate::Thresholds;
+use mcp_budget::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::upstream::{load_ca_file, SessionOptions};
+
+use crate::cli::AuditArgs;
+
+/// What `audit` runs with, resolved from its flags and the probe files it loaded.
+pub struct Audit {
+    pub options: AuditOptions,
+    /// `measured` in `--client`: the lab runs the installed clients after the audit.
+    pub measured: bool,
+    /// `Some` with `--gate`: the probe files' `[gate]` tables, then the flags.
+    pub thresholds: Option<Thresholds>,
+}
+
+impl Audit {
+    pub fn resolve(args: &AuditArgs, sources: &Sources) -> anyhow::Result<Audit> {
+        let options = audit_options(args, sources)?;
+        let thresholds = if args.gate {
+            Some(super::thresholds(
+                super::probe_thresholds(&sources.probe_files)?,
+                &args.thresholds,
+            )?)
+        } else {
+            None
+        };
+        Ok(Audit {
+            options,
+            measured: args.clients.measured,
+            thresholds,
+        })
+    }
+}
+
+fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOptions> {
+    let defaults = sources
+        .probe_files
+        .first()
+        .map(|p| p.defaults.clone())
+        .unwrap_or_default();
+    let Defaults {
+        tokenizer,
+        timeout_secs,
+        concurrency,
+        budget,
+    } = defaults;
+    let tokenizers = match (&args.tokenizer, tokenizer) {
+        (Some(given), _) => given.0.clone(),
+        (None, Some(list)) => Tokenizer::parse_list(&list.join(","))
+            .with_context(|| format!("in {}", probe_path(sources)))?,
+        (None, None) => vec![Tokenizer::Cl100k],
+    };
+    let tokenizers = TokenizerSet::new(tokenizers);
+    // never inside OUT: spilled originals can hold what a server echoed (secrets included),
+    // and report folders get committed and uploaded
+    let engine = super::engine(
+        &args.engine,
+        &sources.probe_files,
+        budget,
+        tokenizers.primary(),
+        super::default_spill_dir(),
+    )?;
+    let recorder = recorder(
+        args.record.as_deref(),
+        &tokenizers,
+        &engine,
+        &sources.servers.servers,
+    )?;
+    Ok(AuditOptions {
+        clients: args.clients.profiles.clone(),
+        tokenizers,
+        timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
+        concurrency: args.concurrency.or(concurrency).unwrap_or(8),
+        auto_probe: args.auto_probe,
+        session: SessionOptions {
+            max_response_bytes: args.max_response_bytes,
+            record: args.record.is_some(),
+            protocol: args.protocol,
+            server_env: super::server_env(&args.trust),
+            extra_roots: match &args.ca_cert {
+                Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
+                None => Vec::new(),
+            },
+            ..SessionOptions::default()
+        },
+        engine: Some(Arc::new(engine)),
+        recorder,
+    })
+}
+
+/// The recorder for `audit --record DIR`: every transcript is cleaned of every server's secrets,
+/// and its `probes.toml` runs this executable with the run's tokenizers and budget.
+fn recorder(
+    dir: Option<&Path>,
+    tokenizers: &TokenizerSet,
+    engine: &Engine,
+    specs: &[ServerSpec],
+) -> anyhow::Result<Option<Arc<Recorder>>> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let defaults = ReplayDefaults {
+        tokenizer: tokenizers
+            .all()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect(),
+        budget: Some(engine.policy().budget()),
+    };
+    let mut recorder = Recorder::create(dir, defaults).context("--record")?;
+    recorder.redact_secrets_of(specs);
+    Ok(Some(Arc::new(recorder)))
+}
+
+/// The probe file whose `[defaults]` apply, for a message.
+fn probe_path(sources: &Sources) -> String {
+    sources
+        .probe_files
+        .first()
+        .map_or("the probe file".into(), |p| p.path.display().to_string())
+}

@@ -1,0 +1,203 @@
+//! `proxy`'s settings: the upstream (`-- COMMAND`, `--upstream-url` or a configured `--server`),
+//! the engine tightened to the `--client` list, the options the proxy runs with, how it starts
+//! its upstream, and where it listens.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use mcp_budget::calllog::CallLog;
+use mcp_budget::config::{Origin, ServerSpec, TransportSpec, Trust};
+use mcp_budget::proxy::{ConnectionLimits, ListenOptions, ProxyOptions};
+use mcp_budget::upstream::SessionOptions;
+
+use crate::cli::ProxyArgs;
+
+/// What `proxy` runs with.
+pub struct Proxy {
+    pub spec: ServerSpec,
+    pub opts: ProxyOptions,
+    /// How the upstream is started (its environment, the era spoken, the bearer token's
+    /// variable taken out of its environment).
+    pub session: SessionOptions,
+    /// How long the upstream has to start and answer `initialize`.
+    pub start_timeout: Duration,
+    /// The budget in words for the start-up line ("8,000 tokens, 12,000 bytes (Codex CLI)").
+    pub limits: String,
+    /// `Some` with `--listen`: serve streamable HTTP there instead of stdio.
+    pub listen: Option<ListenOptions>,
+}
+
+impl Proxy {
+    pub fn resolve(args: &ProxyArgs) -> anyhow::Result<Proxy> {
+        let spec = upstream(args)?;
+        let (engine, limits) =
+            super::client_engine(&args.engine, args.tokenizer, args.client.as_ref())?;
+        let log = match &args.log {
+            Some(p) => {
+                Some(Arc::new(CallLog::open(p).with_context(|| {
+                    format!("cannot open the call log {}", p.display())
+                })?))
+            }
+            None => None,
+        };
+        let opts = ProxyOptions {
+            server: args.name.clone().unwrap_or_else(|| spec.name.clone()),
+            allow: args.allow.clone(),
+            deny: args.deny.clone(),
+            engine: Arc::new(engine.with_reader_tool()),
+            tokenizer: args.tokenizer,
+            log,
+            transport: if args.listen.is_some() {
+                "http"
+            } else {
+                "stdio"
+            }
+            .into(),
+            lazy_tools: args.lazy_tools,
+            lazy_expose: args.lazy_expose.map(Duration::from_secs),
+            lean_schemas: args.lean_schemas,
+        };
+        // the token guards the proxy; the upstream has no business seeing it
+        let session = SessionOptions {
+            env_remove: args.bearer_token_env.iter().cloned().collect(),
+            server_env: super::server_env(&args.trust),
+            protocol: args.upstream_protocol,
+            ..SessionOptions::default()
+        };
+        Ok(Proxy {
+            spec,
+            opts,
+            session,
+            start_timeout: Duration::from_secs(args.timeout),
+            limits,
+            listen: listen(args)?,
+        })
+    }
+}
+
+/// `--listen ADDR` and what guards it: the bearer token (from `--bearer-token-env`), the hosts
+/// allowed, the session and connection limits.
+fn listen(args: &ProxyArgs) -> anyhow::Result<Option<ListenOptions>> {
+    let bearer = match &args.bearer_token_env {
+        Some(var) => Some(
+            std::env::var(var)
+                .ok()
+                .filter(|t| !t.is_empty())
+                .with_context(|| format!("--bearer-token-env: ${var} is not set"))?,
+        ),
+        None => None,
+    };
+    let Some(addr) = args.listen else {
+        return Ok(None);
+    };
+    Ok(Some(ListenOptions {
+        addr,
+        bearer,
+        extra_hosts: args.allow_hosts.clone(),
+        session_idle: Duration::from_secs(args.session_idle_secs),
+        max_sessions: args.max_sessions,
+        limits: ConnectionLimits {
+            max_connections: args.max_connections,
+            header_timeout: Duration::from_secs(args.header_timeout_secs),
+            body_timeout: Duration::from_secs(args.body_timeout_secs),
+        },
+    }))
+}
+
+/// The headers of `--header Name: value` and of `--header-env Name: VAR` (the variable's value,
+/// which never shows: every header value is a secret the redactor knows).
+fn headers(args: &ProxyArgs) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut headers = BTreeMap::new();
+    for h in &args.headers {
+        let (k, v) = h.split_once(':').with_context(|| {
+            format!(
+                "--header `{}` is not `Name: value`",
+                h.split(':').next().unwrap_or("")
+            )
+        })?;
+        headers.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    for h in &args.header_envs {
+        let (k, var) = h
+            .split_once(':')
+            .map(|(k, v)| (k.trim(), v.trim()))
+            .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+            .with_context(|| format!("--header-env `{h}` is not `Name: VAR`"))?;
+        let value = std::env::var(var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .with_context(|| format!("--header-env `{k}`: ${var} is not set"))?;
+        headers.insert(k.to_string(), value);
+    }
+    Ok(headers)
+}
+
+/// The upstream from `-- COMMAND`, `--upstream-url` or `--server`.
+fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
+    let origin = |key: &str| Origin {
+        file: "<command line>".into(),
+        key: key.into(),
+        client: "proxy".into(),
+    };
+    if let Some((command, rest)) = args.command.split_first() {
+        let name = std::path::Path::new(command)
+            .file_stem()
+            .map_or("upstream".into(), |s| s.to_string_lossy().to_string());
+        return Ok(ServerSpec {
+            name,
+            origin: origin("--"),
+            transport: TransportSpec::Stdio {
+                command: command.clone(),
+                args: rest.to_vec(),
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+            probes: Vec::new(),
+            timeout_secs: None,
+            trust: Trust::Named,
+        });
+    }
+    if let Some(url) = &args.upstream_url {
+        let headers = headers(args)?;
+        let transport = if args.sse {
+            TransportSpec::Sse {
+                url: url.clone(),
+                headers,
+            }
+        } else {
+            TransportSpec::Http {
+                url: url.clone(),
+                headers,
+            }
+        };
+        return Ok(ServerSpec {
+            name: "remote".into(),
+            origin: origin("--upstream-url"),
+            transport,
+            probes: Vec::new(),
+            timeout_secs: None,
+            trust: Trust::Named,
+        });
+    }
+    let Some(name) = &args.server else {
+        anyhow::bail!(
+            "no upstream: give `-- COMMAND ARGS...`, --upstream-url URL or --server NAME"
+        );
+    };
+    let mut sources = super::sources(&args.configs, &args.trust)?;
+    if let Some(spec) = sources.untrusted_named(name) {
+        anyhow::bail!("{}", mcp_budget::report::untrusted_notice(spec));
+    }
+    sources
+        .servers
+        .select(std::slice::from_ref(name))
+        .map_err(|e| anyhow::anyhow!(e))?;
+    sources
+        .servers
+        .servers
+        .into_iter()
+        .next()
+        .with_context(|| format!("unknown server `{name}`"))
+}
