@@ -117,6 +117,16 @@ pub struct ProxyArgs {
     /// removed (what a schema accepts does not change); the policy's lean_schemas does it per tool
     #[arg(long)]
     pub lean_schemas: bool,
+    /// Export a span per request and the metrics over OTLP http/protobuf, to
+    /// OTEL_EXPORTER_OTLP_ENDPOINT or else http://localhost:4318 (setting that variable alone
+    /// switches it on; OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME and
+    /// OTEL_RESOURCE_ATTRIBUTES are read too)
+    #[arg(long)]
+    pub otlp: bool,
+    /// Serve the metrics for Prometheus at http://ADDR/metrics (a proxy on --listen serves them
+    /// at its own address)
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
     /// Append one JSON line per call to this file
     #[arg(long, env = "MCP_BUDGET_LOG", value_name = "FILE")]
     pub log: Option<PathBuf>,
@@ -148,7 +158,7 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
     /// Require `Authorization: Bearer <token>` with the token read from this environment variable
-    #[arg(long, value_name = "VAR", requires = "listen")]
+    #[arg(long, value_name = "VAR")]
     pub bearer_token_env: Option<String>,
     /// Accept this Host besides localhost and 127.0.0.1 (repeatable; for a non-loopback --listen)
     #[arg(long = "allow-host", value_name = "HOST", requires = "listen")]
@@ -328,6 +338,11 @@ pub struct AuditArgs {
     /// validates: lean schemas, long descriptions cut at a sentence end
     #[arg(long, value_name = "FILE")]
     pub suggest_policy: Option<PathBuf>,
+    /// Export what the audit measured as OTLP metrics (http/protobuf, to
+    /// OTEL_EXPORTER_OTLP_ENDPOINT or else http://localhost:4318), one point per server, tool,
+    /// probe and client view
+    #[arg(long)]
+    pub otlp: bool,
     /// Do not draw the PNG and SVG charts
     #[arg(long)]
     pub no_charts: bool,

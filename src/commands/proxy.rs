@@ -12,8 +12,12 @@ use crate::cli::ProxyArgs;
 use crate::exit::Failure;
 use crate::settings;
 
+/// How long what telemetry still holds may take to reach the collector at the end.
+const TELEMETRY_FLUSH: Duration = Duration::from_secs(3);
+
 pub fn run(args: ProxyArgs) -> anyhow::Result<()> {
     let settings = settings::Proxy::resolve(&args)?;
+    let telemetry = settings.telemetry.clone();
     let runtime = super::runtime()?;
     let status = runtime.block_on(async {
         let signalled = super::signals()?;
@@ -33,6 +37,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<()> {
             // stdin is read on a blocking thread that a signal leaves waiting: the call log's
             // last lines (written on blocking threads too) get half a second, not forever
             runtime.shutdown_timeout(Duration::from_millis(500));
+            telemetry.shutdown(TELEMETRY_FLUSH);
             crate::printer::warn(&format!(
                 "mcp-budget proxy: ended by {}: upstream stopped",
                 signal.name()
@@ -42,6 +47,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<()> {
         // every blocking task is done or finishes (stdin is at its end)
         None => {
             drop(runtime);
+            telemetry.shutdown(TELEMETRY_FLUSH);
             Ok(())
         }
     }
@@ -65,6 +71,18 @@ async fn serve(s: settings::Proxy) -> anyhow::Result<()> {
         ),
     };
     crate::printer::warn(&startup_line(name, &proxy.startup, &s.limits));
+    if let Some(otlp) = s.telemetry.describe() {
+        crate::printer::warn(&format!("mcp-budget proxy: telemetry: {otlp}"));
+    }
+    if let Some((addr, bearer)) = s.metrics_listen.clone() {
+        let (bound, serving) = mcp_budget::proxy::listen_metrics(addr, bearer, s.telemetry.clone())
+            .await
+            .with_context(|| format!("--metrics-listen: cannot listen on {addr}"))?;
+        crate::printer::warn(&format!(
+            "mcp-budget proxy: metrics at http://{bound}/metrics"
+        ));
+        tokio::spawn(serving);
+    }
     if let Some(mut warnings) = proxy.warnings() {
         tokio::spawn(async move {
             while let Some(w) = warnings.recv().await {
@@ -79,7 +97,7 @@ async fn serve(s: settings::Proxy) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         crate::printer::warn(&format!(
-            "mcp-budget proxy: listening on http://{bound}/mcp"
+            "mcp-budget proxy: listening on http://{bound}/mcp (metrics at http://{bound}/metrics)"
         ));
         serve.await;
         return Ok(());

@@ -2,7 +2,7 @@
 //! the budget engine, and the call written to the log.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use rmcp::model::{CallToolResult, RequestMetaObject};
 use rmcp::service::RequestContext;
@@ -14,9 +14,11 @@ use super::clients::{route_key, InFlight, Route};
 use super::locked::lock;
 use super::reply::from_json;
 use super::server::Proxy;
+use super::trace;
 use super::upstream::session_key;
 use crate::budget::{Budgeted, CallInfo};
 use crate::calllog::CallRecord;
+use crate::telemetry::RequestSpan;
 use crate::upstream::{CallOutcome, Forwarded, Session, UpstreamError};
 
 /// The largest `data` of an upstream's JSON-RPC error passed on to the client (as JSON text).
@@ -105,10 +107,15 @@ impl Proxy {
         via: Option<&str>,
     ) -> Result<CallToolResult, ErrorData> {
         let client = caller(&context);
+        // this call's span ends with what the engine measured (the handler's, if it started one)
+        let span = trace::claim(&context);
+        let trace_meta = span.as_ref().map(|s| s.trace_meta()).unwrap_or_default();
         let _running = InFlight::new(&self.shared.clients, self.client_id);
         let session = self.shared.upstream.get();
         // the progress route lives until the call has ended here, however it ends
-        let (answer, _route) = self.call_upstream(&session, name, args, &context).await;
+        let (answer, _route) = self
+            .call_upstream(&session, name, args, &context, trace_meta)
+            .await;
         let outcome = match answer {
             Ok(o) => o,
             Err(e) => {
@@ -121,6 +128,10 @@ impl Proxy {
                         .warn(format!("tool `{name}`: {}", error.message));
                 }
                 self.log_failure(name, client, &error.message);
+                if let Some(span) = span {
+                    let kind = (error.code.0.to_string(), error.message.to_string());
+                    trace::end_call(&self.shared, span, SystemTime::now(), Some(kind), None);
+                }
                 return Err(error);
             }
         };
@@ -133,7 +144,7 @@ impl Proxy {
                 budgeted.strategy.name()
             ));
         }
-        if self.shared.opts.log.is_some() {
+        if self.shared.opts.log.is_some() || span.is_some() {
             let record = CallRecord {
                 raw_bytes,
                 returned_tokens: budgeted.tokens_after,
@@ -146,7 +157,7 @@ impl Proxy {
                 via: via.map(String::from),
                 ..self.log_line(name, client)
             };
-            self.log_answered(record, &budgeted, raw);
+            self.log_answered(record, &budgeted, raw, span);
         }
         from_json(budgeted.result)
     }
@@ -161,6 +172,7 @@ impl Proxy {
         name: &str,
         args: Map<String, Value>,
         context: &RequestContext<RoleServer>,
+        trace_meta: Vec<(String, String)>,
     ) -> (Result<CallOutcome, UpstreamError>, RouteGuard<'_>) {
         let session_id = session_key(session);
         let mut route = RouteGuard {
@@ -180,7 +192,7 @@ impl Proxy {
             .is_some()
             .then(|| Routing::start(&self.shared.clients.routing));
         let forwarded = Forwarded {
-            meta: forwarded_meta(&context.meta),
+            meta: forwarded_meta(&context.meta, trace_meta),
             cancelled: async move { ct.cancelled().await },
             on_sent: |upstream: &rmcp::model::ProgressToken| {
                 let _routing = routing;
@@ -251,15 +263,19 @@ impl Proxy {
         .map_err(|e| ErrorData::internal_error(format!("the budget engine failed: {e}"), None))
     }
 
-    /// Write an answered call's log line. The raw count is the engine's (the same units as
-    /// `returned_tokens`, free for a pass-through); a reduced result is counted in full, after
-    /// the client has its answer.
-    fn log_answered(&self, record: CallRecord, budgeted: &Budgeted, raw: Value) {
-        let Some(log) = &self.shared.opts.log else {
-            return;
-        };
-        let (log, shared) = (log.clone(), self.shared.clone());
+    /// Write an answered call's log line and end its span. The raw count is the engine's (the
+    /// same units as `returned_tokens`, free for a pass-through); a reduced result is counted in
+    /// full, after the client has its answer, and the span is stamped with when it had it.
+    fn log_answered(
+        &self,
+        record: CallRecord,
+        budgeted: &Budgeted,
+        raw: Value,
+        span: Option<RequestSpan>,
+    ) {
+        let shared = self.shared.clone();
         let (strategy, tokens_after) = (budgeted.strategy, budgeted.tokens_after);
+        let answered = SystemTime::now();
         tokio::task::spawn_blocking(move || {
             let record = CallRecord {
                 raw_tokens: shared
@@ -268,7 +284,16 @@ impl Proxy {
                     .tokens_before_of(strategy, tokens_after, &raw),
                 ..record
             };
-            shared.append_log(&log, &record);
+            if let Some(log) = &shared.opts.log {
+                shared.append_log(log, &record);
+            }
+            if let Some(span) = span {
+                let error = record
+                    .is_error
+                    .then(|| ("tool_error".to_string(), "isError".to_string()));
+                let measured = trace::measured(&shared, &record, &raw);
+                trace::end_call(&shared, span, answered, error, Some(measured));
+            }
         });
     }
 
@@ -357,10 +382,17 @@ impl Drop for RouteGuard<'_> {
 }
 
 /// The client's `_meta` for the upstream: without the keys that describe the client's own
-/// session (protocol version, client info and capabilities), which belong to the proxy's.
-fn forwarded_meta(meta: &RequestMetaObject) -> Option<RequestMetaObject> {
+/// session (protocol version, client info and capabilities), which belong to the proxy's; with
+/// the proxy's span as the trace context (`traceparent`, `tracestate`) when it exports one.
+fn forwarded_meta(
+    meta: &RequestMetaObject,
+    trace_meta: Vec<(String, String)>,
+) -> Option<RequestMetaObject> {
     let mut v = serde_json::to_value(meta).ok()?;
     let map = v.as_object_mut()?;
+    for (k, value) in trace_meta {
+        map.insert(k, Value::String(value));
+    }
     map.retain(|k, _| {
         k != "progressToken"
             && !matches!(

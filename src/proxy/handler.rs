@@ -15,6 +15,7 @@ use super::locked::lock;
 use super::read::READ_TOOL;
 use super::reply::{from_json, quoted};
 use super::server::Proxy;
+use super::trace;
 use crate::budget::SPILL_URI_PREFIX;
 
 impl Proxy {
@@ -97,42 +98,44 @@ impl ServerHandler for Proxy {
     async fn list_tools(
         &self,
         _: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let traced = trace::start(&self.shared, &mut context, "tools/list", None, None);
         let tools = self.shared.tools.shown();
-        from_json(json!({"tools": *tools}))
+        let answer = from_json(json!({"tools": *tools}));
+        trace::end(&self.shared, &traced, &answer);
+        answer
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let args = request.arguments.unwrap_or_default();
-        if request.name == READ_TOOL {
-            return Ok(self.read_call(args).await?.into());
-        }
-        if let Some(result) = self.lazy_call(&request.name, &args, &context).await {
-            return Ok(result?.into());
-        }
-        if !self.shared.tools.filter.shows(&request.name)
-            || self
-                .shared
-                .opts
-                .engine
-                .policy()
-                .for_tool(&request.name)
-                .hide
-        {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{}`", quoted(&request.name)),
+        let traced = trace::start(
+            &self.shared,
+            &mut context,
+            "tools/call",
+            Some(&request.name),
+            None,
+        );
+        let answer = self.call_tool_traced(request, context).await;
+        // a forwarded call claimed its span (it ends with the engine's numbers); the proxy's
+        // own results and the calls refused end theirs here
+        if let Some(span) = traced.claim() {
+            let error = match &answer {
+                Ok(r) => trace::tool_error(r),
+                Err(e) => Some((e.code.0.to_string(), e.message.to_string())),
+            };
+            trace::end_call(
+                &self.shared,
+                span,
+                std::time::SystemTime::now(),
+                error,
                 None,
-            ));
+            );
         }
-        Ok(self
-            .forward(&request.name, args, context, None)
-            .await?
-            .into())
+        Ok(answer?.into())
     }
 
     async fn list_prompts(
@@ -195,14 +198,23 @@ impl ServerHandler for Proxy {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        if request.uri.starts_with(SPILL_URI_PREFIX) {
-            return Ok(self.read_spill_resource(&request.uri)?.into());
-        }
-        let result: rmcp::model::ReadResourceResult =
-            self.ask("resources/read", request, &context.ct).await?;
-        Ok(result.into())
+        let uri = request.uri.clone();
+        let traced = trace::start(
+            &self.shared,
+            &mut context,
+            "resources/read",
+            None,
+            Some(&uri),
+        );
+        let answer = if uri.starts_with(SPILL_URI_PREFIX) {
+            self.read_spill_resource(&uri)
+        } else {
+            self.ask("resources/read", request, &context.ct).await
+        };
+        trace::end(&self.shared, &traced, &answer);
+        Ok(answer?.into())
     }
 
     async fn list_resource_templates(
@@ -310,5 +322,37 @@ impl ServerHandler for Proxy {
             >());
         }
         self.ask("completion/complete", request, &context.ct).await
+    }
+}
+
+impl Proxy {
+    /// A tool call: the proxy's own read tool, a lazy tool, or one forwarded upstream.
+    async fn call_tool_traced(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResult, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        if request.name == READ_TOOL {
+            return self.read_call(args).await;
+        }
+        if let Some(result) = self.lazy_call(&request.name, &args, &context).await {
+            return result;
+        }
+        if !self.shared.tools.filter.shows(&request.name)
+            || self
+                .shared
+                .opts
+                .engine
+                .policy()
+                .for_tool(&request.name)
+                .hide
+        {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{}`", quoted(&request.name)),
+                None,
+            ));
+        }
+        self.forward(&request.name, args, context, None).await
     }
 }

@@ -120,11 +120,6 @@ fn plain(status: StatusCode, text: &'static str) -> Reply {
     r
 }
 
-/// Whether two byte strings are equal, in time that does not depend on where they differ.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 /// The live sessions and their cap.
 struct SessionGate {
     sessions: Arc<LocalSessionManager>,
@@ -137,6 +132,8 @@ type Service = StreamableHttpService<Proxy, LocalSessionManager>;
 /// What every connection shares.
 struct Listener {
     service: Service,
+    /// `/metrics` is answered from here, behind the same token.
+    telemetry: Arc<crate::telemetry::Telemetry>,
     bearer: Option<String>,
     gate: SessionGate,
     bodies: BodyPool,
@@ -161,7 +158,8 @@ pub async fn listen(
     );
     let state = Arc::new(Listener {
         service,
-        bearer: opts.bearer.map(|t| format!("Bearer {t}")),
+        telemetry: shared.opts.telemetry.clone(),
+        bearer: opts.bearer,
         gate: SessionGate {
             sessions,
             max: opts.max_sessions,
@@ -216,15 +214,11 @@ async fn serve_connection(
 /// One request: the bearer token checked, its body read within the limits, and a request that
 /// would open a session one over `--max-sessions` refused; the rest is rmcp's.
 async fn answer(state: &Listener, req: Request<hyper::body::Incoming>) -> Reply {
-    if let Some(want) = &state.bearer {
-        let given = req
-            .headers()
-            .get(hyper::header::AUTHORIZATION)
-            .map(|v| v.as_bytes())
-            .unwrap_or_default();
-        if !same(given, want.as_bytes()) {
-            return plain(StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n");
-        }
+    if !super::metrics::authorized(&req, state.bearer.as_deref()) {
+        return plain(StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n");
+    }
+    if super::metrics::is_metrics(&req) {
+        return super::metrics::metrics_reply(&state.telemetry);
     }
     let opening = may_open_session(&req);
     let (parts, body) = req.into_parts();

@@ -11,6 +11,7 @@ mod handler;
 mod http;
 mod lazy;
 mod locked;
+mod metrics;
 mod notify;
 mod options;
 mod own;
@@ -21,6 +22,7 @@ mod server;
 mod startup;
 mod state;
 mod tools;
+mod trace;
 mod upstream;
 mod warnings;
 
@@ -31,6 +33,7 @@ pub use guard::{
 };
 pub use http::{listen, ListenOptions, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_SECS};
 pub use lazy::{Catalog, ToolIndex, CALL_TOOL, FIND_TOOL};
+pub use metrics::{listen_metrics, OPENMETRICS};
 pub use options::ProxyOptions;
 pub use read::{read, read_tool_definition, read_within, ReadArgs, ReadError, READ_TOOL};
 pub use reply::MAX_ECHO_CHARS;

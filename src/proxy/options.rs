@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use crate::budget::Engine;
 use crate::calllog::CallLog;
+use crate::profiles::ClientProfile;
+use crate::telemetry::Telemetry;
 use crate::tokens::Tokenizer;
 
 /// How the proxy behaves.
@@ -28,4 +30,9 @@ pub struct ProxyOptions {
     pub lazy_expose: Option<std::time::Duration>,
     /// Show every input schema lean (the policy's `lean_schemas` does it per tool).
     pub lean_schemas: bool,
+    /// The `--client` profiles in front of the proxy: a raw result over one's own limit is
+    /// counted for it (`mcp_budget.over_client_limit`).
+    pub clients: Vec<&'static ClientProfile>,
+    /// Spans and metrics of every request (off unless OTLP or Prometheus is asked for).
+    pub telemetry: Arc<Telemetry>,
 }

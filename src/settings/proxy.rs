@@ -12,6 +12,8 @@ use mcp_budget::config::{Origin, ServerSpec, TransportSpec, Trust};
 use mcp_budget::proxy::{ConnectionLimits, ListenOptions, ProxyOptions};
 use mcp_budget::upstream::SessionOptions;
 
+use mcp_budget::telemetry::{OtlpConfig, Telemetry};
+
 use crate::cli::ProxyArgs;
 
 /// What `proxy` runs with.
@@ -27,6 +29,10 @@ pub struct Proxy {
     pub limits: String,
     /// `Some` with `--listen`: serve streamable HTTP there instead of stdio.
     pub listen: Option<ListenOptions>,
+    /// `--metrics-listen`: where `/metrics` is served on its own, and the bearer token it wants.
+    pub metrics_listen: Option<(std::net::SocketAddr, Option<String>)>,
+    /// The spans and metrics of every request (kept to flush them at the end).
+    pub telemetry: Arc<Telemetry>,
 }
 
 impl Proxy {
@@ -34,6 +40,8 @@ impl Proxy {
         let spec = upstream(args)?;
         let (engine, limits) =
             super::client_engine(&args.engine, args.tokenizer, args.client.as_ref())?;
+        let name = args.name.clone().unwrap_or_else(|| spec.name.clone());
+        let telemetry = Arc::new(telemetry(args, &name)?);
         let log = match &args.log {
             Some(p) => {
                 Some(Arc::new(CallLog::open(p).with_context(|| {
@@ -43,7 +51,7 @@ impl Proxy {
             None => None,
         };
         let opts = ProxyOptions {
-            server: args.name.clone().unwrap_or_else(|| spec.name.clone()),
+            server: name,
             allow: args.allow.clone(),
             deny: args.deny.clone(),
             engine: Arc::new(engine.with_reader_tool()),
@@ -58,6 +66,12 @@ impl Proxy {
             lazy_tools: args.lazy_tools,
             lazy_expose: args.lazy_expose.map(Duration::from_secs),
             lean_schemas: args.lean_schemas,
+            clients: args
+                .client
+                .as_ref()
+                .map(|c| c.profiles.clone())
+                .unwrap_or_default(),
+            telemetry: telemetry.clone(),
         };
         // the token guards the proxy; the upstream has no business seeing it
         let session = SessionOptions {
@@ -73,6 +87,10 @@ impl Proxy {
             start_timeout: Duration::from_secs(args.timeout),
             limits,
             listen: listen(args)?,
+            metrics_listen: args
+                .metrics_listen
+                .map(|addr| (addr, bearer(args).ok().flatten())),
+            telemetry,
         })
     }
 }
@@ -80,15 +98,7 @@ impl Proxy {
 /// `--listen ADDR` and what guards it: the bearer token (from `--bearer-token-env`), the hosts
 /// allowed, the session and connection limits.
 fn listen(args: &ProxyArgs) -> anyhow::Result<Option<ListenOptions>> {
-    let bearer = match &args.bearer_token_env {
-        Some(var) => Some(
-            std::env::var(var)
-                .ok()
-                .filter(|t| !t.is_empty())
-                .with_context(|| format!("--bearer-token-env: ${var} is not set"))?,
-        ),
-        None => None,
-    };
+    let bearer = bearer(args)?;
     let Some(addr) = args.listen else {
         return Ok(None);
     };
@@ -104,6 +114,43 @@ fn listen(args: &ProxyArgs) -> anyhow::Result<Option<ListenOptions>> {
             body_timeout: Duration::from_secs(args.body_timeout_secs),
         },
     }))
+}
+
+/// The token of `--bearer-token-env VAR`, which guards `--listen` and `--metrics-listen`.
+fn bearer(args: &ProxyArgs) -> anyhow::Result<Option<String>> {
+    let Some(var) = &args.bearer_token_env else {
+        return Ok(None);
+    };
+    anyhow::ensure!(
+        args.listen.is_some() || args.metrics_listen.is_some(),
+        "--bearer-token-env guards --listen or --metrics-listen: give one of them"
+    );
+    let token = std::env::var(var)
+        .ok()
+        .filter(|t| !t.is_empty())
+        .with_context(|| format!("--bearer-token-env: ${var} is not set"))?;
+    Ok(Some(token))
+}
+
+/// The proxy's telemetry: OTLP when `--otlp` or the standard variables ask for it, Prometheus
+/// text when `--listen` or `--metrics-listen` serves it; lost data is said on stderr, once.
+fn telemetry(args: &ProxyArgs, server: &str) -> anyhow::Result<Telemetry> {
+    let var = |name: &str| std::env::var(name).ok();
+    let otlp = OtlpConfig::from_env(args.otlp, &var)?;
+    let prometheus = args.listen.is_some() || args.metrics_listen.is_some();
+    if otlp.is_none() && !prometheus {
+        return Ok(Telemetry::off());
+    }
+    let say =
+        Box::new(|m: String| crate::printer::warn(&format!("mcp-budget proxy: warning: {m}")));
+    Ok(Telemetry::start(
+        server,
+        args.tokenizer.name(),
+        otlp,
+        prometheus,
+        &var,
+        say,
+    )?)
 }
 
 /// The headers of `--header Name: value` and of `--header-env Name: VAR` (the variable's value,

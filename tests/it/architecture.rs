@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["budget"],
     &["assess"],
     &["report"],
-    &["upstream", "demo", "capture", "gate"],
+    &["upstream", "demo", "capture", "gate", "telemetry"],
     &["audit", "proxy", "connect", "lab"],
 ];
 

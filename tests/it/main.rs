@@ -36,6 +36,7 @@ mod signals;
 mod spill_outside;
 mod support;
 mod survey;
+mod telemetry;
 mod tokens_exact;
 mod transports;
 mod trust;

@@ -302,8 +302,14 @@ pub struct Pipelined {
 impl Pipelined {
     /// Start `command args`, initialize as client `name`, and send `initialized`.
     pub fn start(command: &Path, args: &[&str], name: &str) -> Pipelined {
-        let mut child = Command::new(command)
-            .args(args)
+        let mut cmd = Command::new(command);
+        cmd.args(args);
+        Pipelined::spawn(cmd, name)
+    }
+
+    /// [`Pipelined::start`] of a command built by the caller (its environment, say).
+    pub fn spawn(mut cmd: Command, name: &str) -> Pipelined {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -340,6 +346,19 @@ impl Pipelined {
             "the server closed stdout"
         );
         serde_json::from_str(&line).expect("a JSON-RPC line")
+    }
+
+    /// Send a request and wait for its answer (messages before it are skipped).
+    pub fn call(&mut self, id: u64, method: &str, params: serde_json::Value) -> serde_json::Value {
+        self.send(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        loop {
+            let msg = self.next();
+            if msg["id"] == id {
+                return msg;
+            }
+        }
     }
 
     /// Close stdin, wait for the end, and return what the server said on stderr.

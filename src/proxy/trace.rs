@@ -1,0 +1,147 @@
+//! The proxy's side of telemetry: a request's span starts when the handler takes the request
+//! and travels with it (in the request context's extensions) to where the request ends; a
+//! forwarded tool call claims it, so its span ends with the tokens the engine measured, after
+//! the client has its answer, stamped with the moment it had it.
+
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use rmcp::model::CallToolResult;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+
+use super::state::Shared;
+use crate::telemetry::{Outcome, Request, RequestSpan};
+
+/// A request's span, until one part of the proxy claims it to end it.
+#[derive(Clone, Default)]
+pub(super) struct Traced(Arc<Mutex<Option<RequestSpan>>>);
+
+impl Traced {
+    /// The span, for the one who ends it; `None` when it was claimed already (or telemetry is
+    /// off).
+    pub(super) fn claim(&self) -> Option<RequestSpan> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// The span of `context`'s request, if the handler started one.
+pub(super) fn claim(context: &RequestContext<RoleServer>) -> Option<RequestSpan> {
+    context.extensions.get::<Traced>().and_then(Traced::claim)
+}
+
+/// Start the span of a request (`tools/call`, `tools/list`, `resources/read`) and put it in
+/// the context's extensions; nothing when telemetry is off.
+pub(super) fn start(
+    shared: &Shared,
+    context: &mut RequestContext<RoleServer>,
+    method: &'static str,
+    tool: Option<&str>,
+    resource_uri: Option<&str>,
+) -> Traced {
+    let telemetry = &shared.opts.telemetry;
+    if !telemetry.is_on() {
+        return Traced::default();
+    }
+    let (client_name, client_version) = context
+        .client_info()
+        .map(|i| (Some(i.name), Some(i.version)))
+        .unwrap_or((None, None));
+    let http = context.extensions.get::<hyper::http::request::Parts>();
+    let session_id = http
+        .and_then(|p| p.headers.get("mcp-session-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    let meta = serde_json::to_value(&context.meta)
+        .ok()
+        .and_then(|v| v.as_object().cloned());
+    let request = Request {
+        method,
+        tool: tool.map(String::from),
+        resource_uri: resource_uri.map(String::from),
+        request_id: serde_json::to_value(&context.id).ok().map(|v| match v {
+            Value::String(s) => s,
+            other => other.to_string(),
+        }),
+        protocol_version: context.protocol_version().map(|v| v.to_string()),
+        session_id,
+        network_transport: if http.is_some() { "tcp" } else { "pipe" },
+        client_name,
+        client_version,
+        meta,
+    };
+    let traced = Traced(Arc::new(Mutex::new(Some(telemetry.request(request)))));
+    context.extensions.insert(traced.clone());
+    traced
+}
+
+/// End a request's span, if no one claimed it, with how it ended.
+pub(super) fn end<T>(shared: &Shared, traced: &Traced, answer: &Result<T, ErrorData>) {
+    let Some(span) = traced.claim() else {
+        return;
+    };
+    let error = answer
+        .as_ref()
+        .err()
+        .map(|e| (e.code.0.to_string(), e.message.to_string()));
+    shared.opts.telemetry.finish(
+        span,
+        Outcome {
+            error,
+            ..Outcome::default()
+        },
+    );
+}
+
+/// A tool result's `error.type`: `tool_error` when it says `isError`.
+pub(super) fn tool_error(result: &CallToolResult) -> Option<(String, String)> {
+    (result.is_error == Some(true)).then(|| ("tool_error".to_string(), "isError".to_string()))
+}
+
+/// End a claimed span of a forwarded call: what the engine measured, at `answered`.
+pub(super) fn end_call(
+    shared: &Shared,
+    span: RequestSpan,
+    answered: SystemTime,
+    error: Option<(String, String)>,
+    result: Option<crate::telemetry::ResultMeasure>,
+) {
+    shared.opts.telemetry.finish(
+        span,
+        Outcome {
+            error,
+            result,
+            answered: Some(answered),
+        },
+    );
+}
+
+/// What a forwarded call's result measured, for its span and metrics: the log line's numbers,
+/// and the `--client` profiles whose own limit the raw result breaks (each judged on the raw
+/// result as that client would have received it).
+pub(super) fn measured(
+    shared: &Shared,
+    record: &crate::calllog::CallRecord,
+    raw: &Value,
+) -> crate::telemetry::ResultMeasure {
+    let over_limit = shared
+        .opts
+        .clients
+        .iter()
+        .filter(|p| {
+            crate::profiles::client_view(p, raw, shared.opts.tokenizer).outcome
+                != crate::profiles::Outcome::Full
+        })
+        .map(|p| p.id.clone())
+        .collect();
+    crate::telemetry::ResultMeasure {
+        raw_tokens: record.raw_tokens,
+        budgeted_tokens: record.returned_tokens,
+        raw_bytes: record.raw_bytes,
+        strategy: record.strategy.clone(),
+        engine_s: record.engine_ms / 1000.0,
+        spilled: record.spill_id.is_some(),
+        over_limit,
+    }
+}
