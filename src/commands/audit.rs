@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use mcp_budget::assess::{annotate, findings, pricing};
@@ -67,6 +68,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
     let settings::Audit {
         options: opts,
         measured,
+        otlp,
         thresholds,
     } = settings::Audit::resolve(&args, &sources)?;
     let specs = sources.servers.servers.clone();
@@ -109,6 +111,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
         write_reports(&report, &args.out, !args.no_charts)?;
     }
     let recorded = recorded(opts.recorder.as_deref());
+    let exported = otlp.as_ref().is_none_or(|c| export(&report, c));
     print_report(&report, &args)?;
     if let Some(path) = &args.suggest_policy {
         let text = mcp_budget::assess::suggested_policy(&report)
@@ -126,7 +129,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
     }
     // a recording that failed, or a server that could not be audited (2), outranks a failed
     // gate (1)
-    let audited = recorded && audited(&report, &sources);
+    let audited = recorded && exported && audited(&report, &sources);
     if args.gate || args.baseline.is_some() {
         let t = thresholds.unwrap_or_default();
         let out = (!args.no_write).then_some(args.out.as_path());
@@ -139,6 +142,25 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
         }
     }
     Failure::unless_failed(!audited)
+}
+
+/// `audit --otlp`: the report's numbers to the collector; whether they reached it (a failure
+/// is said, the report is written all the same).
+fn export(report: &Report, config: &mcp_budget::telemetry::OtlpConfig) -> bool {
+    let var = |name: &str| std::env::var(name).ok();
+    match mcp_budget::telemetry::export_audit(report, config, &var, Duration::from_secs(15)) {
+        Ok(points) => {
+            warn(&format!(
+                "telemetry: {points} data points exported ({})",
+                config.describe()
+            ));
+            true
+        }
+        Err(e) => {
+            warn(&format!("error: --otlp: {e}"));
+            false
+        }
+    }
 }
 
 /// `audit --explain RULE`: what a findings rule checks and why.

@@ -11,6 +11,7 @@ use mcp_budget::budget::Engine;
 use mcp_budget::capture::{Recorder, ReplayDefaults};
 use mcp_budget::config::{Defaults, ServerSpec, Sources};
 use mcp_budget::gate::Thresholds;
+use mcp_budget::telemetry::OtlpConfig;
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
@@ -21,6 +22,8 @@ pub struct Audit {
     pub options: AuditOptions,
     /// `measured` in `--client`: the lab runs the installed clients after the audit.
     pub measured: bool,
+    /// `--otlp`: where the audit's numbers are exported (the standard OTLP variables).
+    pub otlp: Option<OtlpConfig>,
     /// `Some` with `--gate`: the probe files' `[gate]` tables, then the flags.
     pub thresholds: Option<Thresholds>,
 }
@@ -36,8 +39,14 @@ impl Audit {
         } else {
             None
         };
+        let otlp = if args.otlp {
+            OtlpConfig::from_env(true, &|name: &str| std::env::var(name).ok())?
+        } else {
+            None
+        };
         Ok(Audit {
             options,
+            otlp,
             measured: args.clients.measured,
             thresholds,
         })

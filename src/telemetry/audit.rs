@@ -107,8 +107,8 @@ pub fn export_audit(
             }
         }
     }
-    let flushed = provider.force_flush();
-    let _ = provider.shutdown_with_timeout(within);
+    // the shutdown collects and exports once (a flush before it would send every point twice)
+    let flushed = provider.shutdown_with_timeout(within);
     if let Some(why) = failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
         return Err(TelemetryError::Build {
             signal: "audit metric",

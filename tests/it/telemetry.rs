@@ -591,3 +591,80 @@ fn prometheus_scrapes_the_proxy_promql_equals_the_call_log_and_every_dashboard_p
     }
     p.finish();
 }
+
+#[test]
+fn audit_otlp_exports_the_reports_numbers_and_a_failed_export_is_an_error_with_the_report_written()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let Some(rx) = receiver(dir.path(), "ok") else {
+        return;
+    };
+    let Some(fail) = receiver(dir.path(), "fail") else {
+        return;
+    };
+    let demo = repo().join("probes/demo.toml");
+    let audit = |port: u16, out: &Path| {
+        crate::support::mcp_budget(dir.path(), dir.path())
+            .arg("audit")
+            .arg(&demo)
+            .args(["--otlp", "--no-charts", "--out"])
+            .arg(out)
+            .env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{port}"),
+            )
+            .env("OTEL_EXPORTER_OTLP_HEADERS", "api-key=n1ghtly-s3cret")
+            .assert()
+    };
+    let out = dir.path().join("report");
+    let a = audit(rx.port, &out).code(0);
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(stderr.contains("data points exported"), "{stderr}");
+    assert!(!stderr.contains("n1ghtly"), "{stderr}");
+    let report = crate::support::read_report(&out);
+    let lines = wait_for(&rx.out, |l| l.iter().any(|v| v["kind"] == "metric"));
+    let points = |name: &str| -> Vec<&Value> {
+        lines
+            .iter()
+            .filter(|v| v["kind"] == "metric" && v["name"] == name)
+            .collect()
+    };
+    let server = &report["servers"][0];
+    let name = server["name"].as_str().unwrap();
+    let schema = points("mcp_budget.audit.schema_tokens");
+    let whole = schema
+        .iter()
+        .find(|p| p["attributes"]["gen_ai.tool.name"].is_null())
+        .unwrap();
+    assert_eq!(whole["attributes"]["mcp_budget.server"], name);
+    assert_eq!(whole["value"], server["tools_list"]["model_tokens"]);
+    assert_eq!(whole["type"], "gauge");
+    // one point per tool, each the report's
+    let tools = server["tools"].as_array().unwrap();
+    assert_eq!(schema.len(), tools.len() + 1);
+    for t in tools {
+        let p = schema
+            .iter()
+            .find(|p| p["attributes"]["gen_ai.tool.name"] == t["name"])
+            .unwrap();
+        assert_eq!(p["value"], t["model_tokens"]);
+    }
+    let raw = points("mcp_budget.audit.probe.raw_tokens");
+    let probes = server["probes"].as_array().unwrap();
+    let with_raw = probes.iter().filter(|p| p["raw"].is_object()).count();
+    assert_eq!(raw.len(), with_raw);
+    let total: i64 = raw.iter().map(|p| p["value"].as_i64().unwrap()).sum();
+    let want: i64 = probes
+        .iter()
+        .filter_map(|p| p["raw"]["model_tokens"].as_i64())
+        .sum();
+    assert_eq!(total, want);
+    assert!(!points("mcp_budget.audit.client.schema_tokens").is_empty());
+    // a collector that refuses: exit 2, said, and the report written all the same
+    let out = dir.path().join("refused");
+    let a = audit(fail.port, &out).code(2);
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(stderr.contains("error: --otlp:"), "{stderr}");
+    assert!(!stderr.contains("n1ghtly"), "{stderr}");
+    assert!(out.join("audit.json").exists());
+}
