@@ -2,7 +2,10 @@
 """Whole-run benchmark of the proxy (not a test): the latency a call gains through
 `mcp-budget proxy` over calling the demo server directly, p50 and p95, for a small result
 (list_tickets, ~460 tokens) and a 237k-token one (scrape_as_markdown); and calls per second
-through the proxy with 100 requests in flight. Run after `cargo build --release`:
+through the proxy with 100 requests in flight. The telemetry column runs a second proxy with
+telemetry on: spans and metrics over OTLP to a collector on 127.0.0.1 (a stand-in in this script
+that takes every export and answers 200) and Prometheus metrics kept for --metrics-listen.
+Run after `cargo build --release`:
 
     python3 scripts/bench-proxy.py [ROUNDS]          (BENCH_LOG=1 also writes the call log)
 """
@@ -55,6 +58,37 @@ class Client:
         self.p.wait()
 
 
+COLLECTOR = r"""
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+s = ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"""
+
+
+def collector():
+    """An OTLP/HTTP endpoint that takes every export, in a process of its own (in this one it
+    would hold the client's interpreter lock while it reads): its port."""
+    p = subprocess.Popen([sys.executable, "-c", COLLECTOR], stdout=subprocess.PIPE)
+    return p, int(p.stdout.readline())
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def timed(client, tool, args, rounds):
     out = []
     for _ in range(rounds):
@@ -76,23 +110,44 @@ def main():
     # BENCH_LOG=1: with the call log on (its raw count runs after the answer)
     log = ["--log", str(pathlib.Path(spill) / "calls.jsonl")] if os.environ.get("BENCH_LOG") else []
     proxy = Client([BIN, "proxy", "--spill-dir", spill, *log, "--", BIN, "demo-server"])
-    print(f"| result | direct p50 ms | direct p95 ms | proxy p50 ms | proxy p95 ms | added p50 ms | added p95 ms |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    sink, port = collector()
+    os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://127.0.0.1:{port}"
+    traced = Client([BIN, "proxy", "--spill-dir", spill, *log, "--metrics-listen",
+                     f"127.0.0.1:{free_port()}", "--", BIN, "demo-server"])
+    del os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"]
+    print("| result | direct p50 ms | direct p95 ms | proxy p50 ms | proxy p95 ms | added p50 ms "
+          "| added p95 ms | telemetry on p50 ms | telemetry on p95 ms | telemetry adds p50 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, tool, args, n in [("list_tickets (464 tokens)", "list_tickets", {"limit": 5}, rounds),
                                  ("scrape_as_markdown (237k tokens)", "scrape_as_markdown", {}, max(20, rounds // 10))]:
-        timed(direct, tool, args, 5)
-        timed(proxy, tool, args, 5)
-        d, p = timed(direct, tool, args, n), timed(proxy, tool, args, n)
+        for c in (direct, proxy, traced):
+            timed(c, tool, args, 5)
+        d, p, t = [], [], []
+        # interleaved, so a slow moment of the machine falls on all three alike
+        for _ in range(n):
+            d += timed(direct, tool, args, 1)
+            p += timed(proxy, tool, args, 1)
+            t += timed(traced, tool, args, 1)
         print(f"| {label} | {pct(d, 50):.2f} | {pct(d, 95):.2f} | {pct(p, 50):.2f} | {pct(p, 95):.2f} "
-              f"| {pct(p, 50) - pct(d, 50):.2f} | {pct(p, 95) - pct(d, 95):.2f} |")
-    for label, client in [("direct", direct), ("proxy", proxy)]:
-        t0 = time.perf_counter()
-        for _ in range(10):
-            client.burst(100, {"name": "list_tickets", "arguments": {"limit": 5}})
-        secs = time.perf_counter() - t0
-        print(f"\n{label}: {1000 / secs:,.0f} calls/s (1,000 small calls, 100 in flight)")
-    direct.close()
-    proxy.close()
+              f"| {pct(p, 50) - pct(d, 50):.2f} | {pct(p, 95) - pct(d, 95):.2f} "
+              f"| {pct(t, 50):.2f} | {pct(t, 95):.2f} | {pct(t, 50) - pct(p, 50):+.3f} |")
+    # throughput: five bursts of 1,000 calls per proxy, interleaved; the median of each
+    rates = {"direct": [], "proxy": [], "proxy, telemetry on": []}
+    clients = {"direct": direct, "proxy": proxy, "proxy, telemetry on": traced}
+    for _ in range(5):
+        for label, client in clients.items():
+            t0 = time.perf_counter()
+            for _ in range(10):
+                client.burst(100, {"name": "list_tickets", "arguments": {"limit": 5}})
+            rates[label].append(1000 / (time.perf_counter() - t0))
+    rates = {k: statistics.median(v) for k, v in rates.items()}
+    for label, rate in rates.items():
+        print(f"\n{label}: {rate:,.0f} calls/s (median of 5 x 1,000 small calls, 100 in flight)")
+    share = rates["proxy, telemetry on"] / rates["proxy"] * 100
+    print(f"\ntelemetry on: {share:.1f}% of the proxy's throughput")
+    for c in (direct, proxy, traced):
+        c.close()
+    sink.terminate()
 
 
 if __name__ == "__main__":

@@ -53,9 +53,12 @@ pub(super) fn start(
         .and_then(|p| p.headers.get("mcp-session-id"))
         .and_then(|v| v.to_str().ok())
         .map(String::from);
-    let meta = serde_json::to_value(&context.meta)
-        .ok()
-        .and_then(|v| v.as_object().cloned());
+    // only the trace context is read of the `_meta`
+    let trace_keys: serde_json::Map<String, Value> = ["traceparent", "tracestate"]
+        .iter()
+        .filter_map(|k| Some((k.to_string(), context.meta.0 .0.get(*k)?.clone())))
+        .collect();
+    let meta = (!trace_keys.is_empty()).then_some(trace_keys);
     let request = Request {
         method,
         tool: tool.map(String::from),
