@@ -11,7 +11,8 @@ use crate::facts::{
     BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolCost,
 };
 use crate::measure::{
-    measure_initialize, measure_list, measure_parsed_result, measure_tools_pages, tool_error_text,
+    measure_initialize, measure_list, measure_parsed_result, measure_tools_pages,
+    shared_parameters, tool_error_text, SHARED_PARAMETER_TOOLS,
 };
 use crate::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
 
@@ -88,6 +89,8 @@ async fn run(
         let texts: Vec<&str> = listed.pages.iter().map(String::as_str).collect();
         let tools = measure_tools_pages(&texts, set).map_err(|e| e.to_string())?;
         report.tools_list = tools.list.clone();
+        report.shared_parameters =
+            shared_parameters(&definitions(&texts), set.primary(), SHARED_PARAMETER_TOOLS);
         report.tools_list.latency_ms = listed.latency_ms;
         report.tools_list.cursor_ignored = listed.cursor_ignored;
         // a second listing: prompt caching only works when the tools come back byte for byte
@@ -348,4 +351,17 @@ fn redact(report: &mut ServerReport, spec: &ServerSpec) {
         let args = r.redact(&p.arguments.to_string());
         p.arguments = serde_json::from_str(&args).unwrap_or(serde_json::Value::Null);
     }
+}
+
+/// Every tool definition of a listing's pages, as the server sent it.
+fn definitions(pages: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    pages
+        .iter()
+        .filter_map(|p| serde_json::from_str::<serde_json::Value>(p).ok())
+        .flat_map(|v| match v.get("tools") {
+            Some(serde_json::Value::Array(tools)) => tools.clone(),
+            _ => Vec::new(),
+        })
+        .filter_map(|t| t.as_object().cloned())
+        .collect()
 }

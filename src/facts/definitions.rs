@@ -75,3 +75,23 @@ pub struct SchemaScore {
     pub schema_tokens: usize,
     pub recoverable_tokens: usize,
 }
+
+/// One parameter repeated across tools, and what each fix saves per turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedParameter {
+    pub name: String,
+    /// The property's schema, compact JSON (the same in every tool of the group).
+    pub schema: String,
+    /// The tools that take it, in list order.
+    pub tools: Vec<String>,
+    /// How many of them require it (a required parameter cannot be hidden).
+    pub required_in: usize,
+    /// Tokens per turn saved by taking it out of every tool's schema (the proxy's
+    /// `hide_params`, which supplies its value from `fixed_arguments`); `None` when a tool
+    /// requires it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hide_saves_tokens: Option<usize>,
+    /// Tokens per turn saved by stating it once, in the server's instructions, instead of in
+    /// every tool: the hide saving less the tokens of that one statement.
+    pub state_once_saves_tokens: usize,
+}

@@ -9,7 +9,7 @@ mod era;
 mod report;
 
 pub use clients::{ClientResult, ClientSchema, MeasuredClient, MeasuredDefinitions};
-pub use definitions::{SchemaLint, SchemaScore, ToolCost};
+pub use definitions::{SchemaLint, SchemaScore, SharedParameter, ToolCost};
 pub use era::{EraConformance, VersionRefusal};
 pub use report::{
     BlockCost, BudgetedCost, ConfigIssue, Finding, LimitVerdict, ListCost, PriceInfo, ProbeCost,

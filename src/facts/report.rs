@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::clients::{ClientResult, ClientSchema, MeasuredClient};
-use super::definitions::{SchemaScore, ToolCost};
+use super::definitions::{SchemaScore, SharedParameter, ToolCost};
 use crate::profiles::ClientProfile;
 
 /// Bumped when a field changes meaning or is removed.
@@ -177,6 +177,10 @@ pub struct ServerReport {
     /// How lean the definitions are, 0-100 with a grade (servers with tools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_score: Option<SchemaScore>,
+    /// Parameters repeated, the same, across this server's tools (the `shared-parameters`
+    /// rule), each with what hiding it and stating it once save.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_parameters: Vec<SharedParameter>,
     /// What each client sends per turn of these tool definitions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<ClientSchema>,
@@ -436,6 +440,7 @@ impl ServerReport {
             limits: Vec::new(),
             findings: Vec::new(),
             schema_score: None,
+            shared_parameters: Vec::new(),
             clients: Vec::new(),
         }
     }

@@ -131,6 +131,58 @@ fn every_rule_saves_what_an_independent_count_of_the_fixed_definition_says() {
     }
 }
 
+/// Issue 30: parameters repeated across one server's tools, on every corpus tool list, checked
+/// by check_lints.py's own grouping and count (at the audit's 5 tools, and at 3).
+#[test]
+fn shared_parameters_save_what_an_independent_grouping_and_count_say() {
+    let Some(corpus) = corpus() else { return };
+    let Some(python) = venv_python("tiktoken", "tiktoken") else {
+        return;
+    };
+    let mut servers: BTreeMap<String, Vec<Map<String, Value>>> = BTreeMap::new();
+    for (file, tool) in corpus_tools(&corpus) {
+        servers.entry(file).or_default().push(tool);
+    }
+    let home = tempfile::tempdir().unwrap();
+    let cases = home.path().join("shared.jsonl");
+    let (mut lines, mut groups, mut saved) = (String::new(), 0, 0);
+    for min_tools in [mcp_budget::measure::SHARED_PARAMETER_TOOLS, 3] {
+        for (file, tools) in &servers {
+            let found = mcp_budget::measure::shared_parameters(tools, Tokenizer::Cl100k, min_tools);
+            for g in &found {
+                eprintln!(
+                    "{file} (>= {min_tools}): `{}` in {} tools, hide {:?}, once {}",
+                    g.name,
+                    g.tools.len(),
+                    g.hide_saves_tokens,
+                    g.state_once_saves_tokens
+                );
+                if min_tools == mcp_budget::measure::SHARED_PARAMETER_TOOLS {
+                    saved += g.hide_saves_tokens.unwrap_or(g.state_once_saves_tokens);
+                }
+            }
+            groups += found.len();
+            let case = json!({"rule": "shared-parameters", "tools": tools,
+                "min_tools": min_tools, "groups": found});
+            lines.push_str(&case.to_string());
+            lines.push('\n');
+        }
+    }
+    // GitHub's `owner` and `repo` (required: stated once), pagination and the browser's
+    // element references repeat across the real lists
+    assert!(groups >= 10, "{groups}");
+    assert!(saved > 1_000, "{saved}");
+    std::fs::write(&cases, lines).unwrap();
+    let got: Value = crate::support::run_json(
+        Command::new(python)
+            .current_dir(repo().join("tests/fixtures"))
+            .arg("check_lints.py")
+            .arg(&cases),
+    );
+    assert_eq!(got["mismatches"], json!([]), "{got}");
+    assert_eq!(got["checked"]["shared-parameters"], groups as u64);
+}
+
 #[test]
 fn the_audit_limits_find_what_the_corpus_carries() {
     let Some(corpus) = corpus() else { return };

@@ -18,6 +18,15 @@ pub struct Rule {
 
 pub const RULES: &[Rule] = &[
     Rule {
+        id: "shared-parameters",
+        severity: "info",
+        title: "The same parameter repeated across many tools",
+        checks: "A parameter with the same name and the same schema, its description included, appears in at least 5 tools of one server. One finding per parameter; the saving is measured by taking it out of every tool that has it and counting the definitions again.",
+        why: "The schema tax between tools: a tenant, an authentication method, retry settings or a `url` described the same way in dozens of tools is paid again in each of them on every turn.",
+        fix: "hide it when it is optional (`proxy` policy `hide_params`, with its value in `fixed_arguments`), or state it once in the server's instructions instead of in every tool",
+        judges_definitions: true,
+    },
+    Rule {
         id: "list-without-limit",
         severity: "warning",
         title: "List-shaped tool without a limit or cursor parameter",
