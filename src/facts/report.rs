@@ -215,6 +215,9 @@ pub struct ToolsList {
     /// The first page (1-based) at which the second tools/list differed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relist_differs_at_page: Option<usize>,
+    /// Bytes of the largest page's `result` (an SDK's read limit applies to one message).
+    #[serde(default)]
+    pub largest_page_bytes: usize,
 }
 
 /// A prompts or resources list.

@@ -39,6 +39,7 @@ pub fn measure_tools_pages(
             serde_json::from_str(page).map_err(|e| MeasureError::new("tools/list result", e))?;
         m.list.pages += 1;
         m.list.wire_bytes += page.len();
+        m.list.largest_page_bytes = m.list.largest_page_bytes.max(page.len());
         m.wire.add(&set.count(page));
         for raw in parsed.tools {
             let (cost, model) = measure_tool(raw.get(), set)?;

@@ -235,6 +235,36 @@ pub struct UnknownClient {
     pub known: String,
 }
 
+/// The largest message an SDK's client reads on one transport (`sdk_limits.toml`), with its
+/// primary source: a tools/list page over it never reaches that client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SdkLimit {
+    pub id: String,
+    pub name: String,
+    pub transport: String,
+    pub bytes: usize,
+    pub effect: String,
+    pub source: String,
+    pub as_of: String,
+    pub checked: String,
+}
+
+static SDK_LIMITS: LazyLock<Vec<SdkLimit>> = LazyLock::new(|| {
+    #[derive(Deserialize)]
+    struct Table {
+        sdk: Vec<SdkLimit>,
+    }
+    toml::from_str::<Table>(include_str!("sdk_limits.toml"))
+        .expect("sdk_limits.toml is valid (a unit test parses it)")
+        .sdk
+});
+
+/// Every SDK read limit known.
+pub fn sdk_limits() -> &'static [SdkLimit] {
+    &SDK_LIMITS
+}
+
 /// A `--client LIST` (`MCP_BUDGET_CLIENT`), parsed once: the clients in front of the servers,
 /// by id (comma-separated) or `all`. `audit` reports each one's view; `proxy` and `replay` hold
 /// every result to the tightest limits of them all. [`MEASURED`] in the list also asks for the

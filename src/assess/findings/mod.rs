@@ -11,6 +11,7 @@ use crate::units::thousands;
 
 mod compat;
 mod era;
+mod list;
 mod rules;
 mod score;
 
@@ -142,7 +143,8 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
         }
     }
     out.extend(lint_findings(s));
-    out.extend(shared_findings(s));
+    out.extend(list::shared_findings(s));
+    out.extend(list::sdk_limit_findings(s));
     let (_, cap) = claude_code_token_limits();
     for p in &s.probes {
         let Some(raw) = &p.raw else { continue };
@@ -224,37 +226,6 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
         _ => 2,
     });
     out
-}
-
-/// One finding per parameter repeated across the server's tools, with both fixes' savings.
-fn shared_findings(s: &ServerReport) -> Vec<Finding> {
-    s.shared_parameters
-        .iter()
-        .map(|g| {
-            let some: Vec<&str> = g.tools.iter().take(3).map(String::as_str).collect();
-            let more = g.tools.len().saturating_sub(some.len());
-            let hide = match g.hide_saves_tokens {
-                Some(t) => format!(
-                    "hiding it saves {} tokens per turn (the proxy supplies its value)",
-                    thousands(t)
-                ),
-                None => format!("it is required in {} of them, so it cannot be hidden", g.required_in),
-            };
-            let message = format!(
-                "`{}` has the same schema and description in {} tools ({}{}): {hide}; stating it once in the instructions saves {}",
-                g.name,
-                g.tools.len(),
-                some.join(", "),
-                if more > 0 { format!(" and {more} more") } else { String::new() },
-                thousands(g.state_once_saves_tokens)
-            );
-            saving(
-                finding(by_id("shared-parameters"), None, message),
-                Some(g.hide_saves_tokens.unwrap_or(g.state_once_saves_tokens)),
-                None,
-            )
-        })
-        .collect()
 }
 
 /// The definition rules' verdicts: one finding per tool, or, for a rule that hits more than

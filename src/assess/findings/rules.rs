@@ -18,6 +18,15 @@ pub struct Rule {
 
 pub const RULES: &[Rule] = &[
     Rule {
+        id: "tools-list-over-sdk-limit",
+        severity: "error",
+        title: "A tools/list page larger than an SDK's client reads",
+        checks: "A page of the server's tools/list is larger than the largest message an MCP SDK's client reads on that transport (the limits and their sources are data: the official TypeScript SDK closes a stdio transport over 10 MiB in one line).",
+        why: "The client never sees the tools: the session ends with a read error, whatever the client would have done with the definitions.",
+        fix: "paginate tools/list (`nextCursor`) so no page comes near the limit, or cut the definitions",
+        judges_definitions: true,
+    },
+    Rule {
         id: "shared-parameters",
         severity: "info",
         title: "The same parameter repeated across many tools",
