@@ -65,12 +65,38 @@ fn quoted(s: &str) -> String {
     out
 }
 
-/// The shortest cut of each tool's description and why, by tool name.
-type Cuts<'a> = BTreeMap<&'a str, (usize, Vec<String>)>;
+/// What the policy says of one tool: the shortest cut of its description, the parameters it
+/// hides (those the `shared-parameters` rule found optional in enough tools), and why.
+#[derive(Debug, Default)]
+struct ToolRule {
+    cut: Option<usize>,
+    hide: std::collections::BTreeSet<String>,
+    why: Vec<String>,
+}
+
+/// The rules by tool name.
+type Cuts<'a> = BTreeMap<&'a str, ToolRule>;
 
 fn cuts(report: &Report) -> Cuts<'_> {
     let mut cuts: Cuts<'_> = BTreeMap::new();
     for s in &report.servers {
+        for g in &s.shared_parameters {
+            let Some(saves) = g.hide_saves_tokens else {
+                continue;
+            };
+            for tool in &g.tools {
+                let entry = cuts.entry(tool.as_str()).or_default();
+                if entry.hide.insert(g.name.clone()) && tool == &g.tools[0] {
+                    entry.why.push(format!(
+                        "{}: `{}` hidden in {} tools saves {} per turn; supply its value with fixed_arguments if the server's default will not do",
+                        s.name,
+                        g.name,
+                        g.tools.len(),
+                        thousands(saves)
+                    ));
+                }
+            }
+        }
         for t in &s.tools {
             let Some(chars) = t.description_cut_chars else {
                 continue;
@@ -80,9 +106,9 @@ fn cuts(report: &Report) -> Cuts<'_> {
                 .iter()
                 .find(|l| l.rule == "long-description")
                 .map_or(0, |l| l.saves_tokens);
-            let entry = cuts.entry(&t.name).or_insert((chars, Vec::new()));
-            entry.0 = entry.0.min(chars);
-            entry.1.push(format!(
+            let entry = cuts.entry(&t.name).or_default();
+            entry.cut = Some(entry.cut.map_or(chars, |c| c.min(chars)));
+            entry.why.push(format!(
                 "{}/{}: {} description tokens, the cut saves {} per turn",
                 s.name,
                 t.name,
@@ -134,13 +160,19 @@ fn policy_text(report: &Report, cuts: &Cuts<'_>) -> String {
         "# $schema, $comment, titles that repeat names and null defaults removed; what each schema\n# accepts is unchanged"
     );
     let _ = writeln!(out, "lean_schemas = true");
-    for (tool, (chars, why)) in cuts {
+    for (tool, rule) in cuts {
         let _ = writeln!(out);
-        for w in why {
+        for w in &rule.why {
             let _ = writeln!(out, "# {}", crate::text::one_line(w));
         }
         let _ = writeln!(out, "[policy.tools.{}]", quoted(&literal_glob(tool)));
-        let _ = writeln!(out, "max_description_chars = {chars}");
+        if let Some(chars) = rule.cut {
+            let _ = writeln!(out, "max_description_chars = {chars}");
+        }
+        if !rule.hide.is_empty() {
+            let names: Vec<String> = rule.hide.iter().map(|n| quoted(&literal_glob(n))).collect();
+            let _ = writeln!(out, "hide_params = [{}]", names.join(", "));
+        }
     }
     out
 }
@@ -150,7 +182,7 @@ fn check(text: &str, cuts: &Cuts<'_>) -> Result<(), PolicyTomlError> {
     let parsed: toml::Table =
         toml::from_str(text).map_err(|e| PolicyTomlError::Unparsable(e.message().to_string()))?;
     let mut tools = toml::Table::new();
-    for (tool, (chars, _)) in cuts {
+    for (tool, r) in cuts {
         let glob = literal_glob(tool);
         let matches = globset::Glob::new(&glob)
             .map(|g| g.compile_matcher().is_match(tool))
@@ -161,7 +193,13 @@ fn check(text: &str, cuts: &Cuts<'_>) -> Result<(), PolicyTomlError> {
             ));
         }
         let mut rule = toml::Table::new();
-        rule.insert("max_description_chars".into(), (*chars as i64).into());
+        if let Some(chars) = r.cut {
+            rule.insert("max_description_chars".into(), (chars as i64).into());
+        }
+        if !r.hide.is_empty() {
+            let names: Vec<toml::Value> = r.hide.iter().map(|n| literal_glob(n).into()).collect();
+            rule.insert("hide_params".into(), names.into());
+        }
         tools.insert(glob, rule.into());
     }
     let mut policy = toml::Table::new();
@@ -216,7 +254,13 @@ mod tests {
     #[test]
     fn a_policy_that_says_something_else_is_refused() {
         let mut cuts: Cuts<'_> = BTreeMap::new();
-        cuts.insert("a\u{7f}\"b", (10, vec![]));
+        cuts.insert(
+            "a\u{7f}\"b",
+            ToolRule {
+                cut: Some(10),
+                ..ToolRule::default()
+            },
+        );
         let good = "[policy]\nlean_schemas = true\n[policy.tools.\"a\\u007F\\\"b\"]\nmax_description_chars = 10\n";
         check(good, &cuts).unwrap();
         assert_eq!(

@@ -89,8 +89,8 @@ async fn run(
         let texts: Vec<&str> = listed.pages.iter().map(String::as_str).collect();
         let tools = measure_tools_pages(&texts, set).map_err(|e| e.to_string())?;
         report.tools_list = tools.list.clone();
-        report.shared_parameters =
-            shared_parameters(&definitions(&texts), set.primary(), SHARED_PARAMETER_TOOLS);
+        let defs = definitions(&texts);
+        report.shared_parameters = shared_parameters(&defs, set.primary(), SHARED_PARAMETER_TOOLS);
         report.tools_list.latency_ms = listed.latency_ms;
         report.tools_list.cursor_ignored = listed.cursor_ignored;
         // a second listing: prompt caching only works when the tools come back byte for byte
@@ -117,6 +117,7 @@ async fn run(
             report.tools_list.relist_same_order = Some(names(&again.pages) == names(&listed.pages));
         }
         report.tools = tools.tools.clone();
+        suggest_hidden(report, &defs, set.primary());
         report.by_tokenizer = tools
             .wire
             .others
@@ -364,4 +365,39 @@ fn definitions(pages: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>
         })
         .filter_map(|t| t.as_object().cloned())
         .collect()
+}
+
+/// The suggested policy hides every shared parameter no tool requires: what each tool that
+/// has one costs then (its suggested definition, the parameters taken out), for the tax the
+/// suggested policy leaves.
+fn suggest_hidden(
+    report: &mut ServerReport,
+    defs: &[serde_json::Map<String, serde_json::Value>],
+    tok: crate::tokens::Tokenizer,
+) {
+    let mut hidden: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for g in report
+        .shared_parameters
+        .iter()
+        .filter(|g| g.hide_saves_tokens.is_some())
+    {
+        for t in &g.tools {
+            hidden.entry(t.clone()).or_default().push(g.name.clone());
+        }
+    }
+    if hidden.is_empty() {
+        return;
+    }
+    for (cost, def) in report.tools.iter_mut().zip(defs) {
+        let name = def.get("name").and_then(serde_json::Value::as_str);
+        let Some(names) = name.filter(|n| *n == cost.name).and_then(|n| hidden.get(n)) else {
+            continue;
+        };
+        cost.suggested_model_tokens = Some(crate::measure::suggested_hidden_tokens(
+            def,
+            cost.description_cut_chars,
+            names,
+            tok,
+        ));
+    }
 }

@@ -75,6 +75,11 @@ pub struct ToolPolicy {
     pub toon: bool,
     /// The share of tokens TOON must save to be used (0.0-1.0).
     pub toon_min_saving: f64,
+    /// The proxy takes these parameters (names or globs) out of the tool's input schema; each
+    /// must be optional (a required one is refused at start).
+    pub hide_params: Vec<String>,
+    /// Arguments the proxy supplies on every call of the tool (where the client gave none).
+    pub fixed_arguments: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ToolPolicy {
@@ -108,6 +113,8 @@ impl Default for ToolPolicy {
             lean_schemas: false,
             toon: false,
             toon_min_saving: 0.1,
+            hide_params: Vec::new(),
+            fixed_arguments: serde_json::Map::new(),
         }
     }
 }
@@ -143,6 +150,8 @@ struct RuleToml {
     lean_schemas: Option<bool>,
     toon: Option<bool>,
     toon_min_saving: Option<f64>,
+    hide_params: Option<Vec<String>>,
+    fixed_arguments: Option<toml::Table>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -395,6 +404,24 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
     }
     if let Some(t) = r.toon {
         p.toon = t;
+    }
+    if let Some(names) = &r.hide_params {
+        for n in names {
+            globset::Glob::new(n).map_err(|e| PolicyError {
+                tool: tool.into(),
+                message: format!("`hide_params` entry `{n}` is not a glob: {e}"),
+            })?;
+        }
+        p.hide_params = names.clone();
+    }
+    if let Some(args) = &r.fixed_arguments {
+        let v = serde_json::to_value(args).map_err(|e| PolicyError {
+            tool: tool.into(),
+            message: format!("`fixed_arguments` cannot be read as JSON: {e}"),
+        })?;
+        if let serde_json::Value::Object(m) = v {
+            p.fixed_arguments.extend(m);
+        }
     }
     if let Some(m) = r.toon_min_saving {
         if !(0.0..=1.0).contains(&m) {

@@ -29,7 +29,10 @@ pub use pagination::is_paginated;
 pub use read::read_json;
 pub use result::{measure_parsed_result, measure_result, text_stats, tool_error_text};
 pub(crate) use scalars::json_scalar_visits;
-pub use shared::{shared_parameters, statement, without_parameter, SHARED_PARAMETER_TOOLS};
+pub use shared::{
+    hide_parameters, shared_parameters, statement, suggested_hidden_tokens, without_parameter,
+    RequiredHidden, SHARED_PARAMETER_TOOLS,
+};
 pub use tools::{measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure};
 
 /// A result that is not the JSON its method promises.

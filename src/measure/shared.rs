@@ -34,6 +34,77 @@ pub fn without_parameter(tool: &Map<String, Value>, name: &str) -> Map<String, V
     t
 }
 
+/// A required parameter a policy asked to hide: it cannot be (the tool could not be called).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool `{tool}`: `{param}` is required, so `hide_params` cannot hide it")]
+pub struct RequiredHidden {
+    pub tool: String,
+    pub param: String,
+}
+
+/// Take out of `tool`'s input schema every parameter whose name `hidden` matches; the names
+/// taken, or the first required one matched (then nothing is taken).
+pub fn hide_parameters(
+    tool: &mut Value,
+    hidden: impl Fn(&str) -> bool,
+) -> Result<Vec<String>, RequiredHidden> {
+    let name = tool["name"].as_str().unwrap_or("").to_string();
+    let Some(props) = tool["inputSchema"]["properties"].as_object() else {
+        return Ok(Vec::new());
+    };
+    let matched: Vec<String> = props.keys().filter(|k| hidden(k)).cloned().collect();
+    let required: Vec<&str> = tool["inputSchema"]["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(r) = matched.iter().find(|m| required.contains(&m.as_str())) {
+        return Err(RequiredHidden {
+            tool: name,
+            param: r.clone(),
+        });
+    }
+    if let Some(Value::Object(props)) = tool
+        .get_mut("inputSchema")
+        .and_then(|s| s.get_mut("properties"))
+    {
+        for m in &matched {
+            props.shift_remove(m);
+        }
+    }
+    Ok(matched)
+}
+
+/// The tokens per turn of `tool` as the proxy shows it under the suggested policy: the
+/// description cut to `cut` characters, the schema lean, and the `hidden` parameters taken out
+/// (the same steps, in the same order, as the proxy's tool list).
+pub fn suggested_hidden_tokens(
+    tool: &Map<String, Value>,
+    cut: Option<usize>,
+    hidden: &[String],
+    tok: Tokenizer,
+) -> usize {
+    let name = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let mut t = Value::Object(tool.clone());
+    if let (Some(max), Some(d)) = (cut, t["description"].as_str()) {
+        t["description"] = Value::String(crate::text::shorten(d, max));
+    }
+    for transform in super::LeanTransform::ALL {
+        if let Some(schema) = t.get_mut("inputSchema") {
+            super::apply_transform(schema, &name, transform);
+        }
+    }
+    // a group is hidden only where no tool requires it: nothing here is refused
+    let _ = hide_parameters(&mut t, |n| hidden.iter().any(|h| h == n));
+    match t.as_object() {
+        Some(m) => view_tokens(m, tok),
+        None => 0,
+    }
+}
+
 fn view_tokens(tool: &Map<String, Value>, tok: Tokenizer) -> usize {
     tok.count(&compact_json(&model_view(tool)))
 }

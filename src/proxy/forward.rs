@@ -107,6 +107,19 @@ impl Proxy {
         via: Option<&str>,
     ) -> Result<CallToolResult, ErrorData> {
         let client = caller(&context);
+        // what the policy supplies (`fixed_arguments`, for the parameters it hides), where the
+        // client gave nothing
+        let mut args = args;
+        for (k, v) in &self
+            .shared
+            .opts
+            .engine
+            .policy()
+            .for_tool(name)
+            .fixed_arguments
+        {
+            args.entry(k.clone()).or_insert_with(|| v.clone());
+        }
         // this call's span ends with what the engine measured (the handler's, if it started one)
         let span = trace::claim(&context);
         let trace_meta = span.as_ref().map(|s| s.trace_meta()).unwrap_or_default();

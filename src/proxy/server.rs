@@ -49,7 +49,7 @@ impl Proxy {
         let init: Value =
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let (all, warnings) = upstream_tools(&session, &opts.server).await?;
-        let listed = listing(&all, &filter, &opts);
+        let listed = listing(&all, &filter, &opts)?;
         let startup = listed.2.clone();
         let info = server_info(&init, session.protocol_version(), &opts.server);
         let upstream = Upstream::new(spec.clone(), session_opts, session, clients.clone());
@@ -121,4 +121,6 @@ pub enum ProxyStartError {
     Glob(#[from] GlobError),
     #[error(transparent)]
     Upstream(#[from] UpstreamError),
+    #[error("--policy: {0}")]
+    Policy(#[from] crate::measure::RequiredHidden),
 }

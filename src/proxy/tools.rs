@@ -15,7 +15,9 @@ use super::locked::lock;
 use super::options::ProxyOptions;
 use super::read::{read_tool_definition, READ_TOOL};
 use super::startup::{LeanSaving, Startup};
-use crate::measure::{apply_transform, compact_json, model_view, LeanTransform};
+use crate::measure::{
+    apply_transform, compact_json, hide_parameters, model_view, LeanTransform, RequiredHidden,
+};
 use crate::text::shorten;
 use crate::tokens::Tokenizer;
 use crate::upstream::{PageWalker, Session, UpstreamError};
@@ -85,9 +87,14 @@ pub(super) async fn upstream_tools(
 /// replaced (`description`) or cut (`max_description_chars`) as the policy says, and input
 /// schemas lean where `--lean-schemas` or the policy's `lean_schemas` asks (each transform's
 /// saving counted).
-fn shown(all: &[Value], filter: &ToolFilter, opts: &ProxyOptions) -> (Vec<Value>, Vec<LeanSaving>) {
+fn shown(
+    all: &[Value],
+    filter: &ToolFilter,
+    opts: &ProxyOptions,
+) -> Result<(Vec<Value>, Vec<LeanSaving>), RequiredHidden> {
     let policy = opts.engine.policy();
     let mut saved: Vec<LeanSaving> = Vec::new();
+    let mut refused = None;
     let tools = all
         .iter()
         .filter_map(|t| {
@@ -107,10 +114,30 @@ fn shown(all: &[Value], filter: &ToolFilter, opts: &ProxyOptions) -> (Vec<Value>
             if opts.lean_schemas || p.lean_schemas {
                 lean(&mut t, name, opts.tokenizer, &mut saved);
             }
+            if !p.hide_params.is_empty() {
+                let globs = hidden_globs(&p.hide_params);
+                if let Err(e) = hide_parameters(&mut t, |n| globs.is_match(n)) {
+                    refused.get_or_insert(e);
+                }
+            }
             Some(t)
         })
         .collect();
-    (tools, saved)
+    match refused {
+        Some(e) => Err(e),
+        None => Ok((tools, saved)),
+    }
+}
+
+/// The policy's `hide_params` as one glob set (each was checked when the policy was read).
+fn hidden_globs(names: &[String]) -> globset::GlobSet {
+    let mut b = globset::GlobSetBuilder::new();
+    for n in names {
+        if let Ok(g) = globset::Glob::new(n) {
+            b.add(g);
+        }
+    }
+    b.build().unwrap_or_else(|_| globset::GlobSet::empty())
 }
 
 /// Make one tool's schema lean, transform by transform, adding what each saved.
@@ -147,9 +174,9 @@ pub(super) fn listing(
     all: &[Value],
     filter: &ToolFilter,
     opts: &ProxyOptions,
-) -> (Vec<Value>, Catalog, Startup) {
+) -> Result<(Vec<Value>, Catalog, Startup), RequiredHidden> {
     let upstream_tokens: usize = all.iter().map(|t| tool_tokens(t, opts.tokenizer)).sum();
-    let (shown, lean) = shown(all, filter, opts);
+    let (shown, lean) = shown(all, filter, opts)?;
     let names: HashSet<&str> = shown.iter().filter_map(|t| t["name"].as_str()).collect();
     let hidden_tokens: usize = all
         .iter()
@@ -169,7 +196,7 @@ pub(super) fn listing(
         lazy: opts.lazy_tools,
         lean,
     };
-    (tools, catalog, startup)
+    Ok((tools, catalog, startup))
 }
 
 /// What a client is shown: the catalog's tools then `mcp_budget_read` last; with lazy tools,
@@ -271,7 +298,17 @@ impl ToolView {
                 )]
             }
         };
-        let (shown, _) = shown(&all, &self.filter, opts);
+        let shown = match shown(&all, &self.filter, opts) {
+            Ok((shown, _)) => shown,
+            Err(e) => {
+                let mut said = warnings;
+                said.push(format!(
+                    "upstream `{}`: its tools changed and the new list cannot be shown: {e}; the last list stays",
+                    opts.server
+                ));
+                return said;
+            }
+        };
         *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Catalog::new(shown));
         self.relist(opts);
         warnings

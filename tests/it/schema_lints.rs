@@ -216,6 +216,8 @@ fn the_suggested_policy_leaves_the_tax_the_audit_says() {
             "seq",
             "toolslists/live/sequential-thinking.tools-list.jsonl",
         ),
+        // issue 30: `element`, optional and the same in 7 of Playwright's tools, is hidden
+        ("playwright", "toolslists/live/playwright.tools-list.jsonl"),
     ];
     let mut probes = String::new();
     for (name, list) in lists {
@@ -253,7 +255,16 @@ fn the_suggested_policy_leaves_the_tax_the_audit_says() {
     let parsed: toml::Value = toml::from_str(&text).unwrap();
     assert_eq!(parsed["policy"]["lean_schemas"].as_bool(), Some(true));
     // sequential thinking's 566-token description is cut where the finding says
-    let seq = &report["servers"][1]["tools"][0];
+    let server_named = |n: &str| {
+        report["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == n)
+            .unwrap()
+            .clone()
+    };
+    let seq = &server_named("seq")["tools"][0];
     assert_eq!(seq["name"], "sequentialthinking");
     assert_eq!(
         parsed["policy"]["tools"]["sequentialthinking"]["max_description_chars"]
@@ -261,10 +272,22 @@ fn the_suggested_policy_leaves_the_tax_the_audit_says() {
             .map(|i| i as u64),
         seq["description_cut_chars"].as_u64()
     );
+    let hides: Vec<&str> = parsed["policy"]["tools"]
+        .as_table()
+        .unwrap()
+        .iter()
+        .filter(|(_, r)| r.get("hide_params").is_some())
+        .map(|(t, _)| t.as_str())
+        .collect();
+    assert_eq!(hides.len(), 7, "{text}");
+    assert!(hides.contains(&"browser_click"), "{hides:?}");
+    assert_eq!(
+        parsed["policy"]["tools"]["browser_click"]["hide_params"],
+        toml::Value::Array(vec!["element".into()])
+    );
     let mut total = (0, 0);
-    for (i, (name, list)) in lists.iter().enumerate() {
-        let s = &report["servers"][i];
-        assert_eq!(s["name"], *name);
+    for (name, list) in lists.iter() {
+        let s = &server_named(name);
         let tools = s["tools"].as_array().unwrap();
         let now: u64 = tools
             .iter()

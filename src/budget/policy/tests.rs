@@ -57,6 +57,26 @@ fn errors_name_the_tool_and_the_problem() {
 }
 
 #[test]
+fn hidden_parameters_and_fixed_arguments_are_read_per_tool() {
+    let p = policy(
+        "[policy]\nfixed_arguments = { region = \"eu\" }\n[policy.tools.\"az_*\"]\nhide_params = [\"tenant\", \"retry-*\"]\nfixed_arguments = { tenant = \"acme\", retries = 3 }\n",
+    )
+    .unwrap();
+    let az = p.for_tool("az_list");
+    assert_eq!(az.hide_params, ["tenant", "retry-*"]);
+    assert_eq!(
+        serde_json::Value::Object(az.fixed_arguments),
+        serde_json::json!({"region": "eu", "tenant": "acme", "retries": 3})
+    );
+    let other = p.for_tool("other");
+    assert!(other.hide_params.is_empty());
+    assert_eq!(other.fixed_arguments.len(), 1);
+    let e = policy("[policy.tools.q]\nhide_params = [\"[\"]\n").unwrap_err();
+    assert_eq!(e.tool, "q");
+    assert!(e.message.contains("is not a glob"), "{e}");
+}
+
+#[test]
 fn size_bounds_and_a_clients_limits_only_tighten() {
     let mut p = policy(
         "[policy]\nbudget_bytes = 20000\n[policy.tools.fetch]\nbudget_lines = 100\nnote_first = true\n",

@@ -100,3 +100,71 @@ fn the_start_up_figure_is_audits_for_a_tool_without_a_description() {
         .unwrap();
     assert_eq!(upstream, audited, "{line}");
 }
+
+/// Issue 30: the policy's `hide_params` takes optional parameters out of what the client sees
+/// and `fixed_arguments` supplies their values on every call; a required one is refused at start,
+/// naming the tool.
+#[test]
+fn hidden_parameters_are_supplied_by_the_policy_and_a_required_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = crate::support::repo().join("tests/fixtures/hostile_server.py");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "[policy.tools.probe]\nhide_params = [\"ten*\"]\nfixed_arguments = { tenant = \"acme\", region = \"eu\" }\n",
+    )
+    .unwrap();
+    let spill = dir.path().join("spill");
+    let mut p = crate::support::Pipelined::start(
+        &bin_path(),
+        &[
+            "proxy",
+            "--spill-dir",
+            spill.to_str().unwrap(),
+            "--policy",
+            policy.to_str().unwrap(),
+            "--",
+            "python3",
+            hostile.to_str().unwrap(),
+            "echo-args",
+        ],
+        "hide-test",
+    );
+    let listed = p.call(1, "tools/list", json!({}));
+    let probe = &listed["result"]["tools"][0];
+    assert_eq!(probe["name"], "probe");
+    let props = probe["inputSchema"]["properties"].as_object().unwrap();
+    assert!(!props.contains_key("tenant"), "{probe}");
+    assert!(
+        props.contains_key("query") && props.contains_key("id"),
+        "{probe}"
+    );
+    // the upstream gets the policy's values, and what the client gave wins where it gave one
+    let got = p.call(
+        2,
+        "tools/call",
+        json!({"name": "probe", "arguments": {"id": "r1", "region": "us"}}),
+    );
+    let args: Value = serde_json::from_str(super::texts(&got["result"]).as_str()).unwrap();
+    assert_eq!(args, json!({"id": "r1", "region": "us", "tenant": "acme"}));
+    p.finish();
+    // a required parameter cannot be hidden: the proxy does not start
+    std::fs::write(&policy, "[policy.tools.probe]\nhide_params = [\"id\"]\n").unwrap();
+    let out = Command::new(bin_path())
+        .args(["proxy", "--spill-dir"])
+        .arg(&spill)
+        .arg("--policy")
+        .arg(&policy)
+        .args(["--", "python3"])
+        .arg(&hostile)
+        .arg("echo-args")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tool `probe`: `id` is required, so `hide_params` cannot hide it"),
+        "{err}"
+    );
+}
