@@ -49,6 +49,54 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+    retrieval(c);
+}
+
+/// Every request of benches/retrieval-queries.json against its own tool list (85 finds over six
+/// real lists, the index of each built once).
+fn retrieval(c: &mut Criterion) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = root.join("../shared/corpus");
+    let Ok(set) = std::fs::read_to_string(root.join("benches/retrieval-queries.json")) else {
+        return;
+    };
+    let set: Value = serde_json::from_str(&set).expect("the query set is JSON");
+    let mut catalogs = std::collections::BTreeMap::new();
+    for (name, path) in set["lists"].as_object().expect("lists") {
+        let Ok(text) = std::fs::read_to_string(corpus.join(path.as_str().unwrap_or(""))) else {
+            eprintln!("SKIP retrieval: ../shared/corpus not found");
+            return;
+        };
+        let first: Value = serde_json::from_str(text.lines().next().unwrap_or(""))
+            .or_else(|_| serde_json::from_str(&text))
+            .expect("a tools/list");
+        let page = if first.get("result").is_some() {
+            &first["result"]
+        } else {
+            &first
+        };
+        let tools = page["tools"].as_array().cloned().unwrap_or_default();
+        catalogs.insert(name.clone(), Catalog::new(tools));
+    }
+    let queries: Vec<(String, String)> = set["queries"]
+        .as_array()
+        .expect("queries")
+        .iter()
+        .map(|q| {
+            (
+                q["list"].as_str().unwrap_or("").to_string(),
+                q["query"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    c.bench_function("lazy_search/retrieval_85_requests", |b| {
+        b.iter(|| {
+            queries
+                .iter()
+                .map(|(list, q)| catalogs[list].find_text(q, 3).1.len())
+                .sum::<usize>()
+        })
+    });
 }
 
 criterion_group!(benches, bench);

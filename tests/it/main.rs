@@ -23,6 +23,7 @@ mod handshake_fallback;
 mod hostile_names;
 mod html_browser;
 mod lab;
+mod lazy_retrieval;
 mod project_trust;
 mod proxy;
 mod proxy_hostile;

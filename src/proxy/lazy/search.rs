@@ -34,7 +34,7 @@ pub fn terms(text: &str) -> Vec<String> {
     let mut prev_lower = false;
     let flush = |word: &mut String, out: &mut Vec<String>| {
         if !word.is_empty() {
-            let w = stem(&word.to_lowercase());
+            let w = canonical(stem(&word.to_lowercase()));
             if !STOP.contains(&w.as_str()) && !w.is_empty() {
                 out.push(w);
             }
@@ -84,14 +84,43 @@ fn stem(w: &str) -> String {
     w.trim_end_matches('e').to_string()
 }
 
+/// Abbreviations and their words, one spelling for both (applied to tools and queries alike):
+/// `mysql_server_param_get` is found by "parameter", `get-env` by "environment".
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("param", "parameter"),
+    ("arg", "argument"),
+    ("env", "environment"),
+    ("config", "configuration"),
+    ("conf", "configuration"),
+    ("db", "databas"),
+    ("dir", "directory"),
+    ("repo", "repository"),
+    ("js", "javascript"),
+    ("info", "information"),
+    ("msg", "messag"),
+    ("img", "imag"),
+    ("doc", "document"),
+    ("auth", "authenticat"),
+    ("org", "organization"),
+    ("pr", "pull"),
+];
+
+/// A stemmed word in its one spelling ([`ABBREVIATIONS`]).
+fn canonical(w: String) -> String {
+    match ABBREVIATIONS.iter().find(|(short, _)| *short == w) {
+        Some((_, long)) => (*long).to_string(),
+        None => w,
+    }
+}
+
 /// Words a query says for what tool names and descriptions say otherwise (each maps to terms
 /// added to the query at a lower weight): "read a file" finds `get_file_contents`.
 const SYNONYMS: &[(&str, &[&str])] = &[
     ("read", &["get", "content", "show"]),
     ("fetch", &["get", "download"]),
-    ("show", &["get", "list", "view"]),
+    ("show", &["get", "list", "view", "read"]),
     ("view", &["get", "show"]),
-    ("look", &["get", "list", "view"]),
+    ("look", &["get", "list", "view", "search"]),
     ("find", &["search", "list"]),
     ("lookup", &["search", "get"]),
     ("delet", &["remov"]),
@@ -100,12 +129,12 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("new", &["creat"]),
     ("add", &["creat"]),
     ("edit", &["updat", "modify"]),
-    ("chang", &["updat", "edit"]),
+    ("chang", &["updat", "edit", "diff"]),
     ("modify", &["updat", "edit"]),
     ("repo", &["repository"]),
     ("pr", &["pull", "request"]),
     ("dir", &["directory"]),
-    ("folder", &["directory"]),
+    ("folder", &["directory", "list"]),
     ("me", &["authenticat", "user", "profil"]),
     ("am", &["authenticat", "user", "profil"]),
     ("sum", &["add"]),
@@ -114,7 +143,88 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("captur", &["screenshot", "snapshot"]),
     ("webpag", &["page", "browser"]),
     ("websit", &["page", "browser", "url"]),
+    // what a user says for what an API calls it
+    ("copy", &["fork", "duplicat"]),
+    ("bug", &["issue", "write"]),
+    ("go", &["navigate"]),
+    ("visit", &["navigate"]),
+    ("know", &["search", "read", "node"]),
+    ("history", &["log", "list", "commit"]),
+    ("readm", &["file", "content"]),
+    ("upload", &["push", "upload"]),
+    ("newest", &["latest"]),
+    ("function", &["code"]),
+    ("defin", &["code", "search"]),
+    ("people", &["user"]),
+    ("person", &["user", "entity"]),
+    ("approv", &["review"]),
+    ("button", &["click"]),
+    ("hit", &["press", "key"]),
+    ("error", &["consol", "messag"]),
+    ("javascript", &["evaluat", "cod", "run"]),
+    ("script", &["evaluat", "cod", "run"]),
+    ("pick", &["select"]),
+    ("choos", &["select"]),
+    ("dropdown", &["select", "option"]),
+    ("popup", &["dialog"]),
+    ("confirm", &["dialog"]),
+    ("alert", &["dialog"]),
+    ("smaller", &["resiz"]),
+    ("bigger", &["resiz"]),
+    ("window", &["resiz", "tab"]),
+    ("shut", &["clos"]),
+    ("quit", &["clos"]),
+    ("mouse", &["hover"]),
+    ("accessibility", &["snapshot"]),
+    ("txt", &["text"]),
+    ("png", &["imag", "media"]),
+    ("jpg", &["imag", "media"]),
+    ("open", &["read", "get"]),
+    ("several", &["multipl"]),
+    ("three", &["multipl"]),
+    ("save", &["writ"]),
+    ("replac", &["edit"]),
+    ("big", &["siz"]),
+    ("hierarchy", &["tree"]),
+    ("renam", &["mov"]),
+    ("modified", &["information", "status"]),
+    ("unstag", &["reset"]),
+    ("switch", &["checkout"]),
+    ("compar", &["diff"]),
+    ("remember", &["creat", "observation", "entity"]),
+    ("record", &["creat", "relation"]),
+    ("fact", &["observation"]),
+    ("forget", &["delet"]),
+    ("dump", &["read", "graph"]),
+    ("link", &["relation"]),
+    ("number", &["sum"]),
+    ("repeat", &["echo"]),
+    ("variabl", &["environment"]),
+    ("small", &["tiny"]),
+    ("compress", &["gzip", "zip"]),
+    ("slow", &["long", "running"]),
 ];
+/// The synonyms of a query term, keys and terms spelled as [`terms`] spells words (stemmed,
+/// abbreviations written out), so the table can be written in plain words.
+fn synonyms(term: &str) -> &'static [String] {
+    static TABLE: std::sync::LazyLock<HashMap<String, Vec<String>>> =
+        std::sync::LazyLock::new(|| {
+            let mut t: HashMap<String, Vec<String>> = HashMap::new();
+            for (k, more) in SYNONYMS {
+                let spelled = |w: &str| canonical(stem(w));
+                let e = t.entry(spelled(k)).or_default();
+                for m in more.iter() {
+                    let m = spelled(m);
+                    if !e.contains(&m) {
+                        e.push(m);
+                    }
+                }
+            }
+            t
+        });
+    TABLE.get(term).map_or(&[], Vec::as_slice)
+}
+
 /// The weight of a synonym's terms, against the query's own.
 const SYNONYM_WEIGHT: f64 = 0.4;
 
@@ -193,10 +303,8 @@ impl ToolIndex {
             None => out.push((t, w)),
         };
         for t in terms(query) {
-            if let Some((_, more)) = SYNONYMS.iter().find(|(k, _)| *k == t) {
-                for m in more.iter() {
-                    add(m.to_string(), SYNONYM_WEIGHT, &mut out);
-                }
+            for m in synonyms(&t) {
+                add(m.clone(), SYNONYM_WEIGHT, &mut out);
             }
             add(t, 1.0, &mut out);
         }
@@ -205,7 +313,7 @@ impl ToolIndex {
             let w = w.to_lowercase();
             if let Some((_, more)) = SYNONYMS.iter().find(|(k, _)| *k == w) {
                 for m in more.iter() {
-                    add(m.to_string(), SYNONYM_WEIGHT, &mut out);
+                    add(canonical(stem(m)), SYNONYM_WEIGHT, &mut out);
                 }
             }
         }
@@ -270,5 +378,39 @@ mod tests {
         assert_eq!(index.search("overwrite file", 3)[0].0, 1);
         assert_eq!(index.search("read contents", 1)[0].0, 0);
         assert!(index.search("zebra", 3).is_empty());
+    }
+
+    /// Issue 30's example: "parameter" finds `param` in a name, "read" finds `get`.
+    #[test]
+    fn an_abbreviated_name_is_found_by_the_word_it_abbreviates() {
+        let tools: Vec<_> = [
+            (
+                "mysql_server_list",
+                "List MySQL flexible servers in a resource group.",
+            ),
+            (
+                "mysql_server_param_get",
+                "Retrieves a specific parameter of a MySQL server.",
+            ),
+            (
+                "mysql_server_param_set",
+                "Sets a specific parameter of a MySQL server to a value.",
+            ),
+            (
+                "postgres_server_param_get",
+                "Retrieves a specific parameter of a PostgreSQL server.",
+            ),
+            (
+                "mysql_database_query",
+                "Executes a SELECT query on a MySQL database.",
+            ),
+        ]
+        .iter()
+        .map(|(n, d)| json!({"name": n, "description": d}))
+        .collect();
+        let index = ToolIndex::new(&tools);
+        assert_eq!(index.search("read one MySQL server parameter", 3)[0].0, 1);
+        assert_eq!(terms("get-env"), terms("get environment"));
+        assert_eq!(terms("params"), terms("parameter"));
     }
 }
