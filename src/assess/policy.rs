@@ -1,7 +1,9 @@
 //! `audit --suggest-policy FILE`: a policy the proxy applies (`mcp-budget proxy --policy FILE`)
-//! that cuts what the definition rules measured and that loses nothing a client validates:
-//! lean schemas on, and each long description cut at the sentence end the `long-description`
-//! finding names. Its header says the schema tax before and after, as the audit measured it.
+//! that cuts what the definition rules measured: lean schemas on and each long description cut
+//! at the sentence end the `long-description` finding names (nothing a client validates
+//! changes), and `hide_params` for each parameter the `shared-parameters` rule found optional in
+//! enough tools (the server's default, or `fixed_arguments`, supplies it). Its header says the
+//! schema tax before and after, as the audit measured it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;

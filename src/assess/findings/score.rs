@@ -2,7 +2,8 @@
 //! can check it by hand (docs/findings.md's "Schema score" gives the same formula).
 //!
 //! ```text
-//! waste    = 50 x recoverable / schema tokens      (the share every definition fix recovers)
+//! waste    = 50 x recoverable / schema tokens      (the share every definition fix recovers,
+//!            each parameter repeated across tools hidden or stated once included)
 //! findings = 10 per error + 4 per warning + 1 per note, of the definition rules, at most 30
 //! size     = schema tokens / 2,500, at most 20     (one point per 2,500 tokens a turn)
 //! score    = 100 - waste - findings - size, rounded, at least 0
@@ -24,7 +25,13 @@ pub fn schema_score(s: &ServerReport) -> Option<SchemaScore> {
             t.fixed_model_tokens
                 .map_or(0, |f| t.model_tokens.saturating_sub(f))
         })
-        .sum();
+        .sum::<usize>()
+        // the tax between tools: each repeated parameter hidden (optional) or stated once
+        + s.shared_parameters
+            .iter()
+            .map(|g| g.hide_saves_tokens.unwrap_or(g.state_once_saves_tokens))
+            .sum::<usize>();
+    let recoverable = recoverable.min(schema_tokens);
     let waste = 50.0 * recoverable as f64 / schema_tokens.max(1) as f64;
     let findings: f64 = s
         .findings
@@ -90,6 +97,29 @@ mod tests {
         let got = schema_score(&s).unwrap();
         assert_eq!((got.score, got.grade.as_str()), (86, "B"));
         assert_eq!((got.schema_tokens, got.recoverable_tokens), (10_000, 1_000));
+        // a parameter repeated across tools adds what hiding it (or, required, stating it once)
+        // saves: waste 50 x 3,000 / 10,000 = 15
+        s.shared_parameters = vec![
+            crate::facts::SharedParameter {
+                name: "tenant".into(),
+                schema: "{}".into(),
+                tools: vec!["a".into(); 5],
+                required_in: 0,
+                hide_saves_tokens: Some(1_500),
+                state_once_saves_tokens: 1_400,
+            },
+            crate::facts::SharedParameter {
+                name: "owner".into(),
+                schema: "{}".into(),
+                tools: vec!["a".into(); 5],
+                required_in: 5,
+                hide_saves_tokens: None,
+                state_once_saves_tokens: 500,
+            },
+        ];
+        let got = schema_score(&s).unwrap();
+        assert_eq!(got.recoverable_tokens, 3_000);
+        assert_eq!(got.score, 76);
         assert_eq!(
             [grade(90), grade(89), grade(60), grade(59)],
             ["A", "B", "D", "F"]
