@@ -8,8 +8,10 @@ use mcp_budget::tokens::{Tokenizer, TokenizerList};
 use mcp_budget::upstream::Protocol;
 
 mod formats;
+mod intercept;
 mod lab;
 pub use formats::{GateFormat, ListFormat, StatsFormat};
+pub use intercept::InterceptArgs;
 pub use lab::{LabArgs, LabFormat, LabTapArgs};
 
 #[derive(Debug, Parser)]
@@ -29,6 +31,9 @@ pub enum Command {
     Audit(Box<AuditArgs>),
     /// Run saved tool results (JSON-RPC lines, bare results or text) through the budget engine
     Replay(ReplayArgs),
+    /// Budget one tool result read on stdin for a gateway's interceptor (Docker MCP Gateway's
+    /// `--interceptor after:exec:...`): the replacement on stdout, nothing when it fits
+    Intercept(InterceptArgs),
     /// List the servers found in client configs and probe files (secrets redacted)
     Servers(ServersArgs),
     /// Count the tokens of files (or stdin)
@@ -334,10 +339,20 @@ pub struct AuditArgs {
     /// Print what a findings rule checks and why, then exit (`--explain list` lists the rules)
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,
-    /// Write a policy for `proxy --policy` that cuts the schema tax without losing what a client
-    /// validates: lean schemas, long descriptions cut at a sentence end
+    /// Write a policy for `proxy --policy` that cuts the schema tax: lean schemas, long
+    /// descriptions cut at a sentence end, optional parameters repeated across tools hidden
     #[arg(long, value_name = "FILE")]
     pub suggest_policy: Option<PathBuf>,
+    /// Tools a parameter must appear in, with the same schema and description, to be reported
+    /// as a shared parameter (the `shared-parameters` rule)
+    #[arg(
+        long,
+        env = "MCP_BUDGET_SHARED_MIN_TOOLS",
+        value_name = "N",
+        default_value_t = mcp_budget::measure::SHARED_PARAMETER_TOOLS as u64,
+        value_parser = clap::value_parser!(u64).range(2..)
+    )]
+    pub shared_min_tools: u64,
     /// Export what the audit measured as OTLP metrics (http/protobuf, to
     /// OTEL_EXPORTER_OTLP_ENDPOINT or else http://localhost:4318), one point per server, tool,
     /// probe and client view

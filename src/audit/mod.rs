@@ -44,6 +44,8 @@ pub struct AuditOptions {
     pub recorder: Option<Arc<Recorder>>,
     /// The clients whose view of every result and tool list is reported.
     pub clients: Vec<&'static ClientProfile>,
+    /// Tools a parameter must be repeated in, the same, to be a `shared-parameters` group.
+    pub shared_min_tools: usize,
 }
 
 impl Default for AuditOptions {
@@ -57,6 +59,7 @@ impl Default for AuditOptions {
             engine: None,
             recorder: None,
             clients: crate::profiles::profiles().iter().collect(),
+            shared_min_tools: crate::measure::SHARED_PARAMETER_TOOLS,
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::facts::{
 };
 use crate::measure::{
     measure_initialize, measure_list, measure_parsed_result, measure_tools_pages,
-    shared_parameters, tool_error_text, SHARED_PARAMETER_TOOLS,
+    shared_parameters, tool_error_text,
 };
 use crate::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
 
@@ -90,7 +90,7 @@ async fn run(
         let tools = measure_tools_pages(&texts, set).map_err(|e| e.to_string())?;
         report.tools_list = tools.list.clone();
         let defs = definitions(&texts);
-        report.shared_parameters = shared_parameters(&defs, set.primary(), SHARED_PARAMETER_TOOLS);
+        report.shared_parameters = shared_parameters(&defs, set.primary(), opts.shared_min_tools);
         report.tools_list.latency_ms = listed.latency_ms;
         report.tools_list.cursor_ignored = listed.cursor_ignored;
         // a second listing: prompt caching only works when the tools come back byte for byte

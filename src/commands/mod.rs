@@ -7,6 +7,7 @@ mod completions;
 mod count;
 mod demo_server;
 mod gate;
+mod intercept;
 mod lab;
 mod proxy;
 mod replay;
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Audit(args) => audit::run(*args),
         Command::Replay(args) => replay::run(args),
+        Command::Intercept(args) => intercept::run(args),
         Command::Servers(args) => servers::run(args),
         Command::Count(args) => count::run(args),
         Command::DemoServer => demo_server::run(),

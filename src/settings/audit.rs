@@ -93,6 +93,7 @@ fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOpt
         timeout: Duration::from_secs(args.timeout.or(timeout_secs).unwrap_or(60)),
         concurrency: args.concurrency.or(concurrency).unwrap_or(8),
         auto_probe: args.auto_probe,
+        shared_min_tools: args.shared_min_tools as usize,
         session: SessionOptions {
             max_response_bytes: args.max_response_bytes,
             record: args.record.is_some(),

@@ -9,6 +9,7 @@
 mod audit;
 mod count;
 mod gate;
+mod intercept;
 mod lab;
 mod proxy;
 mod replay;
@@ -17,6 +18,7 @@ mod stats;
 pub use audit::Audit;
 pub use count::Count;
 pub use gate::Gate;
+pub use intercept::Intercept;
 pub use lab::Lab;
 pub use proxy::Proxy;
 pub use replay::Replay;

@@ -22,6 +22,7 @@ mod github_projections;
 mod handshake_fallback;
 mod hostile_names;
 mod html_browser;
+mod intercept;
 mod lab;
 mod lazy_retrieval;
 mod project_trust;

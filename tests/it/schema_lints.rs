@@ -335,3 +335,63 @@ fn the_suggested_policy_leaves_the_tax_the_audit_says() {
     );
     assert!(stderr.contains("suggested policy written to"), "{stderr}");
 }
+
+/// Issue 30: how many tools make a shared parameter is a setting (`--shared-min-tools`,
+/// `MCP_BUDGET_SHARED_MIN_TOOLS`), at least 2.
+#[test]
+fn the_shared_parameter_threshold_is_a_setting() {
+    let Some(corpus) = corpus() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let probes = home.path().join("probes.toml");
+    std::fs::write(
+        &probes,
+        format!(
+            "[servers.playwright]\ncommand = \"python3\"\nargs = [{:?}, {:?}]\n",
+            repo()
+                .join("tests/fixtures/toolslist_server.py")
+                .to_str()
+                .unwrap(),
+            corpus
+                .join("toolslists/live/playwright.tools-list.jsonl")
+                .to_str()
+                .unwrap()
+        ),
+    )
+    .unwrap();
+    let groups = |extra: &[&str], env: Option<&str>| -> Vec<String> {
+        let mut cmd = crate::support::mcp_budget(home.path(), home.path());
+        cmd.arg("audit")
+            .arg(&probes)
+            .args(["--no-write", "--format", "json", "--client", "naive"])
+            .args(extra);
+        if let Some(n) = env {
+            cmd.env("MCP_BUDGET_SHARED_MIN_TOOLS", n);
+        }
+        let out = cmd.assert().code(0).get_output().stdout.clone();
+        let r: Value = serde_json::from_slice(&out).unwrap();
+        r["servers"][0]["shared_parameters"]
+            .as_array()
+            .map(|g| {
+                g.iter()
+                    .map(|g| {
+                        format!(
+                            "{} x{}",
+                            g["name"].as_str().unwrap(),
+                            g["tools"].as_array().unwrap().len()
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // `element` is the same in 7 of Playwright's tools, `target` in 5
+    assert_eq!(groups(&[], None), ["element x7", "target x5"]);
+    assert_eq!(groups(&["--shared-min-tools", "6"], None), ["element x7"]);
+    assert_eq!(groups(&[], Some("8")), Vec::<String>::new());
+    crate::support::mcp_budget(home.path(), home.path())
+        .arg("audit")
+        .arg(&probes)
+        .args(["--shared-min-tools", "1"])
+        .assert()
+        .code(2);
+}
