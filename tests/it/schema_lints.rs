@@ -45,6 +45,20 @@ pub fn corpus_tools(corpus: &Path) -> Vec<(String, Map<String, Value>)> {
     out
 }
 
+/// Run tests/fixtures/check_lints.py on `lines` (JSON cases written to `cases`): its verdict,
+/// with no mismatch.
+fn check_lints(python: &Path, cases: &Path, lines: &str) -> Value {
+    std::fs::write(cases, lines).unwrap();
+    let got: Value = crate::support::run_json(
+        Command::new(python)
+            .current_dir(repo().join("tests/fixtures"))
+            .arg("check_lints.py")
+            .arg(cases),
+    );
+    assert_eq!(got["mismatches"], json!([]), "{got}");
+    got
+}
+
 const LOW: LintLimits = LintLimits {
     description_tokens: 60,
     list_tokens: 30,
@@ -118,14 +132,7 @@ fn every_rule_saves_what_an_independent_count_of_the_fixed_definition_says() {
             "{rule} met no real definition: {per_rule:?}"
         );
     }
-    std::fs::write(&cases, lines).unwrap();
-    let got: Value = crate::support::run_json(
-        Command::new(python)
-            .current_dir(repo().join("tests/fixtures"))
-            .arg("check_lints.py")
-            .arg(&cases),
-    );
-    assert_eq!(got["mismatches"], json!([]), "{got}");
+    let got = check_lints(&python, &cases, &lines);
     for (rule, n) in &per_rule {
         assert_eq!(got["checked"][rule], *n as u64, "{rule}");
     }
@@ -172,14 +179,7 @@ fn shared_parameters_save_what_an_independent_grouping_and_count_say() {
     // element references repeat across the real lists
     assert!(groups >= 10, "{groups}");
     assert!(saved > 1_000, "{saved}");
-    std::fs::write(&cases, lines).unwrap();
-    let got: Value = crate::support::run_json(
-        Command::new(python)
-            .current_dir(repo().join("tests/fixtures"))
-            .arg("check_lints.py")
-            .arg(&cases),
-    );
-    assert_eq!(got["mismatches"], json!([]), "{got}");
+    let got = check_lints(&python, &cases, &lines);
     assert_eq!(got["checked"]["shared-parameters"], groups as u64);
 }
 
