@@ -285,6 +285,19 @@ impl Policy {
         Ok(())
     }
 
+    /// The arguments the policy supplies on every call of `tool` (`fixed_arguments`); `None`,
+    /// without building the tool's whole policy, when no rule supplies any (the call path asks
+    /// this of every call).
+    pub fn fixed_arguments(
+        &self,
+        tool: &str,
+    ) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let any = !self.default.fixed_arguments.is_empty()
+            || self.rules.iter().any(|r| r.rule.fixed_arguments.is_some());
+        any.then(|| self.for_tool(tool).fixed_arguments)
+            .filter(|m| !m.is_empty())
+    }
+
     /// The settings for `tool`: the default, then every matching rule in order, then a
     /// client's limits (which only tighten).
     pub fn for_tool(&self, tool: &str) -> ToolPolicy {

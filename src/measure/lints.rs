@@ -55,7 +55,8 @@ pub struct ToolLints {
     pub description_cut_chars: Option<usize>,
 }
 
-fn view_tokens(tool: &Map<String, Value>, tok: Tokenizer) -> usize {
+/// A definition's model view in tokens (what the model is sent of it per turn).
+pub(super) fn view_tokens(tool: &Map<String, Value>, tok: Tokenizer) -> usize {
     tok.count(&compact_json(&model_view(tool)))
 }
 

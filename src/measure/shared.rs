@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{compact_json, model_view};
+use super::compact_json;
+use super::lints::view_tokens;
 use crate::facts::SharedParameter;
 use crate::tokens::Tokenizer;
 
@@ -103,10 +104,6 @@ pub fn suggested_hidden_tokens(
         Some(m) => view_tokens(m, tok),
         None => 0,
     }
-}
-
-fn view_tokens(tool: &Map<String, Value>, tok: Tokenizer) -> usize {
-    tok.count(&compact_json(&model_view(tool)))
 }
 
 /// The groups of `tools` (one server's definitions) that repeat a parameter, the same, in at

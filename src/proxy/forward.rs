@@ -110,15 +110,9 @@ impl Proxy {
         // what the policy supplies (`fixed_arguments`, for the parameters it hides), where the
         // client gave nothing
         let mut args = args;
-        for (k, v) in &self
-            .shared
-            .opts
-            .engine
-            .policy()
-            .for_tool(name)
-            .fixed_arguments
-        {
-            args.entry(k.clone()).or_insert_with(|| v.clone());
+        let policy = self.shared.opts.engine.policy();
+        for (k, v) in policy.fixed_arguments(name).unwrap_or_default() {
+            args.entry(k).or_insert(v);
         }
         // this call's span ends with what the engine measured (the handler's, if it started one)
         let span = trace::claim(&context);
@@ -142,8 +136,8 @@ impl Proxy {
                 }
                 self.log_failure(name, client, &error.message);
                 if let Some(span) = span {
-                    let kind = (error.code.0.to_string(), error.message.to_string());
-                    trace::end_call(&self.shared, span, SystemTime::now(), Some(kind), None);
+                    let kind = Some(trace::rpc_error(&error));
+                    trace::end_call(&self.shared, span, SystemTime::now(), kind, None);
                 }
                 return Err(error);
             }

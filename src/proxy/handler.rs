@@ -125,7 +125,7 @@ impl ServerHandler for Proxy {
         if let Some(span) = traced.claim() {
             let error = match &answer {
                 Ok(r) => trace::tool_error(r),
-                Err(e) => Some((e.code.0.to_string(), e.message.to_string())),
+                Err(e) => Some(trace::rpc_error(e)),
             };
             trace::end_call(
                 &self.shared,

@@ -84,10 +84,7 @@ pub(super) fn end<T>(shared: &Shared, traced: &Traced, answer: &Result<T, ErrorD
     let Some(span) = traced.claim() else {
         return;
     };
-    let error = answer
-        .as_ref()
-        .err()
-        .map(|e| (e.code.0.to_string(), e.message.to_string()));
+    let error = answer.as_ref().err().map(rpc_error);
     shared.opts.telemetry.finish(
         span,
         Outcome {
@@ -95,6 +92,11 @@ pub(super) fn end<T>(shared: &Shared, traced: &Traced, answer: &Result<T, ErrorD
             ..Outcome::default()
         },
     );
+}
+
+/// A JSON-RPC error's `error.type` (its code, as the conventions say) and message.
+pub(super) fn rpc_error(e: &ErrorData) -> (String, String) {
+    (e.code.0.to_string(), e.message.to_string())
 }
 
 /// A tool result's `error.type`: `tool_error` when it says `isError`.

@@ -168,7 +168,7 @@ impl Telemetry {
         }
         let answered = outcome.answered.unwrap_or_else(SystemTime::now);
         let duration_s = answered
-            .duration_since(SystemTime::now() - span.started.elapsed())
+            .duration_since(span.started)
             .unwrap_or_default()
             .as_secs_f64();
         let mut extra = Vec::new();
@@ -219,11 +219,6 @@ impl Telemetry {
         self.prom.as_ref().map(Prom::text)
     }
 
-    /// Spans lost so far, and metric exports that failed.
-    pub fn losses(&self) -> (u64, u64) {
-        self.losses.counts()
-    }
-
     /// Flush what is queued and stop the exporters, giving up after `within` (a collector
     /// that hangs must not hold the end of the proxy).
     pub fn shutdown(&self, within: Duration) {
@@ -240,6 +235,7 @@ impl Telemetry {
                 let _ = done.send(());
             });
         let _ = finished.recv_timeout(within);
+        self.losses.say_totals();
     }
 }
 

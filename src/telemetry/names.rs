@@ -70,6 +70,3 @@ pub const ENGINE_BUCKETS: [f64; 12] = [
 pub const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
-
-/// The semantic-conventions release the names follow.
-pub const CONVENTIONS: &str = "OpenTelemetry semantic conventions v1.41.1 (MCP, Development)";

@@ -59,20 +59,24 @@ impl Losses {
         self.say_once(why);
     }
 
+    /// At the end: what was lost in all, when anything was (the first loss was said as it
+    /// happened; this is the count).
+    pub fn say_totals(&self) {
+        let spans = self.spans.load(Ordering::Relaxed);
+        let metrics = self.metric_exports.load(Ordering::Relaxed);
+        if spans + metrics > 0 {
+            (self.say)(format!(
+                "telemetry: {spans} span(s) and {metrics} metric export(s) lost in all"
+            ));
+        }
+    }
+
     fn say_once(&self, why: &str) {
         if !self.said.swap(true, Ordering::SeqCst) {
             (self.say)(format!(
                 "telemetry: {why}; calls are not affected, and what is lost is counted (said once)"
             ));
         }
-    }
-
-    /// Spans lost so far, and metric exports that failed.
-    pub fn counts(&self) -> (u64, u64) {
-        (
-            self.spans.load(Ordering::Relaxed),
-            self.metric_exports.load(Ordering::Relaxed),
-        )
     }
 }
 

@@ -5,7 +5,7 @@
 //! and the server's.
 
 use std::collections::HashMap;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt, Tracer as _};
@@ -40,7 +40,7 @@ pub struct Request {
 pub struct RequestSpan {
     pub(super) span: Option<opentelemetry_sdk::trace::Span>,
     pub(super) request: Request,
-    pub(super) started: Instant,
+    pub(super) started: SystemTime,
 }
 
 impl std::fmt::Debug for RequestSpan {
@@ -58,7 +58,7 @@ impl RequestSpan {
         RequestSpan {
             span: None,
             request,
-            started: Instant::now(),
+            started: SystemTime::now(),
         }
     }
 
@@ -81,7 +81,7 @@ impl RequestSpan {
         RequestSpan {
             span: Some(span),
             request,
-            started: Instant::now(),
+            started: SystemTime::now(),
         }
     }
 

@@ -71,6 +71,9 @@ fn hidden_parameters_and_fixed_arguments_are_read_per_tool() {
     let other = p.for_tool("other");
     assert!(other.hide_params.is_empty());
     assert_eq!(other.fixed_arguments.len(), 1);
+    // the call path's question: the tool's arguments, or none without building its policy
+    assert_eq!(p.fixed_arguments("az_list").map(|m| m.len()), Some(3));
+    assert_eq!(Policy::builtin().fixed_arguments("az_list"), None);
     let e = policy("[policy.tools.q]\nhide_params = [\"[\"]\n").unwrap_err();
     assert_eq!(e.tool, "q");
     assert!(e.message.contains("is not a glob"), "{e}");
