@@ -418,24 +418,12 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
     if let Some(t) = r.toon {
         p.toon = t;
     }
-    if let Some(names) = &r.hide_params {
-        for n in names {
-            globset::Glob::new(n).map_err(|e| PolicyError {
-                tool: tool.into(),
-                message: format!("`hide_params` entry `{n}` is not a glob: {e}"),
-            })?;
-        }
-        p.hide_params = names.clone();
-    }
-    if let Some(args) = &r.fixed_arguments {
-        let v = serde_json::to_value(args).map_err(|e| PolicyError {
-            tool: tool.into(),
-            message: format!("`fixed_arguments` cannot be read as JSON: {e}"),
-        })?;
-        if let serde_json::Value::Object(m) = v {
-            p.fixed_arguments.extend(m);
-        }
-    }
+    params::apply(
+        p,
+        r.hide_params.as_deref(),
+        r.fixed_arguments.as_ref(),
+        tool,
+    )?;
     if let Some(m) = r.toon_min_saving {
         if !(0.0..=1.0).contains(&m) {
             return Err(PolicyError {
@@ -455,6 +443,8 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
     }
     Ok(())
 }
+
+mod params;
 
 #[cfg(test)]
 mod tests;
