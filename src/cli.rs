@@ -10,9 +10,11 @@ use mcp_budget::upstream::Protocol;
 mod formats;
 mod intercept;
 mod lab;
+mod setup;
 pub use formats::{GateFormat, ListFormat, StatsFormat};
 pub use intercept::InterceptArgs;
 pub use lab::{LabArgs, LabFormat, LabTapArgs};
+pub use setup::{CompletionsArgs, ManArgs, SchemaArgs};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -55,29 +57,15 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write one per command into a folder
     Man(ManArgs),
+    /// Print the JSON Schema of a document mcp-budget writes: audit (audit.json), gate
+    /// (gate.json), call-log (a line of `proxy --log`), lab (the lab's report)
+    Schema(SchemaArgs),
     /// The lab's tap: relay stdio to a server, writing every line to a transcript
     #[command(hide = true)]
     LabTap(LabTapArgs),
     /// The lab's own MCP server on stdio (synthetic results of every shape, for --derive)
     #[command(hide = true)]
     LabServer,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct CompletionsArgs {
-    /// The shell: `source <(mcp-budget completions bash)`, or write it where the shell looks
-    /// (bash: ~/.local/share/bash-completion/completions/mcp-budget; zsh: a folder on $fpath
-    /// as _mcp-budget; fish: ~/.config/fish/completions/mcp-budget.fish)
-    #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct ManArgs {
-    /// Write mcp-budget.1 and a page per command (mcp-budget-audit.1, ...) into DIR instead
-    /// of printing the main page
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

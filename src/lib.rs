@@ -25,6 +25,7 @@ pub mod measure;
 pub mod profiles;
 pub mod proxy;
 pub mod report;
+pub mod schemas;
 pub mod telemetry;
 pub mod text;
 pub mod tokens;

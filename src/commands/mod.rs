@@ -11,6 +11,7 @@ mod intercept;
 mod lab;
 mod proxy;
 mod replay;
+mod schema;
 mod serve_capture;
 mod servers;
 mod stats;
@@ -34,6 +35,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Lab(args) => lab::run(*args),
         Command::Completions(args) => completions::completions(args),
         Command::Man(args) => completions::man(args),
+        Command::Schema(args) => schema::run(args),
         Command::LabTap(args) => lab::tap(args),
         Command::LabServer => lab::shape_server(),
     }

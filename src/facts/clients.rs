@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::profiles::ClientSeen;
 
 /// What one client sends per turn of one server's tool definitions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientSchema {
     pub client: String,
     pub schema_tokens_per_turn: usize,
@@ -26,7 +26,7 @@ pub struct ClientSchema {
 }
 
 /// A server's definitions as a client was measured sending them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MeasuredDefinitions {
     pub tokens_per_turn: usize,
     pub bytes_per_turn: usize,
@@ -36,7 +36,7 @@ pub struct MeasuredDefinitions {
 }
 
 /// A client `audit --client measured` ran in the lab: its build, and whether it answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MeasuredClient {
     pub client: String,
     pub name: String,
@@ -54,7 +54,7 @@ pub struct MeasuredClient {
 
 /// One result in one client: as the server sent it, and after the engine with that client's
 /// limits (what `proxy --client` sends it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientResult {
     pub client: String,
     pub raw: ClientSeen,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// What one tool's definition costs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolCost {
     pub name: String,
     /// Compact `{"name","description","input_schema"}`: what the model receives every turn.
@@ -55,7 +55,7 @@ pub struct ToolCost {
 }
 
 /// One definition rule's verdict on one tool, with its measured saving.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SchemaLint {
     pub rule: String,
     /// Tokens per turn the fix saves (primary tokenizer, the model view).
@@ -67,7 +67,7 @@ pub struct SchemaLint {
 }
 
 /// How lean a server's definitions are (see docs/findings.md, "Schema score").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SchemaScore {
     pub score: u8,
     pub grade: String,
@@ -77,7 +77,7 @@ pub struct SchemaScore {
 }
 
 /// One parameter repeated across tools, and what each fix saves per turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SharedParameter {
     pub name: String,
     /// The property's schema, compact JSON (the same in every tool of the group).

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::facts::{Report, Status};
 
 /// What was compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Subject {
     /// A server's schema tax (all its tools, tokens per turn).
@@ -20,7 +20,7 @@ pub enum Subject {
 }
 
 /// How it changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Movement {
     Added,
@@ -31,7 +31,7 @@ pub enum Movement {
 }
 
 /// One row of the diff.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Change {
     pub subject: Subject,
     pub server: String,

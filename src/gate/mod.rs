@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::facts::{Report, Status, SCHEMA_VERSION};
 
 /// A threshold a report broke.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Violation {
     /// The threshold's name (`max_tool_tokens`, ...), or `server_error`.
     pub rule: String,
@@ -34,7 +34,7 @@ pub struct Violation {
 }
 
 /// The gate's verdict on a report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
     pub passed: bool,
     pub violations: Vec<Violation>,

@@ -22,7 +22,7 @@ const SCHEMA_KEYS: [&str; 5] = [
 ];
 
 /// How a client presents a server's tools on the first turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Form {
     /// Every tool's definition, as plain tools.
@@ -38,7 +38,7 @@ pub enum Form {
 }
 
 /// The definitions one client sent for one server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Definitions {
     pub form: Form,
     pub server_tools: usize,

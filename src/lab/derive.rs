@@ -17,7 +17,7 @@ const SMALLEST: usize = 125;
 const ESCALATE_MAX: usize = 1_000_000;
 
 /// What one shape's bisection found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShapeRule {
     pub shape: Shape,
     /// 1: where the client stops delivering the shape whole; 2: where what it does then

@@ -7,7 +7,9 @@
 use super::LabError;
 
 /// How the lab is kept on loopback.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Isolation {
     /// A network namespace with only loopback: nothing can leave the machine.

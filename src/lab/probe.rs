@@ -23,7 +23,7 @@ pub fn note_first(added: &str) -> bool {
 }
 
 /// How much of a text, in every unit a client may count in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Size {
     pub chars: usize,
     pub bytes: usize,
@@ -53,7 +53,7 @@ impl Size {
 }
 
 /// How the result reached the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Delivery {
     /// All of it.
@@ -69,7 +69,7 @@ pub enum Delivery {
 }
 
 /// Which part of a tool result reached the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Sent {
     Content,
@@ -79,7 +79,7 @@ pub enum Sent {
 }
 
 /// A file the client wrote that holds the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SavedFile {
     /// Relative to the client's private HOME.
     pub path: String,
@@ -93,7 +93,7 @@ pub struct SavedFile {
 }
 
 /// One probe in one client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeOutcome {
     pub tool: String,
     pub raw: Size,
@@ -121,7 +121,7 @@ pub struct ProbeOutcome {
 }
 
 /// What the profile predicts, and whether the measurement agrees.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Modelled {
     /// The profile's id.
     pub profile: String,

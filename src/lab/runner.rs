@@ -26,7 +26,7 @@ use crate::config::{ServerSpec, TransportSpec};
 use crate::tokens::Tokenizer;
 
 /// A server the lab mounts (stdio: the lab's clients start it behind the tap).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct LabServer {
     pub name: String,
     pub command: Vec<String>,
@@ -76,7 +76,7 @@ impl LabServer {
 }
 
 /// A tool the scripted model calls, with its arguments.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct LabProbe {
     pub tool: String,
     pub arguments: Value,

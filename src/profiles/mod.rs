@@ -19,7 +19,7 @@ pub use visible::Count;
 
 /// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
 /// source states it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sourced {
     pub source: String,
@@ -29,7 +29,7 @@ pub struct Sourced {
 }
 
 /// Which parts of a tool result reach the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Sends {
     Both,
@@ -41,7 +41,7 @@ pub enum Sends {
     ResultJson,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendsRule {
     pub mode: Sends,
@@ -50,7 +50,7 @@ pub struct SendsRule {
 }
 
 /// How an image block reaches the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Images {
     /// As an image, priced by its dimensions.
@@ -59,7 +59,7 @@ pub enum Images {
     Base64Text,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImagesRule {
     pub mode: Images,
@@ -68,7 +68,7 @@ pub struct ImagesRule {
 }
 
 /// What the model is sent of the tool definitions on every turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SchemaMode {
     Full,
@@ -77,7 +77,7 @@ pub enum SchemaMode {
     Names,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaRule {
     pub mode: SchemaMode,
@@ -89,7 +89,7 @@ pub struct SchemaRule {
 }
 
 /// One limit of a client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     /// `result` (one tool result) or `tools` (the tools a client mounts).
@@ -138,7 +138,7 @@ fn yes() -> bool {
 }
 
 /// One client's profile.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClientProfile {
     /// `claude-code`, `codex`, … (what `--client` takes).
@@ -171,7 +171,7 @@ pub struct ClientProfile {
 
 /// Which client build a profile was measured with: its version, the model name it was told,
 /// the day.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Measured {
     pub version: String,
@@ -237,7 +237,7 @@ pub struct UnknownClient {
 
 /// The largest message an SDK's client reads on one transport (`sdk_limits.toml`), with its
 /// primary source: a tools/list page over it never reaches that client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SdkLimit {
     pub id: String,
@@ -323,7 +323,7 @@ pub fn select(list: &str) -> Result<Vec<&'static ClientProfile>, UnknownClient> 
 }
 
 /// What a client does with a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Full,
@@ -344,7 +344,7 @@ impl Outcome {
 }
 
 /// What reaches the model of one result in one client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientSeen {
     /// Tokens (primary tokenizer) of the text and images the model is shown, with what the
     /// client adds (its markers, wrappers, messages).
@@ -366,7 +366,7 @@ pub struct ClientSeen {
 
 /// A way a client breaks a result beyond a cut that keeps a head and a tail: each is a
 /// compatibility finding once a profile rule or a lab run measured it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Break {
     /// A text that is a JSON array became an error message.

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["assess"],
     &["report"],
     &["upstream", "demo", "capture", "gate", "telemetry"],
-    &["audit", "proxy", "connect", "lab"],
+    &["audit", "proxy", "connect", "lab", "schemas"],
 ];
 
 /// Arrows the layers allow but the design does not: measuring needs no engine. (`measure` and

@@ -33,6 +33,7 @@ mod redaction;
 mod redaction_shapes;
 mod renderers;
 mod schema_lints;
+mod schemas;
 mod secrets;
 mod signals;
 mod spill_outside;

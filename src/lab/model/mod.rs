@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 /// The wire API a request was sent on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Api {
     AnthropicMessages,
@@ -35,7 +35,7 @@ pub enum Api {
 }
 
 /// What the scripted model does: call `tool` of `server` with `arguments`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Script {
     /// The MCP tool's own name (e.g. `scrape_as_markdown`).
     pub tool: String,
@@ -63,7 +63,7 @@ pub struct Recorded {
 }
 
 /// What the script answered a request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Reply {
     /// The probe's call (`name` as the client offered the tool, or its carrier: Codex's `exec`,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::support::{mcp_budget, repo};
 
 /// A probe file mounting the demo server with these probes.
-fn demo_probes(dir: &Path, probes: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn demo_probes(dir: &Path, probes: &[(&str, &str)]) -> PathBuf {
     let mut text = String::from("[servers.demo]\nbuiltin = \"demo\"\n");
     for (tool, args) in probes {
         text += &format!("\n[[servers.demo.probes]]\ntool = \"{tool}\"\narguments = {args}\n");
@@ -21,7 +21,7 @@ fn demo_probes(dir: &Path, probes: &[(&str, &str)]) -> PathBuf {
 }
 
 /// The test client's adapter with extra variables for it (LAB_CUT, LAB_TRY).
-fn test_adapter(dir: &Path, env: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn test_adapter(dir: &Path, env: &[(&str, &str)]) -> PathBuf {
     let mut text = std::fs::read_to_string(repo().join("tests/fixtures/lab/client.toml")).unwrap();
     for (k, v) in env {
         text = text.replace("[env]\n", &format!("[env]\n{k} = \"{v}\"\n"));
@@ -32,7 +32,12 @@ fn test_adapter(dir: &Path, env: &[(&str, &str)]) -> PathBuf {
 }
 
 /// Run the lab on the test client; the JSON report and the exit code.
-fn lab(dir: &Path, probes: &Path, adapter: &Path, extra: &[&str]) -> (Value, i32, String) {
+pub(crate) fn lab(
+    dir: &Path,
+    probes: &Path,
+    adapter: &Path,
+    extra: &[&str],
+) -> (Value, i32, String) {
     let client = repo().join("tests/fixtures/lab/client.py");
     let out = mcp_budget(dir, dir)
         // a variable of the user's: it must not reach the client
