@@ -11,6 +11,27 @@ pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    write_then(path, None, fill, || Ok(()))
+}
+
+/// Replace `path` with `bytes` the same way, the new file with `mode` (the old one's
+/// permissions, for a file the user owns); `check` runs just before the rename and can still
+/// refuse it (the file changed under us), leaving the old file as it was.
+pub fn replace_file(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+    check: impl FnOnce() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    write_then(path, mode, |w| w.write_all(bytes), check)
+}
+
+fn write_then(
+    path: &Path,
+    mode: Option<u32>,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    check: impl FnOnce() -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -22,7 +43,12 @@ pub fn write_atomic(
         let mut w = BufWriter::new(file);
         fill(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
+        if let Some(mode) = mode {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
         file.sync_all()?;
+        check()?;
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {

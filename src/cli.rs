@@ -14,7 +14,7 @@ mod setup;
 pub use formats::{GateFormat, ListFormat, StatsFormat};
 pub use intercept::InterceptArgs;
 pub use lab::{LabArgs, LabFormat, LabTapArgs};
-pub use setup::{CompletionsArgs, ManArgs, SchemaArgs};
+pub use setup::{CompletionsArgs, ManArgs, SchemaArgs, UnwrapArgs, WrapArgs, WrapWhere};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -42,6 +42,11 @@ pub enum Command {
     Count(CountArgs),
     /// Run the embedded demo MCP server on stdio
     DemoServer,
+    /// Put `mcp-budget proxy` in front of the servers in your client configs (a backup first;
+    /// --dry-run shows the diff)
+    Wrap(Box<WrapArgs>),
+    /// Take the proxy out of the client configs again, each entry as it was
+    Unwrap(UnwrapArgs),
     /// Gate a report (audit.json) on thresholds and on growth against a baseline report
     Gate(GateArgs),
     /// Serve an upstream MCP server on stdio with every tool result kept within the budget
@@ -86,6 +91,10 @@ pub struct ProxyArgs {
     /// `Name: VAR` (repeatable): a token kept out of argv, which every local user sees in `ps`
     #[arg(long = "header-env", value_name = "HEADER", requires = "upstream_url")]
     pub header_envs: Vec<String>,
+    /// `Authorization: Bearer` with the token read from this environment variable (Codex's
+    /// `bearer_token_env_var`, as `wrap` writes it)
+    #[arg(long, value_name = "VAR", requires = "upstream_url")]
+    pub upstream_bearer_env: Option<String>,
     /// An upstream from a probe file or client config, by name
     #[arg(long, value_name = "NAME", conflicts_with_all = ["command", "upstream_url"])]
     pub server: Option<String>,

@@ -31,3 +31,4 @@ pub mod text;
 pub mod tokens;
 pub mod units;
 pub mod upstream;
+pub mod wrap;

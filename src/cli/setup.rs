@@ -28,3 +28,60 @@ pub struct SchemaArgs {
     ))]
     pub name: String,
 }
+
+/// Which configs and servers `wrap` and `unwrap` edit.
+#[derive(Debug, clap::Args)]
+pub struct WrapWhere {
+    /// A client config to edit (repeatable) [default: every client config in its standard
+    /// place: Claude Code, Claude Desktop, Cursor, VS Code, Windsurf, Gemini CLI, Codex]
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    /// Only these clients' configs, ids comma-separated: claude-code, claude-desktop, cursor,
+    /// vscode, windsurf, gemini (or gemini-cli), codex
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub client: Vec<String>,
+    /// Only the servers of this name (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub server: Vec<String>,
+    /// Also the current folder's project configs (.mcp.json, .cursor/mcp.json,
+    /// .vscode/mcp.json, .gemini/settings.json)
+    #[arg(long)]
+    pub project: bool,
+    /// Print the edits as a diff (secrets redacted) and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write only if the edits are exactly those of the dry run that printed this token
+    #[arg(long, value_name = "TOKEN", conflicts_with = "dry_run")]
+    pub expect: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WrapArgs {
+    #[command(flatten)]
+    pub at: WrapWhere,
+    /// The mcp-budget binary the clients run [default: this one]
+    #[arg(long, value_name = "PATH")]
+    pub bin: Option<PathBuf>,
+    /// Every proxy's token budget per result
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// Every proxy's policy file
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Every proxy shows its tools lazily (`proxy --lazy-tools`)
+    #[arg(long)]
+    pub lazy_tools: bool,
+    /// Every proxy appends its calls to this log
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// Every proxy exports telemetry (`proxy --otlp`), with the OTEL_* variables set now
+    /// copied into each entry's environment
+    #[arg(long)]
+    pub otlp: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UnwrapArgs {
+    #[command(flatten)]
+    pub at: WrapWhere,
+}

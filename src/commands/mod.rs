@@ -15,6 +15,7 @@ mod schema;
 mod serve_capture;
 mod servers;
 mod stats;
+mod wrap;
 
 use crate::cli::{Cli, Command};
 use crate::exit::Signal;
@@ -28,6 +29,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Servers(args) => servers::run(args),
         Command::Count(args) => count::run(args),
         Command::DemoServer => demo_server::run(),
+        Command::Wrap(args) => wrap::wrap(*args),
+        Command::Unwrap(args) => wrap::unwrap(args),
         Command::Gate(args) => gate::run(args),
         Command::Proxy(args) => proxy::run(*args),
         Command::Stats(args) => stats::run(args),

@@ -6,7 +6,7 @@ use jsonc_parser::ParseOptions;
 use serde_json::Value;
 
 /// What VS Code's parser accepts besides JSON: comments and trailing commas, nothing of JSON5.
-fn dialect() -> ParseOptions {
+pub fn dialect() -> ParseOptions {
     ParseOptions {
         allow_comments: true,
         allow_trailing_commas: true,

@@ -57,6 +57,10 @@ fn known_harmless(upper: &str) -> bool {
 /// AUTH, CREDENTIAL, COOKIE, SESSION, PRIVATE, ... (`API_KEY`, `GITHUB_TOKEN`, `apiKey`).
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.trim_start_matches('-').to_ascii_uppercase();
+    // a header's value that `mcp-budget wrap` moved into a proxy's environment
+    if upper.starts_with("MCP_BUDGET_HEADER_") {
+        return true;
+    }
     if known_harmless(&upper) {
         return false;
     }
@@ -157,6 +161,7 @@ mod tests {
             "PGPASSWORD",
             "MYSQL_PWD",
             "GITHUBTOKEN",
+            "MCP_BUDGET_HEADER_X_TEAM",
         ] {
             assert!(is_secret_name(name), "{name}");
         }

@@ -14,6 +14,7 @@ mod lab;
 mod proxy;
 mod replay;
 mod stats;
+mod wrap;
 
 pub use audit::Audit;
 pub use count::Count;
@@ -23,6 +24,7 @@ pub use lab::Lab;
 pub use proxy::Proxy;
 pub use replay::Replay;
 pub use stats::{ChartFile, Stats};
+pub use wrap::Wrap;
 
 use std::path::PathBuf;
 

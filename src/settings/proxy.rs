@@ -178,6 +178,13 @@ fn headers(args: &ProxyArgs) -> anyhow::Result<BTreeMap<String, String>> {
             .with_context(|| format!("--header-env `{k}`: ${var} is not set"))?;
         headers.insert(k.to_string(), value);
     }
+    if let Some(var) = &args.upstream_bearer_env {
+        let token = std::env::var(var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .with_context(|| format!("--upstream-bearer-env: ${var} is not set"))?;
+        headers.insert("Authorization".into(), format!("Bearer {token}"));
+    }
     Ok(headers)
 }
 

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["assess"],
     &["report"],
     &["upstream", "demo", "capture", "gate", "telemetry"],
-    &["audit", "proxy", "connect", "lab", "schemas"],
+    &["audit", "proxy", "connect", "lab", "schemas", "wrap"],
 ];
 
 /// Arrows the layers allow but the design does not: measuring needs no engine. (`measure` and
@@ -103,6 +103,7 @@ const ROOT_LAYOUT: &[&str] = &[
     "Cargo.lock",
     "Cargo.toml",
     "README.md",
+    "action.yml",
     "benches",
     "build.rs",
     "docs",

@@ -1,6 +1,7 @@
 //! The one integration-test binary (rmcp generics cost a minute of codegen per test binary).
 
 mod accounting;
+mod action;
 mod architecture;
 mod bad_input;
 mod capture;
@@ -43,3 +44,4 @@ mod telemetry;
 mod tokens_exact;
 mod transports;
 mod trust;
+mod wrap;

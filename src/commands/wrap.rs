@@ -1,0 +1,184 @@
+//! `mcp-budget wrap` and `unwrap`: plan every file's edit, show it (a diff with secrets
+//! redacted under `--dry-run`, else what was written and where its backup is), write. A file
+//! that cannot be edited safely is said in one line naming it and left as it was; the others
+//! are still edited, and the exit status is 2.
+
+use mcp_budget::config::{parse_config_text, spec_secrets, Redactor};
+use mcp_budget::wrap::{self, Direction, FilePlan, Outcome};
+
+use crate::cli::{UnwrapArgs, WrapArgs};
+use crate::exit::Failure;
+use crate::settings;
+
+pub fn wrap(args: WrapArgs) -> anyhow::Result<()> {
+    let settings = settings::Wrap::resolve(&args)?;
+    let options = settings.options.clone();
+    run(&settings, Direction::Wrap(&options), "wrap")
+}
+
+pub fn unwrap(args: UnwrapArgs) -> anyhow::Result<()> {
+    let settings = settings::Wrap::resolve_where(&args.at)?;
+    run(&settings, Direction::Unwrap, "unwrap")
+}
+
+fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<()> {
+    if s.targets.is_empty() {
+        anyhow::bail!(
+            "no client config found to {verb} (name one with --config; project configs need --project)"
+        );
+    }
+    let mut failed = false;
+    let mut plans = Vec::new();
+    for target in &s.targets {
+        match wrap::plan(target, direction, &s.servers, &s.store) {
+            Ok(p) => plans.push(p),
+            Err(e) => {
+                crate::printer::warn(&format!("mcp-budget {verb}: {e}"));
+                failed = true;
+            }
+        }
+    }
+    for name in &s.servers {
+        if !plans
+            .iter()
+            .any(|p| p.entries.iter().any(|e| &e.server == name))
+            && !failed
+        {
+            anyhow::bail!("--server {name}: no server of that name in the configs read");
+        }
+    }
+    let token = wrap::token(&plans);
+    let mut out = String::new();
+    for p in &plans {
+        out += &describe(p);
+        if s.dry_run && p.changes() {
+            out += &diff(p, direction);
+        }
+    }
+    let changing = plans.iter().filter(|p| p.changes()).count();
+    if s.dry_run {
+        if changing > 0 {
+            wrap::remember_dry_run(&plans, &token, &s.store)?;
+            out += &format!(
+                "\nDry run: nothing written. To write exactly these edits: {} --expect {token}\n",
+                same_command()
+            );
+        } else {
+            out += "\nDry run: nothing to change.\n";
+        }
+        crate::printer::print(&out)?;
+        return fail_if(failed);
+    }
+    if let Some(expected) = &s.expect {
+        if *expected != token {
+            crate::printer::print(&out)?;
+            anyhow::bail!(
+                "{}; nothing written: run `mcp-budget {verb} --dry-run` again",
+                wrap::differs_from_dry_run(&plans, expected, &s.store)
+            );
+        }
+    }
+    for p in plans.iter().filter(|p| p.changes()) {
+        match wrap::write(p, &s.store) {
+            Ok(()) => {
+                out += &format!(
+                    "wrote {} (backup: {})\n",
+                    p.target.path.display(),
+                    wrap::backup_path(&p.real).display()
+                )
+            }
+            Err(e) => {
+                crate::printer::warn(&format!("mcp-budget {verb}: {e}"));
+                failed = true;
+            }
+        }
+    }
+    if changing > 0 {
+        out += "Restart the clients (or reload their MCP servers) to use the edited configs.\n";
+    }
+    crate::printer::print(&out)?;
+    fail_if(failed)
+}
+
+fn fail_if(failed: bool) -> anyhow::Result<()> {
+    if failed {
+        return Err(Failure::Reported.into());
+    }
+    Ok(())
+}
+
+/// The file's line, then one line per entry.
+fn describe(p: &FilePlan) -> String {
+    let mut out = format!("{} ({})\n", p.target.path.display(), p.target.client.id());
+    if p.entries.is_empty() {
+        out += "  no server entries\n";
+    }
+    for e in &p.entries {
+        let profile = match (&e.outcome, wrap::profile_of(p.target.client)) {
+            (Outcome::Wrapped, Some(id)) => format!(" (--client {id})"),
+            (Outcome::Wrapped, None) => " (no client profile: the proxy's default budget)".into(),
+            _ => String::new(),
+        };
+        out += &format!("  {}: {}{profile}\n", e.server, e.outcome);
+    }
+    out
+}
+
+/// A unified diff of the edit, every secret the file's servers carry (env values, header
+/// values, URL credentials) redacted before and after.
+fn diff(p: &FilePlan, direction: Direction) -> String {
+    let mut redactor = Redactor::default();
+    // the secrets as the file holds them: a `${VAR}` stays a reference (never set to a value
+    // that could match), so an entry whose variable is unset still gives its literal secrets
+    let unexpanded = |_: &str| Some("\u{0}".to_string());
+    // wrap: the original entries (the wrapped ones carry the same values in `env`); unwrap:
+    // both sides, the wrapped file's `env` and the originals' headers
+    let texts = match direction {
+        Direction::Wrap(options) => {
+            for (k, v) in &options.env {
+                if k.contains("HEADERS") {
+                    redactor.add_named(k, v);
+                }
+            }
+            vec![&p.before]
+        }
+        Direction::Unwrap => vec![&p.before, &p.after],
+    };
+    for text in texts {
+        redactor.add_secrets(wrap::written_secrets(p.target.client, text));
+        if let Ok(file) = parse_config_text(
+            &p.target.path,
+            text,
+            settings::home().as_deref(),
+            &unexpanded,
+        ) {
+            for spec in &file.servers.servers {
+                redactor.add_secrets(spec_secrets(spec));
+            }
+        }
+    }
+    let shown = p.target.path.display().to_string();
+    let diff = similar::TextDiff::from_lines(&p.before, &p.after)
+        .unified_diff()
+        .context_radius(2)
+        .header(&shown, &shown)
+        .to_string();
+    redactor.redact(&diff)
+}
+
+/// This command line without `--dry-run`, each argument quoted for a POSIX shell when it
+/// needs it.
+fn same_command() -> String {
+    let mut words = vec!["mcp-budget".to_string()];
+    for a in std::env::args().skip(1).filter(|a| a != "--dry-run") {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+".contains(c));
+        words.push(if plain {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        });
+    }
+    words.join(" ")
+}

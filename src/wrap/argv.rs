@@ -1,0 +1,170 @@
+//! What a wrapped entry runs: `mcp-budget proxy --client ID --name NAME [options] -- <the
+//! original command>` for a stdio server, or `... --upstream-url URL --header-env 'Name: VAR'`
+//! for a remote one, its header values moved into the entry's environment (never argv, which
+//! every local user sees in `ps`).
+
+use std::path::PathBuf;
+
+use crate::config::ClientKind;
+
+/// What every wrapped entry gets, whatever its client.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    /// The mcp-budget binary the client runs (an absolute path: a client started from a desktop
+    /// has no shell's PATH).
+    pub bin: String,
+    pub budget: Option<usize>,
+    /// Absolute.
+    pub policy: Option<PathBuf>,
+    pub lazy_tools: bool,
+    /// Absolute; one log for every proxy (each line is appended whole).
+    pub log: Option<PathBuf>,
+    /// Export telemetry (`proxy --otlp`).
+    pub otlp: bool,
+    /// Variables every proxy gets in its entry's environment (the `OTEL_*` ones of the caller).
+    pub env: Vec<(String, String)>,
+}
+
+/// The client profile (`profiles/clients.toml`) whose limits a proxy in front of `client`'s
+/// servers meets; Windsurf has none, and the generic file belongs to no client.
+pub fn profile_of(client: ClientKind) -> Option<&'static str> {
+    match client {
+        ClientKind::ClaudeDesktop => Some("claude-desktop"),
+        ClientKind::ClaudeCode => Some("claude-code"),
+        ClientKind::Cursor => Some("cursor"),
+        ClientKind::VsCode => Some("vscode"),
+        ClientKind::Gemini => Some("gemini-cli"),
+        ClientKind::Codex => Some("codex"),
+        ClientKind::Windsurf | ClientKind::Generic => None,
+    }
+}
+
+/// The proxy's arguments before the upstream: `proxy --client ID --name NAME ...`.
+pub fn proxy_prefix(client: ClientKind, name: &str, options: &Options) -> Vec<String> {
+    let mut out = vec!["proxy".to_string()];
+    if let Some(id) = profile_of(client) {
+        out.extend(["--client".into(), id.into()]);
+    }
+    out.extend(["--name".into(), name.into()]);
+    if let Some(b) = options.budget {
+        out.extend(["--budget".into(), b.to_string()]);
+    }
+    if let Some(p) = &options.policy {
+        out.extend(["--policy".into(), p.display().to_string()]);
+    }
+    if options.lazy_tools {
+        out.push("--lazy-tools".into());
+    }
+    if let Some(l) = &options.log {
+        out.extend(["--log".into(), l.display().to_string()]);
+    }
+    if options.otlp {
+        out.push("--otlp".into());
+    }
+    out
+}
+
+/// The variable that carries header `name`'s value: `MCP_BUDGET_HEADER_` and the name in
+/// upper case, every other character `_`; `taken` names already used in this entry.
+pub fn header_var(name: &str, taken: &[String]) -> String {
+    let base: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let base = format!("MCP_BUDGET_HEADER_{base}");
+    let mut var = base.clone();
+    let mut n = 2;
+    while taken.contains(&var) {
+        var = format!("{base}_{n}");
+        n += 1;
+    }
+    var
+}
+
+/// Whether an entry's command and arguments are already a proxy of ours: the command is an
+/// `mcp-budget` binary and its first argument `proxy`.
+pub fn is_wrapped(command: &str, first_arg: Option<&str>) -> bool {
+    let file = std::path::Path::new(command)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(command);
+    file.starts_with("mcp-budget") && first_arg == Some("proxy")
+}
+
+/// The original command and arguments of a wrapped stdio entry: what follows `--`.
+pub fn original_command(args: &[String]) -> Option<&[String]> {
+    let at = args.iter().position(|a| a == "--")?;
+    let rest = &args[at + 1..];
+    (!rest.is_empty()).then_some(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefix_names_the_client_profile_and_passes_the_options() {
+        let options = Options {
+            bin: "/bin/mcp-budget".into(),
+            budget: Some(4000),
+            policy: Some("/p/policy.toml".into()),
+            lazy_tools: true,
+            log: Some("/l/calls.jsonl".into()),
+            otlp: true,
+            env: Vec::new(),
+        };
+        assert_eq!(
+            proxy_prefix(ClientKind::Gemini, "gh", &options),
+            [
+                "proxy",
+                "--client",
+                "gemini-cli",
+                "--name",
+                "gh",
+                "--budget",
+                "4000",
+                "--policy",
+                "/p/policy.toml",
+                "--lazy-tools",
+                "--log",
+                "/l/calls.jsonl",
+                "--otlp"
+            ]
+        );
+        // no profile for Windsurf: the proxy's own budget applies
+        assert_eq!(
+            proxy_prefix(ClientKind::Windsurf, "x", &Options::default()),
+            ["proxy", "--name", "x"]
+        );
+    }
+
+    #[test]
+    fn header_variables_are_unique_and_plain() {
+        let a = header_var("Authorization", &[]);
+        assert_eq!(a, "MCP_BUDGET_HEADER_AUTHORIZATION");
+        let x = header_var("x-api-key", &[]);
+        assert_eq!(x, "MCP_BUDGET_HEADER_X_API_KEY");
+        assert_eq!(
+            header_var("X_Api_Key", std::slice::from_ref(&x)),
+            "MCP_BUDGET_HEADER_X_API_KEY_2"
+        );
+    }
+
+    #[test]
+    fn a_wrapped_entry_is_recognised_and_its_original_found() {
+        assert!(is_wrapped("/usr/local/bin/mcp-budget", Some("proxy")));
+        assert!(!is_wrapped("mcp-budget", Some("audit")));
+        assert!(!is_wrapped("npx", Some("proxy")));
+        let args: Vec<String> = ["proxy", "--name", "x", "--", "npx", "-y", "pkg"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(original_command(&args).unwrap(), ["npx", "-y", "pkg"]);
+        assert_eq!(original_command(&args[..3]), None);
+    }
+}

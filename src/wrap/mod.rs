@@ -1,0 +1,387 @@
+//! `wrap` and `unwrap`: put `mcp-budget proxy` in front of the servers in the client configs a
+//! user already has, and take it out again. An edit keeps the file as the user wrote it
+//! (`json.rs` edits byte ranges of JSON and JSONC; `codex.rs` edits Codex's TOML with a
+//! format-preserving editor), a backup of the file is written beside it first, the new text
+//! replaces the old whole (temp file, rename) only if the file is still what was read, and the
+//! original of every wrapped entry is recorded (`store.rs`) so `unwrap` gives it back byte for
+//! byte. Nothing here prints: the command shows the plans and their diffs.
+
+mod argv;
+mod codex;
+mod json;
+mod store;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use argv::{profile_of, Options};
+pub use store::{Record, Store};
+
+use crate::config::{discover, ClientKind};
+
+/// A file's wrapped text, each entry's outcome, and the original text of each entry wrapped
+/// (by key path).
+type Wrapped = (
+    String,
+    Vec<EntryChange>,
+    std::collections::BTreeMap<String, String>,
+);
+
+/// What became of one server entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Now behind the proxy.
+    Wrapped,
+    /// Was behind the proxy already: unchanged.
+    AlreadyWrapped,
+    /// Given back exactly as recorded.
+    Restored,
+    /// Given back from the command after `--` (no record of its original text).
+    Rebuilt,
+    /// Not behind the proxy (unwrap leaves it).
+    NotWrapped,
+    /// Left as it is, and why.
+    Skipped(String),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Wrapped => f.write_str("wrapped"),
+            Outcome::AlreadyWrapped => f.write_str("already wrapped (unchanged)"),
+            Outcome::Restored => f.write_str("unwrapped (restored as it was)"),
+            Outcome::Rebuilt => {
+                f.write_str("unwrapped (no record of its original: command and args rebuilt)")
+            }
+            Outcome::NotWrapped => f.write_str("not wrapped"),
+            Outcome::Skipped(why) => write!(f, "left as it is: {why}"),
+        }
+    }
+}
+
+/// One entry of a file and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryChange {
+    /// Its key path in the file (`mcpServers.github`).
+    pub key: String,
+    pub server: String,
+    pub outcome: Outcome,
+}
+
+/// A config file to edit, and whose it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub path: PathBuf,
+    pub client: ClientKind,
+}
+
+/// A file that cannot be edited, and why (one line, naming the file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", path.display())]
+pub struct FileError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+fn error(path: &Path, message: impl Into<String>) -> FileError {
+    FileError {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// The edit of one file: its text before and after, and each entry's outcome.
+#[derive(Debug, Clone)]
+pub struct FilePlan {
+    pub target: Target,
+    /// The file written: the link's target when the config is a symbolic link (a dotfile
+    /// kept in a repository stays a link).
+    pub real: PathBuf,
+    pub before: String,
+    pub after: String,
+    pub entries: Vec<EntryChange>,
+    /// The record as it will be after this edit.
+    record: Record,
+}
+
+impl FilePlan {
+    /// Whether the edit changes the file.
+    pub fn changes(&self) -> bool {
+        self.before != self.after
+    }
+}
+
+/// Which way to edit.
+#[derive(Debug, Clone, Copy)]
+pub enum Direction<'a> {
+    Wrap(&'a Options),
+    Unwrap,
+}
+
+/// The files to edit: `configs` when given (the client by the file's place, else its shape),
+/// else every standard place that exists, the current folder's project files only with
+/// `project`; only `clients` when any are named.
+pub fn targets(
+    home: Option<&Path>,
+    cwd: &Path,
+    configs: &[PathBuf],
+    clients: &[ClientKind],
+    project: bool,
+) -> Result<Vec<Target>, FileError> {
+    let mut out = Vec::new();
+    if configs.is_empty() {
+        for place in discover(home, cwd) {
+            if place.project && !project {
+                continue;
+            }
+            out.push(Target {
+                path: place.path,
+                client: place.client,
+            });
+        }
+    } else {
+        for path in configs {
+            let client = match ClientKind::at(path) {
+                Some(c) => c,
+                None if path.extension().is_some_and(|e| e == "toml") => ClientKind::Codex,
+                None => {
+                    let text = std::fs::read_to_string(path)
+                        .map_err(|e| error(path, format!("cannot read it: {e}")))?;
+                    let value = crate::config::parse_jsonc(crate::text::strip_bom(&text))
+                        .map_err(|e| error(path, format!("not JSON: {e}")))?;
+                    value
+                        .as_object()
+                        .and_then(|o| ClientKind::guess(path, o))
+                        .ok_or_else(|| error(path, "not a client config: an unknown shape"))?
+                }
+            };
+            out.push(Target {
+                path: path.clone(),
+                client,
+            });
+        }
+    }
+    out.retain(|t| clients.is_empty() || clients.contains(&t.client));
+    Ok(out)
+}
+
+/// Plan the edit of one file: read it and make the new text, writing nothing.
+pub fn plan(
+    target: &Target,
+    direction: Direction,
+    servers: &[String],
+    store: &Store,
+) -> Result<FilePlan, FileError> {
+    let path = &target.path;
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+    let bytes = std::fs::read(&real).map_err(|e| error(path, format!("cannot read it: {e}")))?;
+    let before =
+        String::from_utf8(bytes).map_err(|_| error(path, "not UTF-8 text: left as it is"))?;
+    let (bom, body) = match before.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", before.as_str()),
+    };
+    let mut record = store.load(&real).map_err(|e| error(path, e))?;
+    let codex = target.client == ClientKind::Codex;
+    let (edited, entries) = match direction {
+        Direction::Wrap(options) => {
+            let (after, entries, originals) = if codex {
+                codex::wrap(body, servers, options)
+            } else {
+                json::wrap(body, target.client, servers, options)
+            }
+            .map_err(|m| error(path, m))?;
+            if !originals.is_empty() {
+                // the whole file can come back only while every change since it was ours
+                let ours = record.originals.is_empty()
+                    || record.written.as_deref() == Some(store::hash(before.as_bytes()).as_str());
+                if record.originals.is_empty() {
+                    record.before = Some(before.clone());
+                } else if !ours {
+                    record.before = None;
+                }
+                for (k, v) in originals {
+                    record.originals.insert(k, v);
+                }
+            }
+            (after, entries)
+        }
+        Direction::Unwrap => {
+            let (after, entries) = if codex {
+                codex::unwrap(body, servers, &record.originals)
+            } else {
+                json::unwrap(body, target.client, servers, &record.originals)
+            }
+            .map_err(|m| error(path, m))?;
+            for e in &entries {
+                if matches!(e.outcome, Outcome::Restored | Outcome::Rebuilt) {
+                    record.originals.remove(&e.key);
+                }
+            }
+            (after, entries)
+        }
+    };
+    let mut after = format!("{bom}{edited}");
+    if matches!(direction, Direction::Unwrap) && record.originals.is_empty() {
+        // every wrapped entry given back, and nothing else changed since mcp-budget wrote the
+        // file: the file as it was, byte for byte
+        let untouched = record.written.as_deref() == Some(store::hash(before.as_bytes()).as_str());
+        let all_back = entries
+            .iter()
+            .all(|e| matches!(e.outcome, Outcome::Restored));
+        if let (true, true, Some(original)) = (untouched, all_back, record.before.take()) {
+            after = original;
+        }
+        record.before = None;
+    }
+    record.written = Some(store::hash(after.as_bytes()));
+    Ok(FilePlan {
+        target: target.clone(),
+        real,
+        before,
+        after,
+        entries,
+        record,
+    })
+}
+
+/// The token of a set of plans: what `--dry-run` prints and `--expect` checks, a hash of every
+/// file's path and text before and after.
+pub fn token(plans: &[FilePlan]) -> String {
+    let mut h = blake3::Hasher::new();
+    for p in plans.iter().filter(|p| p.changes()) {
+        for part in [
+            p.real.display().to_string().as_bytes(),
+            p.before.as_bytes(),
+            p.after.as_bytes(),
+        ] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+    }
+    h.finalize().to_hex()[..16].to_string()
+}
+
+/// Remember a dry run's view of the files under its token.
+pub fn remember_dry_run(plans: &[FilePlan], token: &str, store: &Store) -> std::io::Result<()> {
+    let files = plans
+        .iter()
+        .map(|p| {
+            (
+                p.real.display().to_string(),
+                store::hash(p.before.as_bytes()),
+            )
+        })
+        .collect();
+    store.save_plan(token, &files)
+}
+
+/// Why plans differ from the dry run of `token`: the files that changed since, by name.
+pub fn differs_from_dry_run(plans: &[FilePlan], token: &str, store: &Store) -> String {
+    let Some(seen) = store.load_plan(token) else {
+        return format!("the edits differ from those of the dry run {token}");
+    };
+    let changed: Vec<String> = plans
+        .iter()
+        .filter(|p| {
+            seen.get(&p.real.display().to_string())
+                .is_none_or(|h| *h != store::hash(p.before.as_bytes()))
+        })
+        .map(|p| p.target.path.display().to_string())
+        .collect();
+    if changed.is_empty() {
+        format!("the edits differ from those of the dry run {token} (other options?)")
+    } else {
+        format!("{} changed since the dry run {token}", changed.join(", "))
+    }
+}
+
+/// Every secret a config's text holds as written, whatever its `${VAR}`s: each header value
+/// (`headers`, Codex's `http_headers`) and each `env` value of a secret-looking name (a header
+/// moved by `wrap` is one), found by walking the whole file. The command's diff redacts them
+/// beside what the config loader finds.
+pub fn written_secrets(client: ClientKind, text: &str) -> Vec<crate::config::Secret> {
+    use serde_json::Value;
+    let body = crate::text::strip_bom(text);
+    let value = if client == ClientKind::Codex {
+        toml::from_str::<toml::Value>(body)
+            .ok()
+            .and_then(|v| serde_json::to_value(v).ok())
+    } else {
+        crate::config::parse_jsonc(body).ok()
+    };
+    let mut out = Vec::new();
+    let mut walk: Vec<&Value> = value.iter().collect();
+    while let Some(v) = walk.pop() {
+        match v {
+            Value::Object(map) => {
+                for (k, x) in map {
+                    let strings = || {
+                        x.as_object()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|(n, s)| s.as_str().map(|s| (n.clone(), s.to_string())))
+                    };
+                    match k.as_str() {
+                        "headers" | "http_headers" => out
+                            .extend(strings().map(|(n, s)| {
+                                crate::config::Secret::new(format!("header {n}"), s)
+                            })),
+                        "env" => out.extend(crate::config::env_secrets(strings())),
+                        _ => {}
+                    }
+                    walk.push(x);
+                }
+            }
+            Value::Array(items) => walk.extend(items),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Where the backup of a file goes: beside it, `NAME.mcp-budget.bak`.
+pub fn backup_path(real: &Path) -> PathBuf {
+    let mut name = real.file_name().unwrap_or_default().to_os_string();
+    name.push(".mcp-budget.bak");
+    real.with_file_name(name)
+}
+
+/// Write one plan: the backup first, then the record, then the file (whole, and only if it is
+/// still the text the plan read); a refusal names the file and leaves it as it was.
+pub fn write(plan: &FilePlan, store: &Store) -> Result<(), FileError> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = &plan.target.path;
+    let meta = std::fs::metadata(&plan.real).map_err(|e| error(path, e.to_string()))?;
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o222 == 0 {
+        return Err(error(
+            path,
+            "no write permission (the file is read-only); nothing written",
+        ));
+    }
+    let still = || -> std::io::Result<()> {
+        let now = std::fs::read(&plan.real)?;
+        if now != plan.before.as_bytes() {
+            return Err(std::io::Error::other(
+                "it changed while mcp-budget was editing it",
+            ));
+        }
+        Ok(())
+    };
+    let failed =
+        |what: &str, e: std::io::Error| error(path, format!("{what}: {e}; nothing written"));
+    still().map_err(|e| failed("cannot edit it", e))?;
+    crate::atomic::replace_file(
+        &backup_path(&plan.real),
+        plan.before.as_bytes(),
+        Some(mode),
+        || Ok(()),
+    )
+    .map_err(|e| failed("cannot write its backup", e))?;
+    store
+        .save(&plan.real, &plan.record)
+        .map_err(|e| failed("cannot write the record for unwrap", e))?;
+    crate::atomic::replace_file(&plan.real, plan.after.as_bytes(), Some(mode), still)
+        .map_err(|e| failed("cannot write it", e))
+}
