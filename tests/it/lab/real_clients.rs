@@ -31,6 +31,11 @@ fn lab_clients() -> Option<std::path::PathBuf> {
     None
 }
 
+/// Held by every test that runs a real client in the lab: one at a time, as a client under a
+/// loaded machine's timeouts sometimes gives up a tool call (Codex once ended a run without
+/// calling the probe's tool while four other clients ran beside it).
+pub static ONE_CLIENT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The version `.ci/run` pinned for a package.
 fn pinned(package: &str) -> String {
     let text = std::fs::read_to_string(repo().join("target/lab-clients/package.json")).unwrap();
@@ -42,6 +47,7 @@ fn measured_as_its_profile_predicts(id: &str) {
     let Some(npm) = lab_clients() else {
         return;
     };
+    let _one = ONE_CLIENT.lock().unwrap_or_else(|e| e.into_inner());
     let package = CLIENTS.iter().find(|(c, _)| *c == id).unwrap().1;
     let dir = tempfile::tempdir().unwrap();
     // a small text, a large markdown page, one long JSON line; structuredContent where the
@@ -148,6 +154,7 @@ fn audit_client_measured_reports_what_the_client_sent() {
     let Some(npm) = lab_clients() else {
         return;
     };
+    let _one = ONE_CLIENT.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let probes = super::demo_probes(
         dir.path(),

@@ -99,6 +99,9 @@ fn codex_in_the_lab_on_a_wrapped_config_sends_its_model_the_budgeted_result() {
         eprintln!("SKIP: no coding clients in {} (run .ci/run)", npm.display());
         return;
     }
+    let _one = crate::lab::real_clients::ONE_CLIENT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let h = Home::new(free_port());
     let config = h.dir.path().join("codex-config.toml");
     std::fs::write(
