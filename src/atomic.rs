@@ -38,7 +38,7 @@ fn write_then(
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let (file, tmp) = create_temp(dir, name)?;
+    let (file, tmp) = create_temp(dir, name, mode)?;
     let result = (|| {
         let mut w = BufWriter::new(file);
         fill(&mut w)?;
@@ -59,7 +59,14 @@ fn write_then(
 
 /// A new file beside the target, created exclusively: an existing file or link at the name
 /// (planted or left by a crash) is never opened, another name is tried instead.
-fn create_temp(dir: &Path, name: &str) -> std::io::Result<(std::fs::File, std::path::PathBuf)> {
+/// With `mode`, the file is created with it (never readable by others for a moment, as a
+/// record holding a secret would be).
+fn create_temp(
+    dir: &Path,
+    name: &str,
+    mode: Option<u32>,
+) -> std::io::Result<(std::fs::File, std::path::PathBuf)> {
+    use std::os::unix::fs::OpenOptionsExt;
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let mut last = None;
@@ -75,6 +82,7 @@ fn create_temp(dir: &Path, name: &str) -> std::io::Result<(std::fs::File, std::p
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(mode.map_or(0o666, |m| m & 0o777))
             .open(&tmp)
         {
             Ok(file) => return Ok((file, tmp)),

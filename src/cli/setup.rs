@@ -59,7 +59,8 @@ pub struct WrapWhere {
 pub struct WrapArgs {
     #[command(flatten)]
     pub at: WrapWhere,
-    /// The mcp-budget binary the clients run [default: this one]
+    /// The mcp-budget binary the clients run [default: this one, by the PATH's name for it
+    /// when it has one (a link that survives an upgrade)]
     #[arg(long, value_name = "PATH")]
     pub bin: Option<PathBuf>,
     /// Every proxy's token budget per result
@@ -78,6 +79,10 @@ pub struct WrapArgs {
     /// copied into each entry's environment
     #[arg(long)]
     pub otlp: bool,
+    /// Also wrap remote servers that have no header (left alone by default: they may sign in
+    /// with OAuth through their client, which a proxy in front cannot do)
+    #[arg(long)]
+    pub remote_without_headers: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -78,9 +78,11 @@ fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<(
             );
         }
     }
+    let mut wrote = 0;
     for p in plans.iter().filter(|p| p.changes()) {
         match wrap::write(p, &s.store) {
             Ok(()) => {
+                wrote += 1;
                 out += &format!(
                     "wrote {} (backup: {})\n",
                     p.target.path.display(),
@@ -93,8 +95,20 @@ fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<(
             }
         }
     }
-    if changing > 0 {
+    if wrote > 0 {
         out += "Restart the clients (or reload their MCP servers) to use the edited configs.\n";
+    }
+    // unwrap was asked to take the proxy out: an entry left behind it is a failure
+    let left = matches!(direction, Direction::Unwrap)
+        && plans
+            .iter()
+            .flat_map(|p| &p.entries)
+            .any(|e| matches!(e.outcome, Outcome::Skipped(_)));
+    if left {
+        crate::printer::warn(&format!(
+            "mcp-budget {verb}: some entries are still behind the proxy (listed above)"
+        ));
+        failed = true;
     }
     crate::printer::print(&out)?;
     fail_if(failed)
@@ -170,7 +184,11 @@ fn diff(p: &FilePlan, direction: Direction) -> String {
 /// needs it.
 fn same_command() -> String {
     let mut words = vec!["mcp-budget".to_string()];
-    for a in std::env::args().skip(1).filter(|a| a != "--dry-run") {
+    for a in std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| a != "--dry-run")
+    {
         let plain = !a.is_empty()
             && a.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+".contains(c));

@@ -58,7 +58,8 @@ fn known_harmless(upper: &str) -> bool {
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.trim_start_matches('-').to_ascii_uppercase();
     // a header's value that `mcp-budget wrap` moved into a proxy's environment
-    if upper.starts_with("MCP_BUDGET_HEADER_") {
+    // and headers as one variable (`OTEL_EXPORTER_OTLP_HEADERS=x-api-key=...`)
+    if upper.starts_with("MCP_BUDGET_HEADER_") || upper.ends_with("_HEADERS") {
         return true;
     }
     if known_harmless(&upper) {
@@ -162,6 +163,7 @@ mod tests {
             "MYSQL_PWD",
             "GITHUBTOKEN",
             "MCP_BUDGET_HEADER_X_TEAM",
+            "OTEL_EXPORTER_OTLP_HEADERS",
         ] {
             assert!(is_secret_name(name), "{name}");
         }

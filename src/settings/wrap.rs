@@ -29,6 +29,23 @@ fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
+/// This binary, by the name the PATH gives it when one of the PATH's `mcp-budget` is it (a
+/// package manager's link, `~/.cargo/bin/mcp-budget`, survives an upgrade that moves the file
+/// it points to), else by its own path.
+fn this_binary() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .context("cannot tell where this mcp-budget binary is: give --bin")?;
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join("mcp-budget"))
+        .find(|c| std::fs::canonicalize(c).is_ok_and(|r| r == exe));
+    Ok(on_path.unwrap_or(exe))
+}
+
 /// `$XDG_STATE_HOME/mcp-budget/wrap`, else `~/.local/state/mcp-budget/wrap`.
 fn state_dir() -> anyhow::Result<PathBuf> {
     let base = std::env::var_os("XDG_STATE_HOME")
@@ -81,10 +98,16 @@ impl Wrap {
         let mut wrap = Wrap::resolve_where(&args.at)?;
         let cwd = std::env::current_dir().context("no current folder")?;
         let bin = match &args.bin {
-            Some(b) => absolute(b, &cwd),
-            None => std::env::current_exe()
-                .and_then(std::fs::canonicalize)
-                .context("cannot tell where this mcp-budget binary is: give --bin")?,
+            Some(b) => {
+                let b = absolute(b, &cwd);
+                anyhow::ensure!(
+                    b.is_file(),
+                    "--bin {}: no such file (the clients would fail to start it)",
+                    b.display()
+                );
+                b
+            }
+            None => this_binary()?,
         };
         let policy = args.policy.as_ref().map(|p| absolute(p, &cwd));
         if let Some(p) = &policy {
@@ -109,6 +132,7 @@ impl Wrap {
             log: args.log.as_ref().map(|l| absolute(l, &cwd)),
             otlp: args.otlp,
             env,
+            remote_without_headers: args.remote_without_headers,
         };
         Ok(wrap)
     }

@@ -23,6 +23,9 @@ pub struct Options {
     pub otlp: bool,
     /// Variables every proxy gets in its entry's environment (the `OTEL_*` ones of the caller).
     pub env: Vec<(String, String)>,
+    /// Also wrap a remote entry with no header: it may sign in with OAuth through its client,
+    /// which a proxy cannot do, so it is left alone unless asked.
+    pub remote_without_headers: bool,
 }
 
 /// The client profile (`profiles/clients.toml`) whose limits a proxy in front of `client`'s
@@ -45,7 +48,8 @@ pub fn proxy_prefix(client: ClientKind, name: &str, options: &Options) -> Vec<St
     if let Some(id) = profile_of(client) {
         out.extend(["--client".into(), id.into()]);
     }
-    out.extend(["--name".into(), name.into()]);
+    // one word, `--name=NAME`: a name such as `--` or `-v` stays a value
+    out.push(format!("--name={name}"));
     if let Some(b) = options.budget {
         out.extend(["--budget".into(), b.to_string()]);
     }
@@ -62,6 +66,57 @@ pub fn proxy_prefix(client: ClientKind, name: &str, options: &Options) -> Vec<St
         out.push("--otlp".into());
     }
     out
+}
+
+/// Keys of a remote entry that say its client signs in for it (Claude Code's `headersHelper`,
+/// Gemini CLI's `authProviderType` and `oauth`, ...): a proxy in front would lose that.
+const CLIENT_AUTH_KEYS: [&str; 4] = ["headersHelper", "oauth", "authProviderType", "auth"];
+
+/// Query parameters that carry a credential in URLs seen in configs, besides the ones the
+/// redactor knows (`api_key`, `token`, ...).
+const CREDENTIAL_PARAMS: [&str; 8] = [
+    "pat",
+    "bearer",
+    "t",
+    "access",
+    "auth",
+    "sig",
+    "signature",
+    "code",
+];
+
+/// Why a remote entry is left alone, if it is: its URL holds a credential (which argv would
+/// show), its client signs in for it, or it has no header and `remote_without_headers` is off.
+pub fn remote_refusal(
+    url: &str,
+    keys: &[&str],
+    has_headers: bool,
+    options: &Options,
+) -> Option<String> {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let credential_param = query.split('&').any(|kv| {
+        let name = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
+        CREDENTIAL_PARAMS.contains(&name.as_str()) || crate::config::is_secret_name(&name)
+    });
+    if crate::config::redact_url(url) != url || credential_param {
+        return Some(
+            "its URL carries a credential, which a wrapped entry would show in argv; left as it is"
+                .into(),
+        );
+    }
+    if let Some(k) = keys.iter().find(|k| CLIENT_AUTH_KEYS.contains(k)) {
+        return Some(format!(
+            "its client signs in for it (`{k}`), which a proxy in front cannot do; left as it is"
+        ));
+    }
+    if !has_headers && !options.remote_without_headers {
+        return Some(
+            "a remote server with no header may sign in with OAuth through its client, which a \
+             proxy in front cannot do; left as it is (--remote-without-headers wraps it)"
+                .into(),
+        );
+    }
+    None
 }
 
 /// The variable that carries header `name`'s value: `MCP_BUDGET_HEADER_` and the name in
@@ -118,6 +173,7 @@ mod tests {
             log: Some("/l/calls.jsonl".into()),
             otlp: true,
             env: Vec::new(),
+            remote_without_headers: false,
         };
         assert_eq!(
             proxy_prefix(ClientKind::Gemini, "gh", &options),
@@ -125,8 +181,7 @@ mod tests {
                 "proxy",
                 "--client",
                 "gemini-cli",
-                "--name",
-                "gh",
+                "--name=gh",
                 "--budget",
                 "4000",
                 "--policy",
@@ -140,7 +195,7 @@ mod tests {
         // no profile for Windsurf: the proxy's own budget applies
         assert_eq!(
             proxy_prefix(ClientKind::Windsurf, "x", &Options::default()),
-            ["proxy", "--name", "x"]
+            ["proxy", "--name=x"]
         );
     }
 
@@ -161,10 +216,43 @@ mod tests {
         assert!(is_wrapped("/usr/local/bin/mcp-budget", Some("proxy")));
         assert!(!is_wrapped("mcp-budget", Some("audit")));
         assert!(!is_wrapped("npx", Some("proxy")));
-        let args: Vec<String> = ["proxy", "--name", "x", "--", "npx", "-y", "pkg"]
+        let args: Vec<String> = ["proxy", "--name=--", "--", "npx", "-y", "pkg"]
             .map(String::from)
             .to_vec();
         assert_eq!(original_command(&args).unwrap(), ["npx", "-y", "pkg"]);
-        assert_eq!(original_command(&args[..3]), None);
+        assert_eq!(original_command(&args[..2]), None);
+    }
+}
+
+#[cfg(test)]
+mod remote_tests {
+    use super::*;
+
+    #[test]
+    fn remote_entries_are_left_when_a_proxy_would_show_a_credential_or_lose_a_sign_in() {
+        let o = Options::default();
+        let refused =
+            |url: &str, keys: &[&str], headers: bool| remote_refusal(url, keys, headers, &o);
+        assert!(refused("https://h/mcp?api_key=x", &[], true)
+            .unwrap()
+            .contains("credential"));
+        assert!(refused("https://h/mcp?pat=x", &[], true)
+            .unwrap()
+            .contains("credential"));
+        assert!(refused("https://u:p@h/mcp", &[], true)
+            .unwrap()
+            .contains("credential"));
+        assert!(refused("https://h/mcp", &["headersHelper"], true)
+            .unwrap()
+            .contains("headersHelper"));
+        assert!(refused("https://h/mcp", &[], false)
+            .unwrap()
+            .contains("OAuth"));
+        assert_eq!(refused("https://h/mcp?project=a", &[], true), None);
+        let open = Options {
+            remote_without_headers: true,
+            ..Options::default()
+        };
+        assert_eq!(remote_refusal("https://h/mcp", &[], false, &open), None);
     }
 }

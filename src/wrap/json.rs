@@ -6,12 +6,14 @@
 
 use std::collections::BTreeMap;
 
-use jsonc_parser::ast::{Object, ObjectProp, Value as Node};
+use jsonc_parser::ast::{Object, Value as Node};
 use jsonc_parser::common::Ranged;
-use jsonc_parser::{parse_to_ast, CollectOptions};
 
-use super::argv::{header_var, is_wrapped, original_command, proxy_prefix, Options};
-use super::{EntryChange, Outcome, Wrapped};
+use super::argv::{
+    header_var, is_wrapped, original_command, proxy_prefix, remote_refusal, Options,
+};
+use super::tree::{canonical, maps, parse, prop, raw, string, twice};
+use super::{Edited, EntryChange, Outcome};
 use crate::config::ClientKind;
 
 /// One replacement of `start..end`.
@@ -36,92 +38,20 @@ fn apply(text: &str, mut edits: Vec<Edit>) -> String {
     out
 }
 
-/// The parsed file, or why it cannot be edited.
-fn parse(text: &str) -> Result<Node<'_>, String> {
-    let parsed = parse_to_ast(
-        text,
-        &CollectOptions::default(),
-        &crate::config::jsonc_dialect(),
-    )
-    .map_err(|e| {
-        format!(
-            "not JSON: {} at line {} column {}",
-            e.kind(),
-            e.line_display(),
-            e.column_display()
-        )
-    })?;
-    match parsed.value {
-        Some(v @ Node::Object(_)) => Ok(v),
-        _ => Err("not a JSON object: an unknown shape, left as it is".into()),
-    }
-}
-
-fn prop<'a>(obj: &'a Object<'a>, name: &str) -> Option<&'a ObjectProp<'a>> {
-    obj.properties.iter().find(|p| p.name.as_str() == name)
-}
-
-fn string<'a>(node: &'a Node<'a>) -> Option<&'a str> {
-    node.as_string_lit().map(|s| s.value.as_ref())
-}
-
 fn quote(s: &str) -> String {
     serde_json::to_string(s).expect("a string serialises")
 }
 
-fn raw(text: &str, node: &impl Ranged) -> String {
-    text[node.start()..node.end()].to_string()
-}
-
-/// The maps of servers in a client's file, by key path (`mcpServers`,
-/// `projects./p.mcpServers`, `servers`, `mcp.servers`); a map that is not an object is an
-/// unknown shape.
-fn maps<'a>(
-    client: ClientKind,
-    root: &'a Object<'a>,
-) -> Result<Vec<(String, &'a Object<'a>)>, String> {
-    let mut out = Vec::new();
-    let mut add = |key: String, node: Option<&'a Node<'a>>| -> Result<(), String> {
-        match node {
-            None => Ok(()),
-            Some(Node::Object(o)) => {
-                out.push((key, o));
-                Ok(())
-            }
-            Some(_) => Err(format!(
-                "`{key}` is not an object: an unknown shape, left as it is"
-            )),
-        }
-    };
-    if client == ClientKind::VsCode {
-        add("servers".into(), prop(root, "servers").map(|p| &p.value))?;
-        if let Some(Node::Object(mcp)) = prop(root, "mcp").map(|p| &p.value) {
-            add("mcp.servers".into(), prop(mcp, "servers").map(|p| &p.value))?;
-        }
-    } else {
-        add(
-            "mcpServers".into(),
-            prop(root, "mcpServers").map(|p| &p.value),
-        )?;
-    }
-    if client == ClientKind::ClaudeCode {
-        if let Some(Node::Object(projects)) = prop(root, "projects").map(|p| &p.value) {
-            for p in &projects.properties {
-                if let Node::Object(body) = &p.value {
-                    add(
-                        format!("projects.{}.mcpServers", p.name.as_str()),
-                        prop(body, "mcpServers").map(|p| &p.value),
-                    )?;
-                }
-            }
-        }
-    }
-    Ok(out)
+fn pairs(env: &[(String, String)]) -> String {
+    env.iter()
+        .map(|(k, v)| format!("{}: {v}", quote(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Add `pairs` to the object `obj`: after its last property, or as its only ones.
-fn add_to_object(obj: &Object, pairs: &[(String, String)]) -> Edit {
-    let body = self::pairs(pairs);
+fn add_to_object(obj: &Object, env: &[(String, String)]) -> Edit {
+    let body = pairs(env);
     match obj.properties.last() {
         Some(last) => Edit {
             start: last.end(),
@@ -136,6 +66,65 @@ fn add_to_object(obj: &Object, pairs: &[(String, String)]) -> Edit {
     }
 }
 
+/// The edits that wrap a stdio entry.
+fn wrap_stdio(
+    text: &str,
+    entry: &Object,
+    command: &jsonc_parser::ast::ObjectProp,
+    mut items: Vec<String>,
+    options_env: &[(String, String)],
+) -> Result<Vec<Edit>, Outcome> {
+    let mut edits = Vec::new();
+    items.push(quote("--"));
+    items.push(raw(text, &command.value));
+    let after_args = match prop(entry, "args").map(|a| &a.value) {
+        Some(Node::Array(arr)) if arr.elements.is_empty() => {
+            edits.push(Edit {
+                start: arr.start(),
+                end: arr.end(),
+                text: format!("[{}]", items.join(", ")),
+            });
+            arr.end()
+        }
+        Some(Node::Array(arr)) => {
+            // the original elements as written (comments and line breaks too), after ours
+            let rest = &text[arr.start() + 1..arr.end()];
+            let gap = if rest.starts_with(char::is_whitespace) {
+                ","
+            } else {
+                ", "
+            };
+            edits.push(Edit {
+                start: arr.start(),
+                end: arr.end(),
+                text: format!("[{}{gap}{rest}", items.join(", ")),
+            });
+            arr.end()
+        }
+        Some(_) => return Err(Outcome::Skipped("`args` is not a list".into())),
+        None => {
+            edits.push(Edit {
+                start: command.value.end(),
+                end: command.value.end(),
+                text: format!(", \"args\": [{}]", items.join(", ")),
+            });
+            command.value.end()
+        }
+    };
+    if !options_env.is_empty() {
+        match prop(entry, "env").map(|p| &p.value) {
+            Some(Node::Object(env)) => edits.push(add_to_object(env, options_env)),
+            Some(_) => return Err(Outcome::Skipped("`env` is not an object".into())),
+            None => edits.push(Edit {
+                start: after_args,
+                end: after_args,
+                text: format!(", \"env\": {{{}}}", pairs(options_env)),
+            }),
+        }
+    }
+    Ok(edits)
+}
+
 /// The edits that wrap one entry, or why it is left alone.
 fn wrap_entry(
     text: &str,
@@ -144,6 +133,11 @@ fn wrap_entry(
     entry: &Object,
     options: &Options,
 ) -> Result<Vec<Edit>, Outcome> {
+    if let Some(key) = twice(entry) {
+        return Err(Outcome::Skipped(format!(
+            "it has the key `{key}` twice (which one a client reads is its own affair)"
+        )));
+    }
     let mut items: Vec<String> = proxy_prefix(client, name, options)
         .iter()
         .map(|s| quote(s))
@@ -158,11 +152,10 @@ fn wrap_entry(
         let Some(c) = string(&command.value) else {
             return Err(Outcome::Skipped("`command` is not a string".into()));
         };
-        let args = prop(entry, "args");
-        let first = args.and_then(|a| match &a.value {
-            Node::Array(arr) => arr.elements.first().and_then(string),
+        let first = match prop(entry, "args").map(|a| &a.value) {
+            Some(Node::Array(arr)) => arr.elements.first().and_then(string),
             _ => None,
-        });
+        };
         if is_wrapped(c, first) {
             return Err(Outcome::AlreadyWrapped);
         }
@@ -171,71 +164,33 @@ fn wrap_entry(
             end: command.value.end(),
             text: quote(&options.bin),
         });
-        items.push(quote("--"));
-        items.push(raw(text, &command.value));
-        let after_args = match args.map(|a| &a.value) {
-            Some(Node::Array(arr)) if arr.elements.is_empty() => {
-                edits.push(Edit {
-                    start: arr.start(),
-                    end: arr.end(),
-                    text: format!("[{}]", items.join(", ")),
-                });
-                arr.end()
-            }
-            Some(Node::Array(arr)) => {
-                // the original elements as written (comments and line breaks too), after ours
-                let rest = &text[arr.start() + 1..arr.end()];
-                let gap = if rest.starts_with(char::is_whitespace) {
-                    ","
-                } else {
-                    ", "
-                };
-                edits.push(Edit {
-                    start: arr.start(),
-                    end: arr.end(),
-                    text: format!("[{}{gap}{rest}", items.join(", ")),
-                });
-                arr.end()
-            }
-            Some(_) => return Err(Outcome::Skipped("`args` is not a list".into())),
-            None => {
-                edits.push(Edit {
-                    start: command.value.end(),
-                    end: command.value.end(),
-                    text: format!(", \"args\": [{}]", items.join(", ")),
-                });
-                command.value.end()
-            }
-        };
-        if !options_env.is_empty() {
-            match prop(entry, "env").map(|p| &p.value) {
-                Some(Node::Object(env)) => edits.push(add_to_object(env, &options_env)),
-                Some(_) => return Err(Outcome::Skipped("`env` is not an object".into())),
-                None => edits.push(Edit {
-                    start: after_args,
-                    end: after_args,
-                    text: format!(", \"env\": {{{}}}", pairs(&options_env)),
-                }),
-            }
-        }
+        edits.extend(wrap_stdio(text, entry, command, items, &options_env)?);
         return Ok(edits);
     }
-    let Some((url_prop, url)) = ["httpUrl", "serverUrl", "url"]
+    let urls: Vec<_> = ["httpUrl", "serverUrl", "url"]
         .iter()
-        .find_map(|k| prop(entry, k).map(|p| (p, string(&p.value))))
-    else {
-        return Err(Outcome::Skipped(
-            "no `command` or `url`: an unknown shape, left as it is".into(),
-        ));
+        .filter_map(|k| prop(entry, k))
+        .collect();
+    let url_prop = match urls.as_slice() {
+        [] => {
+            return Err(Outcome::Skipped(
+                "no `command` or `url`: an unknown shape, left as it is".into(),
+            ))
+        }
+        [one] => *one,
+        _ => {
+            return Err(Outcome::Skipped(
+                "it has more than one of `url`, `httpUrl` and `serverUrl`".into(),
+            ))
+        }
     };
-    let Some(url) = url else {
+    let Some(url) = string(&url_prop.value) else {
         return Err(Outcome::Skipped("its URL is not a string".into()));
     };
-    if crate::config::redact_url(url) != url {
-        return Err(Outcome::Skipped(
-            "its URL carries a credential, which a wrapped entry would show in argv; left as it is"
-                .into(),
-        ));
+    let keys: Vec<&str> = entry.properties.iter().map(|p| p.name.as_str()).collect();
+    let headers = prop(entry, "headers");
+    if let Some(why) = remote_refusal(url, &keys, headers.is_some(), options) {
+        return Err(Outcome::Skipped(why));
     }
     if prop(entry, "env").is_some() {
         return Err(Outcome::Skipped("it has both a URL and `env`".into()));
@@ -255,7 +210,6 @@ fn wrap_entry(
         items.push(quote("--sse"));
     }
     let mut env: Vec<(String, String)> = Vec::new();
-    let headers = prop(entry, "headers");
     if let Some(h) = headers {
         let Node::Object(h) = &h.value else {
             return Err(Outcome::Skipped("`headers` is not an object".into()));
@@ -307,21 +261,16 @@ fn wrap_entry(
     Ok(edits)
 }
 
-fn pairs(env: &[(String, String)]) -> String {
-    env.iter()
-        .map(|(k, v)| format!("{}: {v}", quote(k)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The edits that take one wrapped entry back: its recorded original text, else (a stdio entry
-/// wrapped elsewhere) the command and arguments after `--`.
+/// The edits that take one wrapped entry back: its recorded original text while the entry is
+/// still as `wrap` left it; else (edited by hand since, or wrapped elsewhere) a stdio entry's
+/// command and arguments from what follows `--`, everything else in it kept.
 fn unwrap_entry(
     text: &str,
     entry_node: &Node,
     entry: &Object,
     original: Option<&String>,
-) -> Result<Vec<Edit>, Outcome> {
+    as_wrapped: Option<&String>,
+) -> Result<(Vec<Edit>, Outcome), Outcome> {
     let command = prop(entry, "command").and_then(|c| string(&c.value).map(|s| (c, s)));
     let args = match prop(entry, "args").map(|a| &a.value) {
         Some(Node::Array(arr)) => Some(arr),
@@ -331,12 +280,14 @@ fn unwrap_entry(
     let Some((command, _)) = command.filter(|(_, c)| is_wrapped(c, first)) else {
         return Err(Outcome::NotWrapped);
     };
-    if let Some(original) = original {
-        return Ok(vec![Edit {
+    let untouched = as_wrapped.is_some_and(|w| *w == canonical(text, entry_node));
+    if let (Some(original), true) = (original, untouched) {
+        let edit = Edit {
             start: entry_node.start(),
             end: entry_node.end(),
             text: original.clone(),
-        }]);
+        };
+        return Ok((vec![edit], Outcome::Restored));
     }
     let arr = args.expect("a wrapped entry has args");
     let strings: Vec<String> = arr
@@ -344,28 +295,34 @@ fn unwrap_entry(
         .iter()
         .map(|e| string(e).unwrap_or("").to_string())
         .collect();
-    if original_command(&strings).is_none() {
-        return Err(Outcome::Skipped(
-            "wrapped from a URL, and mcp-budget has no record of the original: left wrapped".into(),
-        ));
-    }
-    let at = strings.iter().position(|a| a == "--").expect("found above");
-    let rest: Vec<String> = arr.elements[at + 2..]
+    let Some(cmd) = original_command(&strings) else {
+        return Err(Outcome::Skipped(match original {
+            Some(_) => "a remote entry edited by hand since it was wrapped: left wrapped (its \
+                        original is in wrap's record)"
+                .into(),
+            None => "wrapped from a URL, and mcp-budget has no record of the original: left \
+                     wrapped"
+                .into(),
+        }));
+    };
+    let at = strings.len() - cmd.len();
+    let rest: Vec<String> = arr.elements[at + 1..]
         .iter()
         .map(|e| raw(text, e))
         .collect();
-    Ok(vec![
+    let edits = vec![
         Edit {
             start: command.value.start(),
             end: command.value.end(),
-            text: raw(text, &arr.elements[at + 1]),
+            text: raw(text, &arr.elements[at]),
         },
         Edit {
             start: arr.start(),
             end: arr.end(),
             text: format!("[{}]", rest.join(", ")),
         },
-    ])
+    ];
+    Ok((edits, Outcome::Rebuilt))
 }
 
 /// Whether the server `name` is one the caller picked (none picked: every one).
@@ -373,91 +330,101 @@ fn picked(servers: &[String], name: &str) -> bool {
     servers.is_empty() || servers.iter().any(|s| s == name)
 }
 
-/// Wrap the picked entries of a file: the new text, what happened to each entry, and the
-/// original text of each entry wrapped (for `unwrap`).
+/// Every server entry of the file: (key path, name, its node).
+fn entries<'a>(
+    client: ClientKind,
+    root: &'a Option<Node<'a>>,
+) -> Result<Vec<(String, &'a str, &'a Node<'a>)>, String> {
+    let Some(Node::Object(root)) = root else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (map_key, map) in maps(client, root)? {
+        for p in &map.properties {
+            let name = p.name.as_str();
+            out.push((format!("{map_key}.{name}"), name, &p.value));
+        }
+    }
+    Ok(out)
+}
+
+/// Wrap the picked entries of a file.
 pub(super) fn wrap(
     text: &str,
     client: ClientKind,
     servers: &[String],
     options: &Options,
-) -> Result<Wrapped, String> {
+) -> Result<Edited, String> {
     let root = parse(text)?;
-    let Node::Object(root) = &root else {
-        unreachable!("parse returns an object")
-    };
     let mut edits = Vec::new();
-    let mut changes = Vec::new();
-    let mut originals = BTreeMap::new();
-    for (map_key, map) in maps(client, root)? {
-        for p in &map.properties {
-            let name = p.name.as_str();
-            if !picked(servers, name) {
-                continue;
-            }
-            let key = format!("{map_key}.{name}");
-            let outcome = match &p.value {
-                Node::Object(entry) => match wrap_entry(text, client, name, entry, options) {
-                    Ok(e) => {
-                        edits.extend(e);
-                        originals.insert(key.clone(), raw(text, &p.value));
-                        Outcome::Wrapped
-                    }
-                    Err(outcome) => outcome,
-                },
-                _ => Outcome::Skipped("not an object: an unknown shape, left as it is".into()),
-            };
-            changes.push(EntryChange {
-                key,
-                server: name.to_string(),
-                outcome,
-            });
+    let mut out = Edited::default();
+    for (key, name, node) in entries(client, &root)? {
+        if !picked(servers, name) {
+            continue;
+        }
+        let outcome = match node {
+            Node::Object(entry) => match wrap_entry(text, client, name, entry, options) {
+                Ok(e) => {
+                    edits.extend(e);
+                    out.originals.insert(key.clone(), raw(text, node));
+                    Outcome::Wrapped
+                }
+                Err(outcome) => outcome,
+            },
+            _ => Outcome::Skipped("not an object: an unknown shape, left as it is".into()),
+        };
+        out.entries.push(EntryChange {
+            key,
+            server: name.to_string(),
+            outcome,
+        });
+    }
+    out.text = apply(text, edits);
+    // each wrapped entry as wrap leaves it, to tell a hand edit from it at unwrap
+    let after = parse(&out.text)?;
+    for (key, _, node) in entries(client, &after)? {
+        if out.originals.contains_key(&key) {
+            out.wrapped.insert(key, canonical(&out.text, node));
         }
     }
-    Ok((apply(text, edits), changes, originals))
+    Ok(out)
 }
 
-/// Unwrap the picked wrapped entries of a file with the recorded originals (by key).
+/// Unwrap the picked wrapped entries of a file with the recorded originals (by key) and the
+/// entries as `wrap` left them.
 pub(super) fn unwrap(
     text: &str,
     client: ClientKind,
     servers: &[String],
     originals: &BTreeMap<String, String>,
-) -> Result<(String, Vec<EntryChange>), String> {
+    wrapped: &BTreeMap<String, String>,
+) -> Result<Edited, String> {
     let root = parse(text)?;
-    let Node::Object(root) = &root else {
-        unreachable!("parse returns an object")
-    };
     let mut edits = Vec::new();
-    let mut changes = Vec::new();
-    for (map_key, map) in maps(client, root)? {
-        for p in &map.properties {
-            let name = p.name.as_str();
-            let Node::Object(entry) = &p.value else {
-                continue;
-            };
-            if !picked(servers, name) {
-                continue;
-            }
-            let key = format!("{map_key}.{name}");
-            let original = originals.get(&key);
-            let outcome = match unwrap_entry(text, &p.value, entry, original) {
-                Ok(e) => {
-                    edits.extend(e);
-                    if original.is_some() {
-                        Outcome::Restored
-                    } else {
-                        Outcome::Rebuilt
-                    }
-                }
-                Err(Outcome::NotWrapped) => continue,
-                Err(outcome) => outcome,
-            };
-            changes.push(EntryChange {
-                key,
-                server: name.to_string(),
-                outcome,
-            });
+    let mut out = Edited::default();
+    for (key, name, node) in entries(client, &root)? {
+        let Node::Object(entry) = node else {
+            continue;
+        };
+        if !picked(servers, name) {
+            continue;
         }
+        let outcome = match unwrap_entry(text, node, entry, originals.get(&key), wrapped.get(&key))
+        {
+            Ok((e, outcome)) => {
+                edits.extend(e);
+                outcome
+            }
+            // listed only when the caller named it
+            Err(Outcome::NotWrapped) if servers.is_empty() => continue,
+            Err(outcome) => outcome,
+        };
+        out.entries.push(EntryChange {
+            key,
+            server: name.to_string(),
+            outcome,
+        });
     }
-    Ok((apply(text, edits), changes))
+    out.text = apply(text, edits);
+    Ok(out)
 }

@@ -10,6 +10,7 @@ mod argv;
 mod codex;
 mod json;
 mod store;
+mod tree;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -19,13 +20,15 @@ pub use store::{Record, Store};
 
 use crate::config::{discover, ClientKind};
 
-/// A file's wrapped text, each entry's outcome, and the original text of each entry wrapped
-/// (by key path).
-type Wrapped = (
-    String,
-    Vec<EntryChange>,
-    std::collections::BTreeMap<String, String>,
-);
+/// A file's new text and each entry's outcome; for `wrap`, also the original text of each
+/// entry wrapped and each entry as wrapped (canonical), by key path.
+#[derive(Debug, Default)]
+struct Edited {
+    text: String,
+    entries: Vec<EntryChange>,
+    originals: std::collections::BTreeMap<String, String>,
+    wrapped: std::collections::BTreeMap<String, String>,
+}
 
 /// What became of one server entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,6 +165,14 @@ pub fn targets(
         }
     }
     out.retain(|t| clients.is_empty() || clients.contains(&t.client));
+    // one file named twice (or a link to one already listed) is edited once
+    let mut seen = Vec::new();
+    out.retain(|t| {
+        let real = std::fs::canonicalize(&t.path).unwrap_or_else(|_| t.path.clone());
+        let fresh = !seen.contains(&real);
+        seen.push(real);
+        fresh
+    });
     Ok(out)
 }
 
@@ -182,54 +193,58 @@ pub fn plan(
         None => ("", before.as_str()),
     };
     let mut record = store.load(&real).map_err(|e| error(path, e))?;
+    // the whole file can come back only while every change since it was mcp-budget's
+    let ours = record.written.as_deref() == Some(store::hash(before.as_bytes()).as_str());
+    if !ours {
+        record.before = None;
+    }
     let codex = target.client == ClientKind::Codex;
-    let (edited, entries) = match direction {
+    let edited = match direction {
         Direction::Wrap(options) => {
-            let (after, entries, originals) = if codex {
+            let edited = if codex {
                 codex::wrap(body, servers, options)
             } else {
                 json::wrap(body, target.client, servers, options)
             }
             .map_err(|m| error(path, m))?;
-            if !originals.is_empty() {
-                // the whole file can come back only while every change since it was ours
-                let ours = record.originals.is_empty()
-                    || record.written.as_deref() == Some(store::hash(before.as_bytes()).as_str());
-                if record.originals.is_empty() {
-                    record.before = Some(before.clone());
-                } else if !ours {
-                    record.before = None;
-                }
-                for (k, v) in originals {
-                    record.originals.insert(k, v);
-                }
+            if !edited.originals.is_empty() && record.originals.is_empty() {
+                record.before = Some(before.clone());
             }
-            (after, entries)
+            record.originals.extend(edited.originals.clone());
+            record.wrapped.extend(edited.wrapped.clone());
+            edited
         }
         Direction::Unwrap => {
-            let (after, entries) = if codex {
-                codex::unwrap(body, servers, &record.originals)
+            let edited = if codex {
+                codex::unwrap(body, servers, &record.originals, &record.wrapped)
             } else {
-                json::unwrap(body, target.client, servers, &record.originals)
+                json::unwrap(
+                    body,
+                    target.client,
+                    servers,
+                    &record.originals,
+                    &record.wrapped,
+                )
             }
             .map_err(|m| error(path, m))?;
-            for e in &entries {
+            for e in &edited.entries {
                 if matches!(e.outcome, Outcome::Restored | Outcome::Rebuilt) {
                     record.originals.remove(&e.key);
+                    record.wrapped.remove(&e.key);
                 }
             }
-            (after, entries)
+            edited
         }
     };
-    let mut after = format!("{bom}{edited}");
+    let entries = edited.entries;
+    let mut after = format!("{bom}{}", edited.text);
     if matches!(direction, Direction::Unwrap) && record.originals.is_empty() {
         // every wrapped entry given back, and nothing else changed since mcp-budget wrote the
         // file: the file as it was, byte for byte
-        let untouched = record.written.as_deref() == Some(store::hash(before.as_bytes()).as_str());
         let all_back = entries
             .iter()
-            .all(|e| matches!(e.outcome, Outcome::Restored));
-        if let (true, true, Some(original)) = (untouched, all_back, record.before.take()) {
+            .all(|e| matches!(e.outcome, Outcome::Restored | Outcome::NotWrapped));
+        if let (true, Some(original)) = (all_back, record.before.take()) {
             after = original;
         }
         record.before = None;
@@ -297,47 +312,21 @@ pub fn differs_from_dry_run(plans: &[FilePlan], token: &str, store: &Store) -> S
 }
 
 /// Every secret a config's text holds as written, whatever its `${VAR}`s: each header value
-/// (`headers`, Codex's `http_headers`) and each `env` value of a secret-looking name (a header
-/// moved by `wrap` is one), found by walking the whole file. The command's diff redacts them
-/// beside what the config loader finds.
+/// (`headers`, Codex's `http_headers`), each `env` value and each string under a
+/// secret-looking key anywhere in the file (a header moved by `wrap` is one), duplicate keys
+/// and unusual escapes included. The command's diff redacts them beside what the config loader
+/// finds.
 pub fn written_secrets(client: ClientKind, text: &str) -> Vec<crate::config::Secret> {
-    use serde_json::Value;
     let body = crate::text::strip_bom(text);
-    let value = if client == ClientKind::Codex {
-        toml::from_str::<toml::Value>(body)
-            .ok()
-            .and_then(|v| serde_json::to_value(v).ok())
+    let found = if client == ClientKind::Codex {
+        codex::secrets(body)
     } else {
-        crate::config::parse_jsonc(body).ok()
+        tree::secrets(body)
     };
-    let mut out = Vec::new();
-    let mut walk: Vec<&Value> = value.iter().collect();
-    while let Some(v) = walk.pop() {
-        match v {
-            Value::Object(map) => {
-                for (k, x) in map {
-                    let strings = || {
-                        x.as_object()
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|(n, s)| s.as_str().map(|s| (n.clone(), s.to_string())))
-                    };
-                    match k.as_str() {
-                        "headers" | "http_headers" => out
-                            .extend(strings().map(|(n, s)| {
-                                crate::config::Secret::new(format!("header {n}"), s)
-                            })),
-                        "env" => out.extend(crate::config::env_secrets(strings())),
-                        _ => {}
-                    }
-                    walk.push(x);
-                }
-            }
-            Value::Array(items) => walk.extend(items),
-            _ => {}
-        }
-    }
-    out
+    found
+        .into_iter()
+        .map(|(name, value)| crate::config::Secret::new(name, value))
+        .collect()
 }
 
 /// Where the backup of a file goes: beside it, `NAME.mcp-budget.bak`.
@@ -350,14 +339,19 @@ pub fn backup_path(real: &Path) -> PathBuf {
 /// Write one plan: the backup first, then the record, then the file (whole, and only if it is
 /// still the text the plan read); a refusal names the file and leaves it as it was.
 pub fn write(plan: &FilePlan, store: &Store) -> Result<(), FileError> {
+    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::PermissionsExt;
     let path = &plan.target.path;
     let meta = std::fs::metadata(&plan.real).map_err(|e| error(path, e.to_string()))?;
     let mode = meta.permissions().mode() & 0o7777;
-    if mode & 0o222 == 0 {
+    let c_path = std::ffi::CString::new(plan.real.as_os_str().as_bytes())
+        .map_err(|_| error(path, "a path with a NUL byte"))?;
+    // SAFETY: access() reads a NUL-terminated path and nothing else
+    let writable = unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } == 0;
+    if mode & 0o222 == 0 || !writable {
         return Err(error(
             path,
-            "no write permission (the file is read-only); nothing written",
+            "no write permission (the file is read-only to you); nothing written",
         ));
     }
     let still = || -> std::io::Result<()> {
@@ -372,6 +366,7 @@ pub fn write(plan: &FilePlan, store: &Store) -> Result<(), FileError> {
     let failed =
         |what: &str, e: std::io::Error| error(path, format!("{what}: {e}; nothing written"));
     still().map_err(|e| failed("cannot edit it", e))?;
+    let previous = store.load(&plan.real).map_err(|e| error(path, e))?;
     crate::atomic::replace_file(
         &backup_path(&plan.real),
         plan.before.as_bytes(),
@@ -382,6 +377,9 @@ pub fn write(plan: &FilePlan, store: &Store) -> Result<(), FileError> {
     store
         .save(&plan.real, &plan.record)
         .map_err(|e| failed("cannot write the record for unwrap", e))?;
-    crate::atomic::replace_file(&plan.real, plan.after.as_bytes(), Some(mode), still)
-        .map_err(|e| failed("cannot write it", e))
+    crate::atomic::replace_file(&plan.real, plan.after.as_bytes(), Some(mode), still).map_err(|e| {
+        // the file is as it was: so is the record
+        let _ = store.save(&plan.real, &previous);
+        failed("cannot write it", e)
+    })
 }

@@ -18,6 +18,10 @@ pub struct Record {
     /// The original text of each wrapped entry, by key path (`mcpServers.github`); for Codex,
     /// the whole file the entry was wrapped in.
     pub originals: BTreeMap<String, String>,
+    /// Each wrapped entry as `wrap` left it (canonical JSON), by key path: an entry that no
+    /// longer matches was edited by hand, and is not replaced by its original.
+    #[serde(default)]
+    pub wrapped: BTreeMap<String, String>,
     /// The file before the first wrap, while every change since was mcp-budget's.
     pub before: Option<String>,
     /// The hash of the text mcp-budget last wrote.
@@ -94,7 +98,11 @@ impl Store {
 
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
     }
     crate::atomic::replace_file(path, bytes, Some(0o600), || Ok(()))
 }

@@ -5,6 +5,7 @@
 //! clients on wrapped configs.
 
 mod clients;
+mod hostile;
 
 use std::path::{Path, PathBuf};
 
@@ -83,7 +84,7 @@ pub fn configs(bin: &str, port: u16) -> Vec<(&'static str, &'static str, String)
   "theme": "Default",
   "mcpServers": {
     "stream": { "httpUrl": "https://g.example.com/mcp", "headers": { "Authorization": "Bearer gem-SECRET-6666" }, "timeout": 30000 },
-    "events": { "url": "https://g.example.com/sse" },
+    "events": { "url": "https://g.example.com/sse", "headers": { "X-Trace": "on" } },
     "py": { "command": "python", "args": ["-m", "my_server"], "cwd": "./server", "env": { "API_KEY": "$MY_API_KEY" } }
   }
 }
@@ -282,8 +283,7 @@ fn dry_run_wrap_and_unwrap_on_the_seven_clients_configs() {
             "proxy",
             "--client",
             "claude-code",
-            "--name",
-            "demo",
+            "--name=demo",
             "--budget",
             "3000",
             "--",
@@ -299,7 +299,7 @@ fn dry_run_wrap_and_unwrap_on_the_seven_clients_configs() {
         "{api}"
     );
     assert_eq!(
-        args_of(api)[7..],
+        args_of(api)[6..],
         [
             "--upstream-url",
             "http://127.0.0.1:4321/mcp",
@@ -312,7 +312,7 @@ fn dry_run_wrap_and_unwrap_on_the_seven_clients_configs() {
         "Bearer tok-claude-SECRET-2222"
     );
     assert_eq!(
-        args_of(&cc["projects"]["/work/p"]["mcpServers"]["local"])[8..],
+        args_of(&cc["projects"]["/work/p"]["mcpServers"]["local"])[7..],
         ["node", "server.js"]
     );
     let vs = parsed(&h.file("vscode").0, &wrapped[3].1);
@@ -326,8 +326,8 @@ fn dry_run_wrap_and_unwrap_on_the_seven_clients_configs() {
     );
     let ws = parsed(&h.file("windsurf").0, &wrapped[4].1);
     assert_eq!(
-        args_of(&ws["mcpServers"]["search"])[..3],
-        ["proxy", "--name", "search"],
+        args_of(&ws["mcpServers"]["search"])[..2],
+        ["proxy", "--name=search"],
         "no profile"
     );
     assert_eq!(ws["mcpServers"]["off"]["disabled"], true);
@@ -351,7 +351,7 @@ fn dry_run_wrap_and_unwrap_on_the_seven_clients_configs() {
     assert!(args_of(linear).ends_with(&["--upstream-bearer-env".into(), "LINEAR_TOKEN".into()]));
     assert_eq!(cx["mcp_servers"]["fs"]["env"]["LOG"], "debug");
     assert_eq!(
-        args_of(&cx["mcp_servers"]["time"])[8..],
+        args_of(&cx["mcp_servers"]["time"])[7..],
         ["uvx", "mcp-server-time"]
     );
     // the wrapped configs read back through mcp-budget's own loader, the moved header values
