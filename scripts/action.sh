@@ -72,14 +72,20 @@ prepare() {
     printf '%s\n' "$f"
     cat -- "$f"
   done | sha256)
-  output key "mcp-budget-${RUNNER_OS:-os}-${RUNNER_ARCH:-arch}-${hash:0:32}"
+  # the runner image too (ubuntu-22.04 and 24.04 differ in glibc): a binary is restored only
+  # where it was built
+  output key "mcp-budget-${RUNNER_OS:-os}-${RUNNER_ARCH:-arch}-${ImageOS:-image}-${hash:0:32}"
   if [ -n "${GITHUB_PATH:-}" ]; then printf '%s\n' "$HOME/.cargo/bin" >> "$GITHUB_PATH"; fi
 }
 
 install() {
+  local root=${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set}
+  # from the action's own folder (a rust-toolchain file of the caller's repository must not
+  # pick the toolchain), without the caller's RUSTFLAGS (-Dwarnings is theirs, not ours);
   # --root: the binary lands where the cache step saves it, whatever CARGO_HOME says
-  cargo install --locked --force --path "${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set}" \
-    --root "$HOME/.cargo"
+  cd -- "$root" || fail 2 "the action's folder is missing: $root"
+  env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS \
+    cargo install --locked --force --path "$root" --root "$HOME/.cargo"
 }
 
 # deltas GATE_JSON: each server's schema tax against the baseline, as compact JSON
@@ -124,6 +130,7 @@ run() {
   fi
   for a in ${args[@]+"${args[@]}"}; do
     case $a in
+      --max-response-bytes | --max-response-bytes=*) ;;  # an audit option, not a threshold
       --max-*) fail 2 "args: $a is a threshold: give it in the thresholds input" ;;
       --baseline* | --gate | --exit-zero | --out | --out=* | --format* | --no-write)
         fail 2 "args: $a is set by the action (inputs baseline, report-only, out)" ;;

@@ -28,6 +28,12 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
         return explain(rule);
     }
     let price = pricing::choose(Some(&args.model), args.price.as_deref())?;
+    // read before anything is written: a baseline that is this run's own audit.json in --out
+    // would otherwise be replaced by the fresh report and compared with itself
+    let baseline = match &args.baseline {
+        Some(p) => Some((load_report(p)?, p.display().to_string())),
+        None => None,
+    };
     let mut files = args.files.clone();
     files.extend(args.configs.iter().cloned());
     let mut sources = settings::sources(&files, &args.trust)?;
@@ -133,7 +139,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
     if args.gate || args.baseline.is_some() {
         let t = thresholds.unwrap_or_default();
         let out = (!args.no_write).then_some(args.out.as_path());
-        let verdict = gate(&report, args.baseline.as_deref(), &t, out)?;
+        let verdict = gate(&report, baseline.as_ref(), &t, out)?;
         match verdict {
             // a report that cannot be compared with its baseline is an error, never a pass
             None => return Err(Failure::Reported.into()),
@@ -262,19 +268,14 @@ fn nothing_to_audit(files: &[std::path::PathBuf]) -> String {
 /// has).
 fn gate(
     report: &Report,
-    baseline: Option<&Path>,
+    baseline: Option<&(Report, String)>,
     thresholds: &Thresholds,
     out_dir: Option<&Path>,
 ) -> anyhow::Result<Option<Verdict>> {
-    let base = match baseline {
-        Some(p) => Some(load_report(p)?),
-        None => None,
-    };
-    let shown = baseline.map(|p| p.display().to_string());
     let verdict = match judge(
         report,
         "this audit",
-        base.as_ref().zip(shown.as_deref()),
+        baseline.map(|(r, shown)| (r, shown.as_str())),
         thresholds,
     ) {
         Ok(v) => v,

@@ -78,6 +78,11 @@ pub struct ServerReport {
     pub probe_errors: Vec<String>,
     /// Where `--keep` left the runs' folders.
     pub kept: Vec<String>,
+    /// Runs made again: a client that listed the probe's tool but ended without calling it
+    /// (a model's turn it let go, seen under a loaded machine) is run once more; each line says
+    /// which run and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<String>,
 }
 
 impl ClientReport {

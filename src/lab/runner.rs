@@ -206,6 +206,7 @@ async fn run_server(
         error: None,
         probe_errors: Vec::new(),
         kept: Vec::new(),
+        retried: Vec::new(),
     };
     // a server without probes: one run for its definitions, calling nothing it has
     let none = [LabProbe {
@@ -228,7 +229,24 @@ async fn run_server(
             base_env,
             exe: &opts.exe,
         };
-        match run::run(&spec).await {
+        let mut result = run::run(&spec).await;
+        if let Ok(first) = &result {
+            let listed = first
+                .transcript
+                .tools()
+                .iter()
+                .any(|t| t["name"] == p.tool.as_str());
+            if !p.tool.is_empty() && listed && first.transcript.call_result(&p.tool).is_none() {
+                report.run_ms.push(first.elapsed_ms);
+                report.retried.push(failure(
+                    adapter,
+                    first,
+                    &format!("the client never called `{}`; run once more", p.tool),
+                ));
+                result = run::run(&spec).await;
+            }
+        }
+        match result {
             Ok(mut outcome) => {
                 report.run_ms.push(outcome.elapsed_ms);
                 read_run(&mut report, adapter, p, &outcome, opts.tokenizer);

@@ -295,3 +295,38 @@ fn growth_from_a_zero_token_baseline_is_a_regression() {
         "{gh}"
     );
 }
+
+/// A baseline that is this run's own `--out/audit.json` (the previous run's report, as a CI
+/// job that keeps its output folder has it) is read before the fresh report replaces it: the
+/// growth since is judged, not the new report against itself.
+#[test]
+fn a_baseline_in_the_output_folder_is_read_before_it_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = demo_report(dir.path());
+    // the previous run: one tool 40 tokens smaller, saved where this run writes
+    let smaller = grown(&base, "search_code", 0);
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&smaller).unwrap()).unwrap();
+    for t in r["servers"][0]["tools"].as_array_mut().unwrap() {
+        if t["name"] == "search_code" {
+            let n = t["model_tokens"].as_u64().unwrap();
+            t["model_tokens"] = (n - 40).into();
+        }
+    }
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("audit.json"), r.to_string()).unwrap();
+    let run = mcp_budget(dir.path(), dir.path())
+        .arg("audit")
+        .arg(repo().join("probes/demo.toml"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--baseline")
+        .arg(out.join("audit.json"))
+        .args(["--gate", "--no-charts", "--max-regression-pct", "5"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("search_code"), "{stderr}");
+}

@@ -93,6 +93,7 @@ fn lab(client: &str, version: Option<&str>, probes: Vec<ProbeOutcome>) -> LabRep
                 error: None,
                 probe_errors: Vec::new(),
                 kept: Vec::new(),
+                retried: Vec::new(),
             }],
             rules: Vec::new(),
             derive_errors: Vec::new(),

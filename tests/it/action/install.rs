@@ -36,7 +36,7 @@ fn install_builds_the_action_s_own_copy_unless_the_cache_restored_it() {
             std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
             std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcp-budget"), &installed).unwrap();
             r.uses_outputs.insert(
-                "actions/cache@".into(),
+                "actions/cache/restore@".into(),
                 [("cache-hit".to_string(), "true".to_string())].into(),
             );
         }
@@ -55,6 +55,12 @@ fn install_builds_the_action_s_own_copy_unless_the_cache_restored_it() {
         let key = file_commands(&f.raw_outputs["prepare"]);
         assert_eq!(key[0].0, "key");
         assert_eq!(with["key"], key[0].1);
+        // and saves it apart, right after install (not in a post step a failed gate skips)
+        assert_eq!(f.with.contains_key("save"), !hit, "{:?}", f.with.keys());
+        if !hit {
+            assert_eq!(f.with["save"]["key"], key[0].1);
+            assert_eq!(f.with["save"]["path"], "~/.cargo/bin/mcp-budget");
+        }
         if hit {
             assert_eq!(f.ran, ["prepare", "run"]);
             assert!(!log.exists(), "cargo ran on a cache hit");
@@ -73,6 +79,11 @@ fn install_builds_the_action_s_own_copy_unless_the_cache_restored_it() {
 
 /// `scripts/action.sh prepare` in a copy of the action whose files can change: its key.
 fn key_of(action: &Path) -> String {
+    key_on(action, "ubuntu24")
+}
+
+/// The same on a runner image (`ImageOS`).
+fn key_on(action: &Path, image: &str) -> String {
     let home = action.join("home");
     let out = action.join("output");
     std::fs::write(&out, "").unwrap();
@@ -85,6 +96,7 @@ fn key_of(action: &Path) -> String {
         .env("HOME", &home)
         .env("RUNNER_OS", "Linux")
         .env("RUNNER_ARCH", "X64")
+        .env("ImageOS", image)
         .status()
         .unwrap();
     assert!(status.success());
@@ -113,7 +125,9 @@ fn the_cache_key_changes_with_the_sources_the_binary_is_built_from() {
         std::fs::write(a.join(file), body).unwrap();
     }
     let first = key_of(a);
-    let hex = first.strip_prefix("mcp-budget-Linux-X64-").unwrap();
+    let hex = first
+        .strip_prefix("mcp-budget-Linux-X64-ubuntu24-")
+        .unwrap();
     assert!(
         hex.len() == 32 && hex.chars().all(|c| c.is_ascii_hexdigit()),
         "{first}"
@@ -128,6 +142,8 @@ fn the_cache_key_changes_with_the_sources_the_binary_is_built_from() {
         std::fs::write(a.join(file), was).unwrap();
     }
     assert_eq!(key_of(a), first);
+    // a binary built on one runner image is not restored on another (glibc differs)
+    assert_ne!(key_on(a, "ubuntu22"), first);
     // each run puts ~/.cargo/bin on the PATH of the steps after it
     let path = std::fs::read_to_string(a.join("path")).unwrap();
     let bin = a.join("home/.cargo/bin").display().to_string();

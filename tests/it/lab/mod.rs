@@ -122,6 +122,30 @@ fn a_hand_written_client_is_measured_whole_and_cut_from_its_own_requests() {
 }
 
 #[test]
+fn a_run_where_the_client_let_the_tool_call_go_is_made_once_more_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let marker = dir.path().join("skipped-once");
+    let adapter = test_adapter(dir.path(), &[("LAB_SKIP_ONCE", marker.to_str().unwrap())]);
+    let (report, code, stderr) = lab(dir.path(), &probes, &adapter, &[]);
+    assert_eq!(code, 0, "{stderr}\n{report:#}");
+    assert!(marker.exists(), "the first run did not skip");
+    let server = &report["clients"][0]["servers"][0];
+    assert_eq!(server["probe_errors"], serde_json::json!([]), "{server:#}");
+    assert_eq!(server["probes"][0]["delivery"], "whole", "{server:#}");
+    let retried = server["retried"].as_array().unwrap();
+    assert_eq!(retried.len(), 1, "{server:#}");
+    assert!(
+        retried[0]
+            .as_str()
+            .unwrap()
+            .starts_with("lab-test: the client never called `get_forecast`; run once more"),
+        "{server:#}"
+    );
+    assert_eq!(server["run_ms"].as_array().unwrap().len(), 2);
+}
+
+#[test]
 fn a_client_that_tries_the_network_reaches_nothing_off_loopback() {
     // a listener on this machine's own non-loopback address: outside the lab it is reachable
     let Some(ip) = non_loopback_ip() else {
