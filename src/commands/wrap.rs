@@ -145,30 +145,24 @@ fn diff(p: &FilePlan, direction: Direction) -> String {
     // the secrets as the file holds them: a `${VAR}` stays a reference (never set to a value
     // that could match), so an entry whose variable is unset still gives its literal secrets
     let unexpanded = |_: &str| Some("\u{0}".to_string());
-    // wrap: the original entries (the wrapped ones carry the same values in `env`); unwrap:
-    // both sides, the wrapped file's `env` and the originals' headers
-    let texts = match direction {
-        Direction::Wrap(options) => {
-            for (k, v) in &options.env {
-                if k.contains("HEADERS") {
-                    redactor.add_named(k, v);
-                }
-            }
-            vec![&p.before]
-        }
-        Direction::Unwrap => vec![&p.before, &p.after],
-    };
-    for text in texts {
+    // both sides as written (a header moved into `env`, the OTEL_* variables `--otlp` added)
+    for text in [&p.before, &p.after] {
         redactor.add_secrets(wrap::written_secrets(p.target.client, text));
-        if let Ok(file) = parse_config_text(
-            &p.target.path,
-            text,
-            settings::home().as_deref(),
-            &unexpanded,
-        ) {
-            for spec in &file.servers.servers {
-                redactor.add_secrets(spec_secrets(spec));
-            }
+    }
+    // and what the loader finds in the side with the original entries (secret flag values in
+    // their args, URL credentials): the wrapped entries carry the same values after `--`
+    let original = match direction {
+        Direction::Wrap(_) => &p.before,
+        Direction::Unwrap => &p.after,
+    };
+    if let Ok(file) = parse_config_text(
+        &p.target.path,
+        original,
+        settings::home().as_deref(),
+        &unexpanded,
+    ) {
+        for spec in &file.servers.servers {
+            redactor.add_secrets(spec_secrets(spec));
         }
     }
     let shown = p.target.path.display().to_string();

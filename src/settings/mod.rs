@@ -103,11 +103,18 @@ fn client_engine(
 /// `$XDG_CACHE_HOME/mcp-budget/spill`, else `~/.cache/mcp-budget/spill`: where `audit`,
 /// `replay` and the proxy spill when `--spill-dir` is not given (outside any report folder).
 pub fn default_spill_dir() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home().map(|h| h.join(".cache")))
+    xdg_dir("XDG_CACHE_HOME", ".cache")
         .unwrap_or_else(std::env::temp_dir)
         .join("mcp-budget/spill")
+}
+
+/// An XDG base folder: `$VAR` when it is an absolute path (the specification ignores a relative
+/// one), else `~/<under_home>`; None without either.
+pub fn xdg_dir(var: &str, under_home: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home().map(|h| h.join(under_home)))
 }
 
 /// The probe files' `[gate]` tables, in order, each over the one before.

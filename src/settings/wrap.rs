@@ -48,10 +48,7 @@ fn this_binary() -> anyhow::Result<PathBuf> {
 
 /// `$XDG_STATE_HOME/mcp-budget/wrap`, else `~/.local/state/mcp-budget/wrap`.
 fn state_dir() -> anyhow::Result<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| super::home().map(|h| h.join(".local/state")))
+    let base = super::xdg_dir("XDG_STATE_HOME", ".local/state")
         .context("neither XDG_STATE_HOME nor HOME is set: no folder for wrap's records")?;
     Ok(base.join("mcp-budget/wrap"))
 }

@@ -11,7 +11,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, TableLike, Value};
 use super::argv::{
     header_var, is_wrapped, original_command, proxy_prefix, remote_refusal, Options,
 };
-use super::{Edited, EntryChange, Outcome};
+use super::{picked, Edited, EntryChange, Outcome};
 use crate::config::ClientKind;
 
 /// The document, or why it cannot be edited: the error's line and message, never the line's
@@ -197,10 +197,6 @@ fn wrap_entry(t: &mut dyn TableLike, name: &str, options: &Options) -> Result<()
         set(t, "env_vars", array(&vars));
     }
     Ok(())
-}
-
-fn picked(servers: &[String], name: &str) -> bool {
-    servers.is_empty() || servers.iter().any(|s| s == name)
 }
 
 /// The `mcp_servers` table of a document; None when there is none, an unknown shape when it is

@@ -13,7 +13,7 @@ use super::argv::{
     header_var, is_wrapped, original_command, proxy_prefix, remote_refusal, Options,
 };
 use super::tree::{canonical, maps, parse, prop, raw, string, twice};
-use super::{Edited, EntryChange, Outcome};
+use super::{picked, Edited, EntryChange, Outcome};
 use crate::config::ClientKind;
 
 /// One replacement of `start..end`.
@@ -323,11 +323,6 @@ fn unwrap_entry(
         },
     ];
     Ok((edits, Outcome::Rebuilt))
-}
-
-/// Whether the server `name` is one the caller picked (none picked: every one).
-fn picked(servers: &[String], name: &str) -> bool {
-    servers.is_empty() || servers.iter().any(|s| s == name)
 }
 
 /// Every server entry of the file: (key path, name, its node).

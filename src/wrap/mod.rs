@@ -30,6 +30,11 @@ struct Edited {
     wrapped: std::collections::BTreeMap<String, String>,
 }
 
+/// Whether the server `name` is one the caller picked (none picked: every one).
+fn picked(servers: &[String], name: &str) -> bool {
+    servers.is_empty() || servers.iter().any(|s| s == name)
+}
+
 /// What became of one server entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {

@@ -44,10 +44,6 @@ impl Store {
         Store { dir }
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     fn record_path(&self, file: &Path) -> PathBuf {
         self.dir
             .join("records")

@@ -17,7 +17,7 @@ const CLIENTS: [(&str, &str); 4] = [
 
 /// `target/lab-clients/node_modules`, or None (skip; a failure under
 /// MCP_BUDGET_REQUIRE_REAL_SERVERS).
-fn lab_clients() -> Option<std::path::PathBuf> {
+pub(crate) fn lab_clients() -> Option<std::path::PathBuf> {
     let dir = repo().join("target/lab-clients/node_modules");
     if dir.join(".bin").exists() {
         return Some(dir);

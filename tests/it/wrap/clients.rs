@@ -12,6 +12,34 @@ use crate::support::{bin_path, free_port, repo, run_json, serve_on, venv_python}
 
 const SCRAPE: &str = r#"{"url": "demo://shop/search?q=wireless+earbuds"}"#;
 
+/// The cl100k_base tokens of `text` by Python tiktoken (tests/fixtures/tiktoken_offline.py).
+fn tiktoken(python: &std::path::Path, text: &str) -> usize {
+    use std::io::Write;
+    let mut child = Command::new(python)
+        .args([
+            "-c",
+            "import sys, tiktoken_offline as t; print(len(t.ENC.encode(sys.stdin.read())))",
+        ])
+        .current_dir(repo().join("tests/fixtures"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "tiktoken failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
 #[test]
 fn the_sdk_client_on_a_wrapped_config_gets_budgeted_results() {
     let Some(python) = venv_python("mcp", "the MCP Python SDK") else {
@@ -66,6 +94,12 @@ fn the_sdk_client_on_a_wrapped_config_gets_budgeted_results() {
             got["handle"].is_string(),
             "{name}: no spill handle: {got:#}"
         );
+        // counted apart from mcp-budget's tokenizer: Python tiktoken on what the client got
+        let tokens = tiktoken(&python, visible);
+        assert!(
+            (1000..=1500).contains(&tokens),
+            "{name}: {tokens} tokens reached the client"
+        );
     }
     // the call log every wrapped proxy appends to: both calls, each within its budget
     let lines: Vec<Value> = std::fs::read_to_string(&log)
@@ -89,16 +123,9 @@ fn the_sdk_client_on_a_wrapped_config_gets_budgeted_results() {
 
 #[test]
 fn codex_in_the_lab_on_a_wrapped_config_sends_its_model_the_budgeted_result() {
-    let npm = repo().join("target/lab-clients/node_modules");
-    if !npm.join(".bin").exists() {
-        assert!(
-            std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-            "{} is missing but MCP_BUDGET_REQUIRE_REAL_SERVERS is set",
-            npm.display()
-        );
-        eprintln!("SKIP: no coding clients in {} (run .ci/run)", npm.display());
+    let Some(npm) = crate::lab::real_clients::lab_clients() else {
         return;
-    }
+    };
     let _one = crate::lab::real_clients::ONE_CLIENT
         .lock()
         .unwrap_or_else(|e| e.into_inner());

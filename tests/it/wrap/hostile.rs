@@ -5,8 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{args_of, parsed};
-use crate::support::mcp_budget;
+use super::{args_of, parsed, run_in};
 
 /// A HOME with one file; runs mcp-budget in it.
 struct One {
@@ -24,20 +23,11 @@ impl One {
     }
 
     fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = mcp_budget(&self.dir.path().join("home"), self.dir.path())
-            .env("XDG_STATE_HOME", self.dir.path().join("state"))
-            .env(
-                "OTEL_EXPORTER_OTLP_HEADERS",
-                "x-honeycomb-team=otel-SECRET-abcdef",
-            )
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into(),
-            String::from_utf8_lossy(&out.stderr).into(),
-        )
+        let otel = (
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "x-honeycomb-team=otel-SECRET-abcdef",
+        );
+        run_in(self.dir.path(), args, &[otel])
     }
 
     fn ok(&self, args: &[&str]) -> String {

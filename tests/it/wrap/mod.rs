@@ -147,16 +147,7 @@ impl Home {
 
     /// `mcp-budget ARGS` in this HOME, its state under the test folder.
     pub fn run(&self, args: &[&str]) -> (i32, String, String) {
-        let out = mcp_budget(&self.home(), self.dir.path())
-            .env("XDG_STATE_HOME", self.dir.path().join("state"))
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into(),
-            String::from_utf8_lossy(&out.stderr).into(),
-        )
+        run_in(self.dir.path(), args, &[])
     }
 
     pub fn text(&self, client: &str) -> String {
@@ -180,6 +171,22 @@ impl Home {
             }
         }
     }
+}
+
+/// `mcp-budget ARGS` with HOME `dir/home`, its state in `dir/state` and these variables: exit
+/// code, stdout, stderr.
+pub fn run_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = mcp_budget(&dir.join("home"), dir);
+    cmd.env("XDG_STATE_HOME", dir.join("state"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 /// The parsed config (Codex's TOML as JSON).
