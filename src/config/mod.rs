@@ -30,3 +30,4 @@ pub use server_env::{sdk_default_env, ServerEnv, SDK_DEFAULT_VARS};
 pub use sources::{load_sources, Sources};
 pub use spec::{Origin, Probe, ServerSet, ServerSpec, TransportSpec};
 pub use trust::{assess, ClaudeRecords, Trust};
+pub use urls::percent_decoded;

@@ -92,7 +92,7 @@ pub fn userinfo_login(url: &str) -> Option<(String, Option<String>)> {
 }
 
 /// `s` with `%XX` escapes decoded, if the result is UTF-8.
-fn percent_decoded(s: &str) -> Option<String> {
+pub fn percent_decoded(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

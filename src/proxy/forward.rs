@@ -106,7 +106,7 @@ impl Proxy {
         context: RequestContext<RoleServer>,
         via: Option<&str>,
     ) -> Result<CallToolResult, ErrorData> {
-        let client = caller(&context);
+        let client = trace::caller(&context);
         // what the policy supplies (`fixed_arguments`, for the parameters it hides), where the
         // client gave nothing
         let mut args = args;
@@ -295,9 +295,7 @@ impl Proxy {
                 shared.append_log(log, &record);
             }
             if let Some(span) = span {
-                let error = record
-                    .is_error
-                    .then(|| ("tool_error".to_string(), "isError".to_string()));
+                let error = trace::tool_error(record.is_error);
                 let measured = trace::measured(&shared, &record, &raw);
                 trace::end_call(&shared, span, answered, error, Some(measured));
             }
@@ -345,14 +343,6 @@ impl Proxy {
 }
 
 /// The calling client's name and version, for the log.
-fn caller(context: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
-    // the request's own `_meta` names a 2026-07-28 client; a session's handshake, the others
-    context
-        .client_info()
-        .map(|i| (Some(i.name), Some(i.version)))
-        .unwrap_or((None, None))
-}
-
 /// An upstream's error message as passed on: at most [`MAX_ERROR_DATA_BYTES`], saying so
 /// when cut.
 fn cut_message(message: String) -> String {

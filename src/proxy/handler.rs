@@ -124,7 +124,7 @@ impl ServerHandler for Proxy {
         // own results and the calls refused end theirs here
         if let Some(span) = traced.claim() {
             let error = match &answer {
-                Ok(r) => trace::tool_error(r),
+                Ok(r) => trace::tool_error(r.is_error == Some(true)),
                 Err(e) => Some(trace::rpc_error(e)),
             };
             trace::end_call(

@@ -134,6 +134,7 @@ struct Listener {
     service: Service,
     /// `/metrics` is answered from here, behind the same token.
     telemetry: Arc<crate::telemetry::Telemetry>,
+    /// The whole `Authorization` header wanted, `Bearer TOKEN`.
     bearer: Option<String>,
     gate: SessionGate,
     bodies: BodyPool,
@@ -159,7 +160,7 @@ pub async fn listen(
     let state = Arc::new(Listener {
         service,
         telemetry: shared.opts.telemetry.clone(),
-        bearer: opts.bearer,
+        bearer: super::metrics::bearer_header(opts.bearer),
         gate: SessionGate {
             sessions,
             max: opts.max_sessions,

@@ -54,9 +54,15 @@ fn status(code: StatusCode, text: &'static str) -> Reply {
     r
 }
 
-/// A bearer token compared in constant time.
-pub(super) fn authorized<B>(req: &Request<B>, bearer: Option<&str>) -> bool {
-    let Some(want) = bearer else {
+/// The `Authorization` header a token asks for: made once, when the listener starts.
+pub(super) fn bearer_header(token: Option<String>) -> Option<String> {
+    token.map(|t| format!("Bearer {t}"))
+}
+
+/// A request's `Authorization` against the header wanted ([`bearer_header`]), compared in
+/// constant time.
+pub(super) fn authorized<B>(req: &Request<B>, wanted: Option<&str>) -> bool {
+    let Some(want) = wanted else {
         return true;
     };
     let given = req
@@ -64,7 +70,6 @@ pub(super) fn authorized<B>(req: &Request<B>, bearer: Option<&str>) -> bool {
         .get(hyper::header::AUTHORIZATION)
         .map(|v| v.as_bytes())
         .unwrap_or_default();
-    let want = format!("Bearer {want}");
     let want = want.as_bytes();
     given.len() == want.len()
         && given
@@ -84,7 +89,7 @@ pub async fn listen_metrics(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_SCRAPERS));
-    let bearer = Arc::new(bearer);
+    let bearer = Arc::new(bearer_header(bearer));
     let serve = async move {
         loop {
             let Ok(slot) = slots.clone().acquire_owned().await else {

@@ -6,7 +6,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
@@ -44,10 +43,7 @@ pub(super) fn start(
     if !telemetry.is_on() {
         return Traced::default();
     }
-    let (client_name, client_version) = context
-        .client_info()
-        .map(|i| (Some(i.name), Some(i.version)))
-        .unwrap_or((None, None));
+    let (client_name, client_version) = caller(context);
     let http = context.extensions.get::<hyper::http::request::Parts>();
     let session_id = http
         .and_then(|p| p.headers.get("mcp-session-id"))
@@ -100,8 +96,17 @@ pub(super) fn rpc_error(e: &ErrorData) -> (String, String) {
 }
 
 /// A tool result's `error.type`: `tool_error` when it says `isError`.
-pub(super) fn tool_error(result: &CallToolResult) -> Option<(String, String)> {
-    (result.is_error == Some(true)).then(|| ("tool_error".to_string(), "isError".to_string()))
+pub(super) fn tool_error(is_error: bool) -> Option<(String, String)> {
+    is_error.then(|| ("tool_error".to_string(), "isError".to_string()))
+}
+
+/// The calling client's name and version: the request's own `_meta` names a 2026-07-28
+/// client; a session's handshake, the others.
+pub(super) fn caller(context: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
+    context
+        .client_info()
+        .map(|i| (Some(i.name), Some(i.version)))
+        .unwrap_or((None, None))
 }
 
 /// End a claimed span of a forwarded call: what the engine measured, at `answered`.

@@ -37,6 +37,7 @@ pub struct Proxy {
 
 impl Proxy {
     pub fn resolve(args: &ProxyArgs) -> anyhow::Result<Proxy> {
+        let bearer = bearer(args)?;
         let spec = upstream(args)?;
         let (engine, limits) =
             super::client_engine(&args.engine, args.tokenizer, args.client.as_ref())?;
@@ -86,10 +87,8 @@ impl Proxy {
             session,
             start_timeout: Duration::from_secs(args.timeout),
             limits,
-            listen: listen(args)?,
-            metrics_listen: args
-                .metrics_listen
-                .map(|addr| (addr, bearer(args).ok().flatten())),
+            listen: listen(args, bearer.clone()),
+            metrics_listen: args.metrics_listen.map(|addr| (addr, bearer)),
             telemetry,
         })
     }
@@ -97,12 +96,9 @@ impl Proxy {
 
 /// `--listen ADDR` and what guards it: the bearer token (from `--bearer-token-env`), the hosts
 /// allowed, the session and connection limits.
-fn listen(args: &ProxyArgs) -> anyhow::Result<Option<ListenOptions>> {
-    let bearer = bearer(args)?;
-    let Some(addr) = args.listen else {
-        return Ok(None);
-    };
-    Ok(Some(ListenOptions {
+fn listen(args: &ProxyArgs, bearer: Option<String>) -> Option<ListenOptions> {
+    let addr = args.listen?;
+    Some(ListenOptions {
         addr,
         bearer,
         extra_hosts: args.allow_hosts.clone(),
@@ -113,7 +109,7 @@ fn listen(args: &ProxyArgs) -> anyhow::Result<Option<ListenOptions>> {
             header_timeout: Duration::from_secs(args.header_timeout_secs),
             body_timeout: Duration::from_secs(args.body_timeout_secs),
         },
-    }))
+    })
 }
 
 /// The token of `--bearer-token-env VAR`, which guards `--listen` and `--metrics-listen`.

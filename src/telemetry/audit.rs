@@ -7,7 +7,7 @@ use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::KeyValue;
 
 use super::config::{OtlpConfig, TelemetryError};
-use super::names::{SERVER, TOOL_NAME};
+use super::names::{self, SERVER, TOOL_NAME};
 use super::otel::{meter_provider, resource};
 use super::queue::Losses;
 use crate::facts::{Report, Status};
@@ -80,7 +80,7 @@ pub fn export_audit(
         for c in &s.clients {
             let labels = [
                 server.clone(),
-                KeyValue::new("mcp_budget.client.profile", c.client.clone()),
+                KeyValue::new(names::OVER_LIMIT_CLIENT, c.client.clone()),
             ];
             client_schema.record(c.schema_tokens_per_turn as u64, &labels);
             points += 1;
@@ -89,7 +89,7 @@ pub fn export_audit(
             let probe = [
                 server.clone(),
                 KeyValue::new(TOOL_NAME, p.tool.clone()),
-                KeyValue::new("mcp_budget.probe", p.name()),
+                KeyValue::new(names::PROBE, p.name()),
             ];
             if let Some(r) = &p.raw {
                 raw.record(r.model_tokens as u64, &probe);
@@ -101,7 +101,7 @@ pub fn export_audit(
             }
             for c in &p.clients {
                 let mut labels = probe.to_vec();
-                labels.push(KeyValue::new("mcp_budget.client.profile", c.client.clone()));
+                labels.push(KeyValue::new(names::OVER_LIMIT_CLIENT, c.client.clone()));
                 client_result.record(c.raw.tokens_to_model as u64, &labels);
                 points += 1;
             }

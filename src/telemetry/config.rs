@@ -68,7 +68,7 @@ impl OtlpConfig {
         ] {
             if let Some(p) = get(name).filter(|p| p.trim() != "http/protobuf") {
                 return Err(TelemetryError::Protocol {
-                    var: static_name(name),
+                    var: name,
                     value: p,
                 });
             }
@@ -140,14 +140,6 @@ impl OtlpConfig {
     }
 }
 
-fn static_name(name: &str) -> &'static str {
-    match name {
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" => "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-        "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL" => "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
-        _ => "OTEL_EXPORTER_OTLP_PROTOCOL",
-    }
-}
-
 fn checked(var: &'static str, url: String) -> Result<String, TelemetryError> {
     if url.starts_with("http://") || url.starts_with("https://") {
         Ok(url)
@@ -169,29 +161,11 @@ fn parse_headers(text: &str) -> Result<Vec<(String, String)>, TelemetryError> {
                     // the name alone: the value is a secret
                     entry: entry.split('=').next().unwrap_or("").to_string(),
                 })?;
-            Ok((k.trim().to_string(), percent_decode(v.trim())))
+            let v = v.trim();
+            let v = crate::config::percent_decoded(v).unwrap_or_else(|| v.to_string());
+            Ok((k.trim().to_string(), v))
         })
         .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -317,11 +317,20 @@ mod tests {
         assert_eq!(line("mcp_budget_result_budgeted_tokens_sum"), 8_120.0);
         assert_eq!(line("mcp_budget_spills_total"), 1.0);
         assert_eq!(line("mcp_server_operation_duration_seconds_count"), 2.0);
-        // the 30,000-token result is above the 25,000 bucket, within the 50,000 one
-        assert!(
-            text.contains("le=\"25000.0\"") && text.contains("le=\"1000000.0\""),
-            "{text}"
-        );
+        // cumulative buckets: the 120-token result is within 25,000, the 30,000-token one
+        // above it and within 50,000
+        let bucket = |le: &str| {
+            text.lines()
+                .filter(|l| {
+                    l.starts_with("mcp_budget_result_raw_tokens_bucket{")
+                        && l.contains(&format!("le=\"{le}\""))
+                })
+                .map(|l| l.rsplit(' ').next().unwrap().parse::<f64>().unwrap())
+                .sum::<f64>()
+        };
+        assert_eq!(bucket("100.0"), 0.0, "{text}");
+        assert_eq!(bucket("25000.0"), 1.0, "{text}");
+        assert_eq!(bucket("50000.0"), 2.0, "{text}");
         assert!(text.trim_end().ends_with("# EOF"), "{text}");
     }
 }

@@ -33,6 +33,8 @@ pub const CLIENT_VERSION: &str = "mcp_budget.client.version";
 pub const CLIENT_TRANSPORT: &str = "mcp_budget.client.transport";
 /// A client profile whose own limit the raw result breaks (`--client`).
 pub const OVER_LIMIT_CLIENT: &str = "mcp_budget.client.profile";
+/// The probe an audit gauge is of (`tool` and its arguments).
+pub const PROBE: &str = "mcp_budget.probe";
 
 // metrics (OpenTelemetry names; Prometheus gets them with `.` as `_` and its unit suffix)
 pub const M_OPERATION_DURATION: &str = "mcp.server.operation.duration";

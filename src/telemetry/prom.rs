@@ -51,8 +51,6 @@ pub struct Prom {
     engine: Histograms<ResultLabels>,
     duration: Histograms<OperationLabels>,
     raw_max: Family<ResultLabels, Gauge>,
-    /// Held while a maximum is read and raised (two calls must not lower it).
-    raising: std::sync::Mutex<()>,
     spills: Family<ResultLabels, Counter>,
     over_limit: Family<ProfileLabels, Counter>,
 }
@@ -121,7 +119,6 @@ impl Prom {
             engine,
             duration,
             raw_max,
-            raising: std::sync::Mutex::new(()),
             spills,
             over_limit,
         }
@@ -154,14 +151,11 @@ impl Prom {
             .get_or_create(&labels)
             .observe(r.budgeted_tokens as f64);
         self.engine.get_or_create(&labels).observe(r.engine_s);
-        {
-            let _raising = self.raising.lock().unwrap_or_else(|p| p.into_inner());
-            let max = self.raw_max.get_or_create(&labels);
-            let raw = r.raw_tokens as i64;
-            if raw > max.get() {
-                max.set(raw);
-            }
-        }
+        // raised atomically: two calls at once never lower it, and no lock is taken
+        self.raw_max
+            .get_or_create(&labels)
+            .inner()
+            .fetch_max(r.raw_tokens as i64, std::sync::atomic::Ordering::Relaxed);
         if r.spilled {
             self.spills.get_or_create(&labels).inc();
         }

@@ -159,7 +159,11 @@ fn attributes(server: &str, r: &Request) -> Vec<KeyValue> {
     opt(MCP_PROTOCOL_VERSION, &r.protocol_version);
     opt(CLIENT_NAME, &r.client_name);
     opt(CLIENT_VERSION, &r.client_version);
-    let stateless = r.protocol_version.as_deref() == Some("2026-07-28");
+    // the 2026-07-28 era and later have no session
+    let stateless = r
+        .protocol_version
+        .as_deref()
+        .is_some_and(|v| v >= crate::upstream::MODERN_VERSION);
     if !stateless {
         opt(MCP_SESSION_ID, &r.session_id);
     }
