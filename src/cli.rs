@@ -13,7 +13,7 @@ mod lab;
 mod setup;
 pub use formats::{GateFormat, ListFormat, StatsFormat};
 pub use intercept::InterceptArgs;
-pub use lab::{LabArgs, LabFormat, LabTapArgs};
+pub use lab::{LabArgs, LabTapArgs};
 pub use setup::{CompletionsArgs, ManArgs, SchemaArgs, UnwrapArgs, WrapArgs, WrapWhere};
 
 #[derive(Debug, Parser)]

@@ -70,6 +70,14 @@ pub fn now_rfc3339() -> String {
         .unwrap_or_default()
 }
 
+/// The tighter of two optional limits: the smaller when both are set, else the one that is.
+pub fn tighter(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

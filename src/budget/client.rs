@@ -19,11 +19,6 @@ impl Engine {
         )
     }
 
-    /// A copy tightened to the limits of `profile`'s result rules.
-    pub fn for_client(&self, profile: &ClientProfile) -> Engine {
-        self.for_limits(engine_limits(profile))
-    }
-
     /// A copy tightened to the tightest limits of `profiles` in every unit (one proxy in front
     /// of several clients); no profile: the engine as it is.
     pub fn for_clients(&self, profiles: &[&ClientProfile]) -> Engine {
@@ -60,7 +55,7 @@ mod tests {
             Some(12_000),
             "codex keeps 12,000 bytes: {limits:?}"
         );
-        let tight = engine.for_client(codex);
+        let tight = engine.for_clients(&[codex]);
         assert_eq!(tight.policy().for_tool("x").size.bytes, Some(12_000));
         let same = engine.for_limits(ResultLimits::default());
         assert_eq!(
@@ -79,16 +74,11 @@ mod tests {
             SpillStore::new(dir.path(), 1 << 20),
         );
         let (codex, claude) = (profile("codex").unwrap(), profile("claude-code").unwrap());
-        let (a, b) = (engine_limits(codex), engine_limits(claude));
         let both = engine.for_clients(&[codex, claude]);
         let p = both.policy().for_tool("x");
-        // each unit is the smaller of the two clients' (one may have none)
-        let want = |x: Option<usize>, y: Option<usize>| match (x, y) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        };
-        assert_eq!(p.size.bytes, want(a.bytes, b.bytes));
-        assert_eq!(p.size.chars, want(a.chars, b.chars));
+        // Codex's 12,000 bytes and Claude Code's 50,000 characters, each kept
+        assert_eq!(p.size.bytes, Some(12_000));
+        assert_eq!(p.size.chars, Some(50_000));
         assert!(
             p.size.bytes.is_some() && p.size.chars.is_some(),
             "{:?}",

@@ -58,10 +58,7 @@ impl SizeLimits {
 
     /// The tighter of the two bounds in every unit.
     pub fn tightened(self, other: SizeLimits) -> SizeLimits {
-        let min = |a: Option<usize>, b: Option<usize>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let min = crate::units::tighter;
         SizeLimits {
             bytes: min(self.bytes, other.bytes),
             chars: min(self.chars, other.chars),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use mcp_budget::tokens::Tokenizer;
 
-use super::TrustArgs;
+use super::{ListFormat, TrustArgs};
 
 #[derive(Debug, clap::Args)]
 pub struct LabArgs {
@@ -62,29 +62,14 @@ pub struct LabArgs {
     #[arg(long, env = "MCP_BUDGET_TOKENIZER", default_value = "cl100k_base")]
     pub tokenizer: Tokenizer,
     /// Output format
-    #[arg(long, value_enum, default_value_t = LabFormat::Table)]
-    pub format: LabFormat,
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
     #[command(flatten)]
     pub trust: TrustArgs,
     /// The servers as JSON on standard input, resolved by `audit --client measured` (the same
     /// specs, their variables kept off the command line)
     #[arg(long, hide = true)]
     pub servers_on_stdin: bool,
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum LabFormat {
-    Table,
-    Json,
-}
-
-impl From<LabFormat> for mcp_budget::report::Listing {
-    fn from(f: LabFormat) -> Self {
-        match f {
-            LabFormat::Table => mcp_budget::report::Listing::Table { width: None },
-            LabFormat::Json => mcp_budget::report::Listing::Json,
-        }
-    }
 }
 
 #[derive(Debug, clap::Args)]

@@ -153,8 +153,12 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
 /// `audit --otlp`: the report's numbers to the collector; whether they reached it (a failure
 /// is said, the report is written all the same).
 fn export(report: &Report, config: &mcp_budget::telemetry::OtlpConfig) -> bool {
-    let var = |name: &str| std::env::var(name).ok();
-    match mcp_budget::telemetry::export_audit(report, config, &var, Duration::from_secs(15)) {
+    match mcp_budget::telemetry::export_audit(
+        report,
+        config,
+        &settings::env_var,
+        Duration::from_secs(15),
+    ) {
         Ok(points) => {
             warn(&format!(
                 "telemetry: {points} data points exported ({})",

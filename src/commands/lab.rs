@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcp_budget::lab::{loopback_only, run_lab, Isolation, LabOptions};
 
-use crate::cli::{LabArgs, LabFormat, LabTapArgs};
+use crate::cli::{LabArgs, LabTapArgs, ListFormat};
 use crate::exit::Failure;
 use crate::printer::warn;
 use crate::settings;
@@ -47,8 +47,8 @@ pub fn run(args: LabArgs) -> anyhow::Result<()> {
     let Some(report) = report else {
         return Err(Failure::Reported.into());
     };
-    crate::printer::rendered(matches!(args.format, LabFormat::Table), |out| {
-        mcp_budget::lab::render(&report, args.format.into(), out)
+    crate::printer::rendered(args.format == ListFormat::Table, |out| {
+        mcp_budget::lab::render(&report, args.format.listing(None), out)
     })?;
     let failed = report.clients.iter().any(|c| {
         c.servers

@@ -95,3 +95,12 @@ pub struct SharedParameter {
     /// every tool: the hide saving less the tokens of that one statement.
     pub state_once_saves_tokens: usize,
 }
+
+impl SharedParameter {
+    /// What the better fix saves per turn: hiding it when no tool requires it (never less
+    /// than stating it once), else stating it once.
+    pub fn best_saving(&self) -> usize {
+        self.hide_saves_tokens
+            .unwrap_or(self.state_once_saves_tokens)
+    }
+}

@@ -134,14 +134,24 @@ pub fn shared_parameters(
             entry.1 += usize::from(required.contains(&name.as_str()));
         }
     }
-    let mut out: Vec<SharedParameter> = groups
+    let groups: Vec<_> = groups
         .into_iter()
         .filter(|(_, (at, _))| at.len() >= min_tools.max(2))
+        .collect();
+    // each tool's own count once, however many groups it is in
+    let mut before: Vec<Option<usize>> = vec![None; tools.len()];
+    for (_, (at, _)) in &groups {
+        for &i in at {
+            before[i].get_or_insert_with(|| view_tokens(&tools[i], tok));
+        }
+    }
+    let mut out: Vec<SharedParameter> = groups
+        .into_iter()
         .map(|((name, schema), (at, required_in))| {
             let removed: usize = at
                 .iter()
                 .map(|&i| {
-                    let before = view_tokens(&tools[i], tok);
+                    let before = before[i].unwrap_or_default();
                     let after = view_tokens(&without_parameter(&tools[i], &name), tok);
                     before.saturating_sub(after)
                 })
@@ -165,11 +175,12 @@ pub fn shared_parameters(
                 schema,
             }
         })
-        .filter(|g| g.state_once_saves_tokens > 0 || g.hide_saves_tokens.unwrap_or(0) > 0)
+        .filter(|g| g.best_saving() > 0)
         .collect();
     out.sort_by(|a, b| {
-        let key = |g: &SharedParameter| g.hide_saves_tokens.unwrap_or(g.state_once_saves_tokens);
-        key(b).cmp(&key(a)).then_with(|| a.name.cmp(&b.name))
+        b.best_saving()
+            .cmp(&a.best_saving())
+            .then_with(|| a.name.cmp(&b.name))
     });
     out
 }

@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 
 pub use result::{
-    client_view, client_view_counted, engine_limits, is_json_array_result, misstated_by,
-    stated_cut, ResultLimits,
+    breaks_limit, client_view, client_view_counted, engine_limits, is_json_array_result,
+    misstated_by, stated_cut, ResultLimits,
 };
 pub use visible::Count;
 

@@ -37,10 +37,7 @@ impl ResultLimits {
     /// The tighter of two clients' limits in every unit (a proxy in front of both must meet
     /// each); the note goes first when either keeps only the head.
     pub fn tightest(self, other: ResultLimits) -> ResultLimits {
-        let min = |a: Option<usize>, b: Option<usize>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let min = crate::units::tighter;
         ResultLimits {
             tokens: min(self.tokens, other.tokens),
             bytes: min(self.bytes, other.bytes),
@@ -105,6 +102,22 @@ fn result_rules(profile: &ClientProfile) -> Vec<&Rule> {
 /// What `profile`'s client shows the model of `result`, counted in `tokenizer`.
 pub fn client_view(profile: &ClientProfile, result: &Value, tokenizer: Tokenizer) -> ClientSeen {
     client_view_counted(profile, result, &BTreeMap::new(), &|t| tokenizer.count(t))
+}
+
+/// Whether `profile`'s client would not show `result` whole (cut, filed away or refused: what
+/// [`client_view`]'s outcome says), answered by the first rule over its limit, without
+/// cutting or wording anything: the proxy asks this of every call its telemetry counts.
+pub fn breaks_limit(profile: &ClientProfile, result: &Value, tokenizer: Tokenizer) -> bool {
+    let count: Count = &|t| tokenizer.count(t);
+    let v = visible(profile, result, count);
+    let whole = join(&v.texts);
+    let meta = BTreeMap::new();
+    result_rules(profile).into_iter().any(|rule| {
+        let applies = (!rule.only_single_text || v.single_text)
+            && (rule.when.as_deref() != Some("json_array")
+                || (v.single_text && is_json_array(&whole)));
+        applies && measure(&rule.unit, &whole, v.image_tokens, count) > threshold(rule, &meta)
+    })
 }
 
 /// [`client_view`] with a counter of its own. A result shown whole costs the sum of its texts'

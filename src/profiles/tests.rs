@@ -386,3 +386,52 @@ fn cline_sends_the_results_json_and_cuts_it_in_the_middle() {
         Tokenizer::Cl100k.count(r#"{"content":[{"type":"text","text":"hi"}]}"#)
     );
 }
+
+/// `breaks_limit` says what `client_view`'s outcome says, for every profile, on results that
+/// sit at and around their limits (lines, one long line, a JSON array, several blocks, an
+/// image, structuredContent).
+#[test]
+fn breaks_limit_agrees_with_the_client_view_everywhere() {
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    let mut results = Vec::new();
+    for n in [10, 2_000, 9_000, 12_500, 30_000, 60_000, 120_000] {
+        let lines: String = (0..n / 20).map(|i| format!("row {i:>6} ok ok\n")).collect();
+        results.push(text(&lines));
+        results.push(text(&"x".repeat(n)));
+        let array: Vec<Value> = (0..n / 12).map(|i| json!({"i": i})).collect();
+        results.push(text(&serde_json::to_string(&array).unwrap()));
+        results.push(json!({"content": [
+            {"type": "text", "text": "a".repeat(n / 2)},
+            {"type": "text", "text": "b ".repeat(n / 4)}
+        ], "structuredContent": {"n": n}}));
+    }
+    results.push(json!({"content": [{"type": "image", "data": png, "mimeType": "image/png"}]}));
+    let mut disagreements = Vec::new();
+    for p in profiles() {
+        for r in &results {
+            let full = client_view(p, r, Tokenizer::Cl100k).outcome == Outcome::Full;
+            if breaks_limit(p, r, Tokenizer::Cl100k) == full {
+                disagreements.push(format!(
+                    "{}: {}",
+                    p.id,
+                    &r.to_string()[..80.min(r.to_string().len())]
+                ));
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
+    // and the results do reach every kind of outcome somewhere
+    let broken = profiles()
+        .iter()
+        .flat_map(|p| {
+            results
+                .iter()
+                .map(move |r| breaks_limit(p, r, Tokenizer::Cl100k))
+        })
+        .filter(|b| *b)
+        .count();
+    assert!(
+        broken > 10 && broken < profiles().len() * results.len(),
+        "{broken}"
+    );
+}

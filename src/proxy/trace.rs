@@ -139,10 +139,7 @@ pub(super) fn measured(
         .opts
         .clients
         .iter()
-        .filter(|p| {
-            crate::profiles::client_view(p, raw, shared.opts.tokenizer).outcome
-                != crate::profiles::Outcome::Full
-        })
+        .filter(|p| crate::profiles::breaks_limit(p, raw, shared.opts.tokenizer))
         .map(|p| p.id.clone())
         .collect();
     crate::telemetry::ResultMeasure {

@@ -40,7 +40,7 @@ impl Audit {
             None
         };
         let otlp = if args.otlp {
-            OtlpConfig::from_env(true, &|name: &str| std::env::var(name).ok())?
+            OtlpConfig::from_env(true, &super::env_var)?
         } else {
             None
         };

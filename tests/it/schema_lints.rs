@@ -165,7 +165,7 @@ fn shared_parameters_save_what_an_independent_grouping_and_count_say() {
                     g.state_once_saves_tokens
                 );
                 if min_tools == mcp_budget::measure::SHARED_PARAMETER_TOOLS {
-                    saved += g.hide_saves_tokens.unwrap_or(g.state_once_saves_tokens);
+                    saved += g.best_saving();
                 }
             }
             groups += found.len();

@@ -58,7 +58,7 @@ pub(super) fn shared_findings(s: &ServerReport) -> Vec<Finding> {
             );
             saving(
                 finding(by_id("shared-parameters"), None, message),
-                Some(g.hide_saves_tokens.unwrap_or(g.state_once_saves_tokens)),
+                Some(g.best_saving()),
                 None,
             )
         })

@@ -29,7 +29,7 @@ pub fn schema_score(s: &ServerReport) -> Option<SchemaScore> {
         // the tax between tools: each repeated parameter hidden (optional) or stated once
         + s.shared_parameters
             .iter()
-            .map(|g| g.hide_saves_tokens.unwrap_or(g.state_once_saves_tokens))
+            .map(|g| g.best_saving())
             .sum::<usize>();
     let recoverable = recoverable.min(schema_tokens);
     let waste = 50.0 * recoverable as f64 / schema_tokens.max(1) as f64;

@@ -131,9 +131,7 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("edit", &["updat", "modify"]),
     ("chang", &["updat", "edit", "diff"]),
     ("modify", &["updat", "edit"]),
-    ("repo", &["repository"]),
     ("pr", &["pull", "request"]),
-    ("dir", &["directory"]),
     ("folder", &["directory", "list"]),
     ("me", &["authenticat", "user", "profil"]),
     ("am", &["authenticat", "user", "profil"]),
@@ -151,7 +149,7 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("know", &["search", "read", "node"]),
     ("history", &["log", "list", "commit"]),
     ("readm", &["file", "content"]),
-    ("upload", &["push", "upload"]),
+    ("upload", &["push"]),
     ("newest", &["latest"]),
     ("function", &["code"]),
     ("defin", &["code", "search"]),
@@ -308,12 +306,13 @@ impl ToolIndex {
             }
             add(t, 1.0, &mut out);
         }
-        // a word that stop-listing removed ("me", "am") still counts through its synonyms
+        // a word that stop-listing removed ("me") still counts through its synonyms; every other
+        // word's were added above
         for w in query.split(|c: char| !c.is_alphanumeric()) {
-            let w = w.to_lowercase();
-            if let Some((_, more)) = SYNONYMS.iter().find(|(k, _)| *k == w) {
-                for m in more.iter() {
-                    add(canonical(stem(m)), SYNONYM_WEIGHT, &mut out);
+            let t = canonical(stem(&w.to_lowercase()));
+            if STOP.contains(&t.as_str()) {
+                for m in synonyms(&t) {
+                    add(m.clone(), SYNONYM_WEIGHT, &mut out);
                 }
             }
         }
