@@ -1,7 +1,7 @@
 //! Client profiles: what each MCP client puts in front of the model, as data with a source and a
 //! date for every fact (`clients.toml`), and the rules applied to one result (`result.rs`: what
 //! reaches the model; `visible.rs`: the parts it is sent). The ground layer: the report's model,
-//! the engine (`budget::Engine::for_client`) and the lab read them; the per-server client rows
+//! the engine (`budget::Engine::for_clients`) and the lab read them; the per-server client rows
 //! every output shows are derived in `assess::clients`.
 
 mod result;
