@@ -8,32 +8,66 @@ use rmcp::ServiceExt;
 use crate::capture::{self, Recording};
 use crate::config::{redactor_for, Redactor, ServerSpec, TransportSpec};
 use crate::demo::DemoServer;
-use crate::upstream::{ChildEnv, Protocol, ServerIo, Session, SessionOptions, UpstreamError};
+use crate::upstream::{ChildEnv, Protocol, ServerIo, Session, SessionOptions, UpstreamError, Wire};
 
-/// Start or reach the server and run the `initialize` handshake. Errors never carry a secret of
-/// the spec or of the inherited environment (a server's stderr can print them).
+/// Start or reach the server and open a session in the era `opts.protocol` names. Errors never
+/// carry a secret of the spec or of the inherited environment (a server's stderr can print
+/// them).
 pub async fn connect(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session, UpstreamError> {
-    if opts.protocol == Protocol::HandshakeFirst {
-        let first = SessionOptions {
-            protocol: Protocol::Legacy,
-            ..opts.clone()
-        };
-        return match connect_as(spec, &first).await {
+    connect_recorded(spec, opts, Wire::new(opts.record)).await
+}
+
+/// [`connect`], recording every exchange into `wire`, a failed negotiation's too (the caller
+/// keeps a clone: `--record` writes what was tried when no session came of it). A stdio server
+/// that ends its stream on the `server/discover` that `--protocol auto` sends first is started
+/// again and spoken to in the handshake era, and the session says so
+/// ([`Session::discover_ended`]).
+pub async fn connect_recorded(
+    spec: &ServerSpec,
+    opts: &SessionOptions,
+    wire: Wire,
+) -> Result<Session, UpstreamError> {
+    let era = |protocol| SessionOptions {
+        protocol,
+        ..opts.clone()
+    };
+    match opts.protocol {
+        Protocol::HandshakeFirst => match connect_as(spec, &era(Protocol::Legacy), &wire).await {
             Err(UpstreamError::HandshakeRefused { .. }) => {
-                let modern = SessionOptions {
-                    protocol: Protocol::Modern,
-                    ..opts.clone()
-                };
-                connect_as(spec, &modern).await
+                connect_as(spec, &era(Protocol::Modern), &wire).await
             }
             other => other,
-        };
+        },
+        Protocol::Auto => match connect_as(spec, opts, &wire).await {
+            Err(UpstreamError::EndedOnDiscover { message }) => {
+                let mut session = connect_as(spec, &era(Protocol::Legacy), &wire)
+                    .await
+                    .map_err(|e| match e {
+                        UpstreamError::Initialize { message: again }
+                        | UpstreamError::HandshakeRefused { message: again } => {
+                            UpstreamError::Initialize {
+                                message: format!(
+                                    "{again} (started again after `server/discover` ended it: {message})"
+                                ),
+                            }
+                        }
+                        other => other,
+                    })?;
+                session.set_discover_ended(message);
+                Ok(session)
+            }
+            other => other,
+        },
+        _ => connect_as(spec, opts, &wire).await,
     }
-    connect_as(spec, opts).await
 }
 
 /// [`connect`] in the era `opts` names (never [`Protocol::HandshakeFirst`]).
-async fn connect_as(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session, UpstreamError> {
+async fn connect_as(
+    spec: &ServerSpec,
+    opts: &SessionOptions,
+    wire: &Wire,
+) -> Result<Session, UpstreamError> {
     let redactor = std::sync::Arc::new(redactor_for(spec));
     let io = open(spec, opts, redactor.clone())
         .await
@@ -49,7 +83,7 @@ async fn connect_as(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session,
     } else {
         opts
     };
-    Session::connect_io(io, opts, redactor).await
+    Session::connect_io(io, opts, redactor, wire.clone()).await
 }
 
 /// The byte stream to the server `spec` names: started (a process, a server in this process)

@@ -6,7 +6,7 @@ use super::engine_time::{timed_pass, RUNS};
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{redactor_for, Probe, ServerSpec};
-use crate::connect::connect;
+use crate::connect::connect_recorded;
 use crate::facts::{
     BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolCost,
 };
@@ -67,10 +67,21 @@ async fn run(
 ) -> Result<(), String> {
     let set = &opts.tokenizers;
     observer.phase(&spec.name, Phase::Connecting);
-    let mut session = connect(spec, &opts.session)
+    // the first answer may take as long as the server's whole timeout (a slow starter)
+    let session_opts = crate::upstream::SessionOptions {
+        start_timeout: spec
+            .timeout_secs
+            .map(std::time::Duration::from_secs)
+            .unwrap_or(opts.timeout),
+        ..opts.session.clone()
+    };
+    // kept before the session opens: `--record` writes a failed negotiation's exchanges too
+    let wire = Wire::new(opts.session.record);
+    *capture = Some(wire.clone());
+    let mut session = connect_recorded(spec, &session_opts, wire)
         .await
         .map_err(|e| e.to_string())?;
-    *capture = Some(session.wire().clone());
+    report.discover_ended = session.discover_ended().map(str::to_string);
     let result = async {
         report.initialize_ms = Some(session.init_latency_ms);
         let init = measure_initialize(session.initialize_response().result_text(), set)
@@ -344,6 +355,7 @@ fn replay(engine: &Engine, call: &CallInfo, value: &serde_json::Value) -> Budget
 fn redact(report: &mut ServerReport, spec: &ServerSpec) {
     let r = redactor_for(spec);
     report.error = report.error.as_deref().map(|e| r.redact(e));
+    report.discover_ended = report.discover_ended.as_deref().map(|e| r.redact(e));
     for w in &mut report.warnings {
         *w = r.redact(w);
     }

@@ -156,6 +156,11 @@ pub struct ServerReport {
     /// that era).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub era_conformance: Option<super::EraConformance>,
+    /// Set when `--protocol auto`'s `server/discover` ended the server's stream (a process
+    /// that exits on a method it does not know): what it said. The server was started again
+    /// and measured in the handshake era; a client that asks `server/discover` first loses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discover_ended: Option<String>,
     pub server_info: Option<serde_json::Value>,
     pub instructions_tokens: usize,
     pub initialize_ms: Option<f64>,
@@ -430,6 +435,7 @@ impl ServerReport {
             protocol_version: None,
             eras: Vec::new(),
             era_conformance: None,
+            discover_ended: None,
             server_info: None,
             instructions_tokens: 0,
             initialize_ms: None,

@@ -79,6 +79,8 @@ impl Proxy {
             env_remove: args.bearer_token_env.iter().cloned().collect(),
             server_env: super::server_env(&args.trust),
             protocol: args.upstream_protocol,
+            protocol_flag: "--upstream-protocol",
+            start_timeout: Duration::from_secs(args.timeout),
             ..SessionOptions::default()
         };
         Ok(Proxy {

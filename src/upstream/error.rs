@@ -11,6 +11,11 @@ pub enum UpstreamError {
     /// handshake era, only the 2026-07-28 one.
     #[error("failed to initialize: {message}")]
     HandshakeRefused { message: String },
+    /// The server's stream ended on the `server/discover` that `--protocol auto` sends first
+    /// (a process that exits on a method it does not know): it can be started again and spoken
+    /// to in the handshake era.
+    #[error("failed to initialize: {message}")]
+    EndedOnDiscover { message: String },
     #[error("`{method}` failed: {message}")]
     Request { method: String, message: String },
     #[error("`{method}` returned JSON-RPC error {code}: {message}")]
@@ -36,6 +41,9 @@ impl UpstreamError {
                 message: r(message),
             },
             UpstreamError::HandshakeRefused { message } => UpstreamError::HandshakeRefused {
+                message: r(message),
+            },
+            UpstreamError::EndedOnDiscover { message } => UpstreamError::EndedOnDiscover {
                 message: r(message),
             },
             UpstreamError::Request { method, message } => UpstreamError::Request {

@@ -130,15 +130,18 @@ async fn write_lines(mut rx: mpsc::Receiver<String>, mut to_pump: DuplexStream) 
     let _ = to_pump.shutdown().await;
 }
 
-/// How long the `server/discover` that opens a session waits for an HTTP answer.
-const OPENING_WAIT: std::time::Duration = std::time::Duration::from_secs(8);
+/// How long the `server/discover` that opens a session waits for an HTTP answer before it is
+/// answered with an error in the endpoint's place, so that `--protocol auto` goes on with
+/// `initialize` (the official Python SDK's client waits as long, then does the same).
+const OPENING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Streamable HTTP: one POST per message. A `server/discover` sent before the endpoint answered
-/// anything that gets no HTTP answer (refused, reset, a redirect not followed, nothing within
-/// [`OPENING_WAIT`]) ends the stream, with the reason in `ended`: an
-/// endpoint that cannot be reached says nothing of the protocol era it speaks, so it is not
-/// answered with a JSON-RPC error, which would make the session fall back to `initialize`
-/// (the official Python SDK's client draws the same line).
+/// anything that gets no HTTP answer (refused, reset, a redirect not followed) ends the stream,
+/// with the reason in `ended`: an endpoint that cannot be reached says nothing of the protocol
+/// era it speaks, so it is not answered with a JSON-RPC error, which would make the session
+/// fall back to `initialize` (the official Python SDK's client draws the same line). One that
+/// is reached but says nothing within [`OPENING_WAIT`] is answered with an error: a server that
+/// holds a method it does not know is a server of the handshake era.
 async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
     let mut lines = BufReader::new(from_pump).lines();
     let mut session: Option<HeaderValue> = None;
@@ -170,14 +173,17 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
             req = req.header(name, value);
         }
         let sent = if opening {
-            // rmcp gives up on an unanswered discover after 10 s and sends `initialize`, which
-            // would queue behind it here: the opening discover gets its own, shorter wait
             match tokio::time::timeout(OPENING_WAIT, req.send()).await {
                 Ok(sent) => sent.map_err(|e| without_url(&e)),
-                Err(_) => Err(format!(
-                    "server/discover got no HTTP answer within {} s",
-                    OPENING_WAIT.as_secs()
-                )),
+                Err(_) => {
+                    let e = format!(
+                        "server/discover got no HTTP answer within {} s",
+                        OPENING_WAIT.as_secs()
+                    );
+                    fail(&ctx, id, &e).await;
+                    answered = true;
+                    continue;
+                }
             }
         } else {
             req.send().await.map_err(|e| without_url(&e))

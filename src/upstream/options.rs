@@ -58,6 +58,11 @@ pub struct SessionOptions {
     pub server_env: crate::config::ServerEnv,
     /// The era to speak (`--protocol`).
     pub protocol: Protocol,
+    /// The flag that sets [`Self::protocol`] on this command (named in errors).
+    pub protocol_flag: &'static str,
+    /// How long the server may take to answer its first request (`--timeout`): what
+    /// `--protocol auto` waits for the answer to `server/discover`.
+    pub start_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for SessionOptions {
@@ -70,6 +75,7 @@ impl std::fmt::Debug for SessionOptions {
             .field("env_remove", &self.env_remove)
             .field("server_env", &self.server_env)
             .field("protocol", &self.protocol)
+            .field("start_timeout", &self.start_timeout)
             .finish()
     }
 }
@@ -84,6 +90,8 @@ impl Default for SessionOptions {
             env_remove: Vec::new(),
             server_env: crate::config::ServerEnv::Inherited,
             protocol: Protocol::Auto,
+            protocol_flag: "--protocol",
+            start_timeout: std::time::Duration::from_secs(60),
         }
     }
 }

@@ -2,9 +2,11 @@
 //! verbatim in the [`Wire`]; lines that are not JSON (a server's log output on stdout) are
 //! dropped with a warning instead of breaking the session.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::dropped::{
@@ -24,7 +26,25 @@ pub struct Pumps {
     pub rmcp_read: DuplexStream,
     pub rmcp_write: DuplexStream,
     pub tasks: Vec<JoinHandle<()>>,
+    /// What `--protocol auto`'s negotiation needs of the pumps (`super::negotiate`).
+    pub link: NegotiationLink,
 }
+
+/// The pumps' side of the era negotiation that runs before rmcp: the answers to its own
+/// requests (ids that begin `mcp-budget:`) come here and never reach rmcp, however late, and
+/// rmcp's own first request can be kept from the server when the negotiation already has its
+/// answer.
+pub struct NegotiationLink {
+    /// Each answer to a request of the negotiation's own, as the server sent it (the wire
+    /// records it too). Closed when the server's stream ends.
+    pub replies: mpsc::UnboundedReceiver<Line>,
+    /// Set: rmcp's next `initialize` or `server/discover` is not sent (its answer is given to
+    /// rmcp from the negotiation's).
+    pub swallow_handshake: Arc<AtomicBool>,
+}
+
+/// The ids the negotiation gives its own requests begin with this (as JSON text, after `"`).
+pub const OWN_ID_PREFIX: &str = "mcp-budget:";
 
 /// Start pumping between a server's output/input and a pair of pipes for rmcp.
 pub fn start<R, W>(
@@ -40,18 +60,30 @@ where
 {
     let (rmcp_read, inbound_tx) = tokio::io::duplex(PIPE_BYTES);
     let (rmcp_write, outbound_rx) = tokio::io::duplex(PIPE_BYTES);
+    let (replies_tx, replies) = mpsc::unbounded_channel();
+    let swallow_handshake = Arc::new(AtomicBool::new(false));
     let inbound = tokio::spawn(inbound(
         server_out,
         inbound_tx,
         wire.clone(),
         max_line_bytes,
         redactor,
+        replies_tx,
     ));
-    let outbound = tokio::spawn(outbound(outbound_rx, server_in, wire));
+    let outbound = tokio::spawn(outbound(
+        outbound_rx,
+        server_in,
+        wire,
+        swallow_handshake.clone(),
+    ));
     Pumps {
         rmcp_read,
         rmcp_write,
         tasks: vec![inbound, outbound],
+        link: NegotiationLink {
+            replies,
+            swallow_handshake,
+        },
     }
 }
 
@@ -62,6 +94,7 @@ async fn inbound<R: AsyncRead + Unpin>(
     wire: Wire,
     max_line_bytes: usize,
     redactor: Arc<Redactor>,
+    own_replies: mpsc::UnboundedSender<Line>,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, server_out);
     let mut buf = Vec::new();
@@ -143,15 +176,9 @@ async fn inbound<R: AsyncRead + Unpin>(
             Arc::new(text.to_string())
         };
         let answered = wire.received(line.clone());
-        // rmcp gives up on an unanswered `server/discover` after 10 s and sends `initialize`;
-        // a slow server's late answer to the discover would then break rmcp's handshake
-        let discover = answered
-            .as_ref()
-            .is_some_and(|a| a.method == "server/discover");
-        if discover && wire.has_sent("initialize") {
-            wire.warn(
-                "dropped the server's late answer to server/discover (initialize had been sent: the server took over 10 s to answer its first request)".into(),
-            );
+        // the negotiation's own requests are answered to it alone, however late the answer
+        if answered.as_ref().is_some_and(|a| is_own_id(&a.id)) {
+            let _ = own_replies.send(line);
             continue;
         }
         // rmcp's typed copy of a large tool result is never used (measurement reads the
@@ -176,8 +203,31 @@ async fn inbound<R: AsyncRead + Unpin>(
     let _ = to_rmcp.shutdown().await;
 }
 
+/// Whether a response's id (its JSON text) is one the negotiation gave its own request.
+fn is_own_id(id: &str) -> bool {
+    id.strip_prefix('"')
+        .is_some_and(|rest| rest.starts_with(OWN_ID_PREFIX))
+}
+
+/// Whether a line rmcp sent is its handshake request (`initialize` or `server/discover`).
+fn is_handshake_request(line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Req<'a> {
+        #[serde(borrow)]
+        method: Option<&'a str>,
+        id: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Req>(line)
+        .is_ok_and(|r| r.id.is_some() && matches!(r.method, Some("initialize" | "server/discover")))
+}
+
 /// rmcp -> server.
-async fn outbound<W: AsyncWrite + Unpin>(from_rmcp: DuplexStream, mut server_in: W, wire: Wire) {
+async fn outbound<W: AsyncWrite + Unpin>(
+    from_rmcp: DuplexStream,
+    mut server_in: W,
+    wire: Wire,
+    swallow_handshake: Arc<AtomicBool>,
+) {
     let mut reader = BufReader::new(from_rmcp);
     let mut buf = Vec::new();
     loop {
@@ -185,6 +235,11 @@ async fn outbound<W: AsyncWrite + Unpin>(from_rmcp: DuplexStream, mut server_in:
         match reader.read_until(b'\n', &mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
+        }
+        // the negotiation has the server's answer to this one already: rmcp is given it
+        if swallow_handshake.load(Ordering::Acquire) && is_handshake_request(trim_eol(&buf)) {
+            swallow_handshake.store(false, Ordering::Release);
+            continue;
         }
         if let Ok(text) = std::str::from_utf8(trim_eol(&buf)) {
             wire.sent(Arc::new(text.to_string()));

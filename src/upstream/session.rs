@@ -9,18 +9,18 @@ use std::time::{Duration, Instant};
 use rmcp::model::ProtocolVersion;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ProgressToken};
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService,
-    ServiceError,
+    ClientServiceExt, PeerRequestOptions, RoleClient, RunningService, ServiceError,
 };
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::task::JoinHandle;
 
 use super::client::UpstreamClient;
+use super::handshake::{self, Chosen, Failed};
 use super::process::ChildGuard;
 use super::request::list_request;
 use super::{
-    answer_or_cancel, dropped, pump, CallOutcome, Forwarded, Protocol, RawResponse, ServerIo,
-    SessionOptions, UpstreamError, Wire,
+    answer_or_cancel, dropped, pump, CallOutcome, Forwarded, RawResponse, ServerIo, SessionOptions,
+    UpstreamError, Wire,
 };
 use crate::config::{Probe, Redactor};
 
@@ -33,49 +33,30 @@ pub struct Session {
     init: RawResponse,
     /// The handshake that opened the session: `initialize` or `server/discover`.
     handshake: &'static str,
+    /// Set when the server ended its stream on `server/discover` and was started again.
+    discover_ended: Option<String>,
     pub init_latency_ms: f64,
     id: u64,
     /// Every error and warning of this session passes through it.
     redactor: Arc<Redactor>,
 }
 
-/// Why the handshake failed. When `server/discover` and then `initialize` both failed, the
-/// `initialize` failure is what a legacy server (or no MCP server at all) says: it comes
-/// first, and the discover failure after it, unless it says the same (told once).
-fn handshake_error(e: &rmcp::service::ClientInitializeError) -> String {
-    use rmcp::service::ClientInitializeError as E;
-    match e {
-        E::LegacyFallbackFailed { discover, fallback } => {
-            let (discover, fallback) = (discover.to_string(), fallback.to_string());
-            if discover == fallback {
-                format!("{fallback} (to server/discover and initialize alike)")
-            } else {
-                format!("{fallback} (server/discover before it: {discover})")
-            }
-        }
-        // `--protocol 2026-07-28`: the pump stood in for a result that is not a discover one
-        E::JsonRpcError(d) if dropped::not_a_discover_result(&d.data) => format!(
-            "{}; `--protocol legacy` or `auto` asks `initialize` instead",
-            d.message
-        ),
-        other => other.to_string(),
-    }
-}
-
 /// Sessions started by this process so far (each gets the next number as its id).
 static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Session {
-    /// Run the `initialize` handshake over `io`, the stream to a server (see
-    /// [`crate::connect::connect`], which opens it). Errors and warnings never carry a secret
-    /// `redactor` knows (the spec's and the inherited environment's: a server's stderr can print
-    /// them), and what they quote of the server was redacted before it was cut.
+    /// Open a session over `io`, the stream to a server (see [`crate::connect::connect`],
+    /// which opens it), in the era `opts.protocol` names, recording into `wire`. Errors and
+    /// warnings never carry a secret `redactor` knows (the spec's and the inherited
+    /// environment's: a server's stderr can print them), and what they quote of the server was
+    /// redacted before it was cut.
     pub async fn connect_io(
         io: ServerIo,
         opts: &SessionOptions,
         redactor: Arc<Redactor>,
+        wire: Wire,
     ) -> Result<Session, UpstreamError> {
-        Session::start(io, opts, redactor.clone())
+        Session::start(io, opts, redactor.clone(), wire)
             .await
             .map_err(|e| e.redacted(&redactor))
     }
@@ -84,8 +65,8 @@ impl Session {
         io: ServerIo,
         opts: &SessionOptions,
         redactor: Arc<Redactor>,
+        wire: Wire,
     ) -> Result<Session, UpstreamError> {
-        let wire = Wire::new(opts.record);
         let ServerIo {
             server_out,
             server_in,
@@ -94,38 +75,61 @@ impl Session {
             started,
             ended,
         } = io;
-        let pumps = pump::start(
+        let mut pumps = pump::start(
             server_out,
             server_in,
             wire.clone(),
             opts.max_response_bytes,
             redactor.clone(),
         );
-        tasks.extend(pumps.tasks);
-        let lifecycle = match opts.protocol {
-            Protocol::Legacy | Protocol::HandshakeFirst => ClientLifecycleMode::Initialize,
-            Protocol::Modern => ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-            Protocol::Auto => ClientLifecycleMode::Auto {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                legacy_version: None,
-            },
+        tasks.extend(std::mem::take(&mut pumps.tasks));
+        let client = UpstreamClient::new(opts.downstream.clone());
+        let local = ended.is_none();
+        let chosen = match handshake::choose(opts, &mut pumps, &client, local, &redactor).await {
+            Ok(chosen) => chosen,
+            Err(failed) => {
+                let why = ended.as_ref().and_then(|why| why.get().cloned());
+                let (reason, ended_on_discover) = match failed {
+                    Failed::Ended => (
+                        why.unwrap_or_else(|| {
+                            "the server ended its stream after `server/discover`, unanswered".into()
+                        }),
+                        local,
+                    ),
+                    Failed::Said(reason) => (reason, false),
+                };
+                let message = explain(&reason, child.as_mut(), &wire, &redactor).await;
+                if let Some(c) = child {
+                    c.shutdown().await;
+                }
+                return Err(if ended_on_discover {
+                    UpstreamError::EndedOnDiscover { message }
+                } else {
+                    UpstreamError::Initialize { message }
+                });
+            }
         };
-        let served = UpstreamClient::new(opts.downstream.clone())
+        let Chosen {
+            lifecycle,
+            first_answer,
+            fallback_why,
+        } = chosen;
+        let rmcp_read = handshake::rmcp_input(first_answer.as_deref(), &mut pumps);
+        let served = client
             // the pump already bounds message size (--max-response-bytes); rmcp's own 16 MiB
             // default would drop a larger line silently and leave its request waiting
             .serve_with_lifecycle(
-                AsyncRwTransport::<RoleClient, _, _>::new(pumps.rmcp_read, pumps.rmcp_write)
+                AsyncRwTransport::<RoleClient, _, _>::new(rmcp_read, pumps.rmcp_write)
                     .with_max_line_length(usize::MAX),
-                lifecycle,
+                lifecycle.clone(),
             )
             .await;
         let service = match served {
             Ok(s) => s,
             Err(e) => {
-                let reason = ended.as_ref().and_then(|why| why.get().cloned());
-                let reason = reason.unwrap_or_else(|| handshake_error(&e));
+                let ended = ended.as_ref().and_then(|why| why.get().cloned());
+                let reason =
+                    handshake::failure(&e, ended, fallback_why.as_deref(), &lifecycle, opts);
                 let message = explain(&reason, child.as_mut(), &wire, &redactor).await;
                 if let Some(c) = child {
                     c.shutdown().await;
@@ -139,16 +143,7 @@ impl Session {
                 });
             }
         };
-        // the era is the handshake that succeeded: rmcp sends `initialize` only when it does
-        // not take the `server/discover` result (there was none, or it was not one)
-        let discovered = wire.take_response("server/discover");
-        let (handshake, init) = match wire.take_response("initialize") {
-            Some(initialized) => ("initialize", Some(initialized)),
-            None => ("server/discover", discovered.filter(|r| r.error.is_none())),
-        };
-        let init = init.ok_or_else(|| UpstreamError::Initialize {
-            message: format!("no {handshake} response was captured"),
-        })?;
+        let (handshake, init) = handshake::captured(&lifecycle, first_answer.as_deref(), &wire)?;
         Ok(Session {
             service,
             wire,
@@ -156,10 +151,22 @@ impl Session {
             tasks,
             init,
             handshake,
+            discover_ended: None,
             init_latency_ms: ms(started),
             id: SESSIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst),
             redactor,
         })
+    }
+
+    /// Why this session is in the handshake era although `--protocol auto` asked
+    /// `server/discover` first: the server ended its stream on it, and was started again.
+    pub fn discover_ended(&self) -> Option<&str> {
+        self.discover_ended.as_deref()
+    }
+
+    /// Say that the server ended its stream on `server/discover` (see [`Self::discover_ended`]).
+    pub fn set_discover_ended(&mut self, why: String) {
+        self.discover_ended = Some(why);
     }
 
     /// This session's number, unique in the process (a restarted server is a new session).

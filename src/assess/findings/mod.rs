@@ -218,6 +218,9 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
         }
     }
     out.extend(era::era_findings(s.era_conformance.as_ref()));
+    if let Some(why) = &s.discover_ended {
+        out.push(finding(by_id("ends-on-discover"), None, why.clone()));
+    }
     out.extend(compat::compat_findings(s));
     // errors first, then warnings, then notes; each kind in the order found
     out.sort_by_key(|f| match f.severity.as_str() {

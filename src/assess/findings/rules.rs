@@ -189,6 +189,15 @@ pub const RULES: &[Rule] = &[
         judges_definitions: false,
     },
     Rule {
+        id: "ends-on-discover",
+        severity: "error",
+        title: "Exits on `server/discover`",
+        checks: "The server ended its stream (a stdio process exited) on the `server/discover` that `--protocol auto` sends first, as a client of the 2026-07-28 era does, instead of answering a method it does not know with a JSON-RPC error. mcp-budget started it again and measured it in the handshake era.",
+        why: "A client that asks `server/discover` first cannot use the server: the official Python SDK 2.3 client in its default mode (`auto`) fails to connect to it (tests/it/handshake_fallback.rs runs it), and every client of the 2026 era that discovers first loses it the same way. JSON-RPC requires an error answer (-32601) to an unknown method.",
+        fix: "answer a method you do not know with error -32601 (Method not found) instead of exiting; update the MCP SDK (early `mcp` 1.x servers validate every request against the methods they know)",
+        judges_definitions: false,
+    },
+    Rule {
         id: "client-error-instead-of-result",
         severity: "error",
         title: "A client turns the result into an error (measured)",
