@@ -243,6 +243,32 @@ fn check_reduced(input: &Value, raw: &str, out: &Budgeted, note_first: bool) -> 
             ));
         }
     }
+    // a preview never ends inside a number or a string escape (issue 37, 3.1)
+    for b in &body {
+        let shown = b["text"].as_str().unwrap_or("");
+        if shown.is_empty() || json_text(b).is_some() {
+            continue;
+        }
+        for whole in texts(input).filter(|t| t.len() > shown.len() && t.starts_with(shown)) {
+            let (head, next) = (shown.as_bytes(), whole.as_bytes()[shown.len()]);
+            let digits = head.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+            let word = head
+                .len()
+                .checked_sub(digits + 1)
+                .is_some_and(|i| head[i].is_ascii_alphanumeric() || head[i] == b'.');
+            let in_number = digits > 0
+                && !word
+                && (next.is_ascii_digit() || matches!(next, b'.' | b'e' | b'E'));
+            let tail: Vec<char> = shown.chars().rev().take(40).collect();
+            ensure!(
+                !in_number,
+                "the preview ends inside a number: …{}",
+                tail.iter().rev().collect::<String>()
+            );
+            let slashes = head.iter().rev().take_while(|&&c| c == b'\\').count();
+            ensure!(slashes % 2 == 0, "the preview ends inside an escape");
+        }
+    }
     match &out.spill {
         Some(h) => {
             let bytes = std::fs::read(&h.path)

@@ -4,6 +4,9 @@
 //! write the clipboard with OSC 52 or break a table row. One helper for every output. And the
 //! measures every limit on text shares: lines, characters, character boundaries.
 
+mod boundary;
+pub use boundary::{boundary_before, Boundary};
+
 use std::borrow::Cow;
 
 /// Whether `c` is a format character (Unicode general category Cf): bidi controls (U+202A-E,

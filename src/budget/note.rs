@@ -22,6 +22,8 @@ pub struct NoteFacts {
     /// The preview ends inside the next line: the bytes of it already shown (where to continue
     /// with `start_char`).
     pub preview_resume_char: Option<usize>,
+    /// Where a preview that ends inside a line stopped: a whole JSON element, a word break.
+    pub preview_end: Option<crate::text::Boundary>,
     pub spill: Option<SpillHandle>,
     pub spill_error: Option<String>,
     /// The reader is a model behind the proxy: point to `mcp_budget_read`, not the file.
@@ -64,6 +66,9 @@ pub fn render(f: &NoteFacts) -> String {
                 thousands(c),
                 thousands(shown + 1)
             ));
+            if let Some(end) = f.preview_end {
+                s.push_str(&format!(" (it stops {})", end.words()));
+            }
         }
     }
     match (&f.spill, &f.spill_error) {

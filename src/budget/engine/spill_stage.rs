@@ -12,7 +12,7 @@ use super::super::shrink::{ladder, ShrinkReport};
 use super::super::{Scan, Size, SizeLimits};
 use super::json_stage::{json_texts, shrunk};
 use super::{Budgeted, Engine, Run, Strategy};
-use crate::text::line_count;
+use crate::text::{boundary_before, line_count, Boundary};
 
 impl Engine {
     pub(super) fn spill_stage(&self, run: &mut Run) -> Budgeted {
@@ -95,6 +95,12 @@ impl Engine {
                         (len, n) = (cut, self.counter.count(&full[..cut]));
                     }
                 }
+                // never inside a value: back to a line end, a whole JSON element or a word
+                let (at, end) = boundary_before(&full, len);
+                if at < len {
+                    (len, n) = (at, self.counter.count(&full[..at]));
+                }
+                run.facts.preview_end = Some(end);
                 set_prose(
                     &mut run.work.parts[i],
                     prefix(&full, len),
@@ -113,8 +119,12 @@ impl Engine {
                     run.facts.preview_resume_char = resume;
                 } else {
                     run.facts.cuts.retain(|c| !c.starts_with("preview:"));
+                    let stops = match end {
+                        Boundary::End | Boundary::Line => String::new(),
+                        other => format!(", stopping {}", other.words()),
+                    };
                     run.facts.cuts.push(format!(
-                        "preview: the beginning of the text after stripping ({} of {} bytes)",
+                        "preview: the beginning of the text after stripping ({} of {} bytes{stops})",
                         len,
                         full.len()
                     ));
@@ -133,6 +143,7 @@ impl Engine {
             vec!["every block left out: the budget leaves no room beside this note".into()];
         run.facts.preview_lines = None;
         run.facts.preview_resume_char = None;
+        run.facts.preview_end = None;
         self.finish(run, Strategy::Spilled, usize::MAX)
     }
 
@@ -196,12 +207,16 @@ impl Engine {
         run.work.parts[at] = saved;
         let mut facts = run.facts.clone();
         facts.preview_lines = total_lines.map(|t| (t, t));
+        // the longest a note says of where a preview stops
+        facts.preview_resume_char = total_lines.map(|_| full.len());
+        facts.preview_end = Some(Boundary::Character);
         // a preview that ends inside a line makes the note longer: the fit check then shaves
         if total_lines.is_none() {
             facts.cuts.push(format!(
-                "preview: the beginning of the text after stripping ({} of {} bytes)",
+                "preview: the beginning of the text after stripping ({} of {} bytes, stopping {})",
                 full.len(),
-                full.len()
+                full.len(),
+                Boundary::Character.words()
             ));
         }
         let text = render(&facts);
