@@ -10,6 +10,7 @@ mod client_configs;
 mod client_lists;
 mod client_views;
 mod completions;
+mod conformance;
 mod corpus;
 mod corpus_expected;
 mod demo_audit;
