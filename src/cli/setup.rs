@@ -60,7 +60,8 @@ pub struct WrapArgs {
     #[command(flatten)]
     pub at: WrapWhere,
     /// The mcp-budget binary the clients run [default: this one, by the PATH's name for it
-    /// when it has one (a link that survives an upgrade)]
+    /// when it has one (a link that survives an upgrade); `mcp-budget` in a file inside a git
+    /// work tree]
     #[arg(long, value_name = "PATH")]
     pub bin: Option<PathBuf>,
     /// Every proxy's token budget per result
@@ -76,7 +77,8 @@ pub struct WrapArgs {
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
     /// Every proxy exports telemetry (`proxy --otlp`), with the OTEL_* variables set now
-    /// copied into each entry's environment
+    /// copied into each entry's environment (in a file inside a git work tree, a secret one as
+    /// a reference the client fills, or the file is refused)
     #[arg(long)]
     pub otlp: bool,
     /// Also wrap remote servers that have no header (left alone by default: they may sign in

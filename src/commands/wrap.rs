@@ -1,10 +1,12 @@
 //! `mcp-budget wrap` and `unwrap`: plan every file's edit, show it (a diff with secrets
 //! redacted under `--dry-run`, else what was written and where its backup is), write. A file
 //! that cannot be edited safely is said in one line naming it and left as it was; the others
-//! are still edited, and the exit status is 2.
+//! are still edited, and the exit status is 2. Every name from a file (a server's, a header's,
+//! a path) is shown on one line, its control characters escaped: a name cannot fake a line.
 
 use mcp_budget::config::{parse_config_text, spec_secrets, Redactor};
-use mcp_budget::wrap::{self, Direction, FilePlan, Outcome};
+use mcp_budget::text::one_line;
+use mcp_budget::wrap::{self, Direction, FilePlan, Outcome, Wrote};
 
 use crate::cli::{UnwrapArgs, WrapArgs};
 use crate::exit::Failure;
@@ -33,10 +35,13 @@ fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<(
         match wrap::plan(target, direction, &s.servers, &s.store) {
             Ok(p) => plans.push(p),
             Err(e) => {
-                crate::printer::warn(&format!("mcp-budget {verb}: {e}"));
+                warn(verb, &e.to_string());
                 failed = true;
             }
         }
+    }
+    for why in fragile(&plans) {
+        warn(verb, &why);
     }
     for name in &s.servers {
         if !plans
@@ -44,7 +49,10 @@ fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<(
             .any(|p| p.entries.iter().any(|e| &e.server == name))
             && !failed
         {
-            anyhow::bail!("--server {name}: no server of that name in the configs read");
+            anyhow::bail!(
+                "--server {}: no server of that name in the configs read",
+                one_line(name)
+            );
         }
     }
     let token = wrap::token(&plans);
@@ -81,16 +89,22 @@ fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<(
     let mut wrote = 0;
     for p in plans.iter().filter(|p| p.changes()) {
         match wrap::write(p, &s.store) {
-            Ok(()) => {
+            Ok(how) => {
                 wrote += 1;
+                let kept = match how {
+                    Wrote::Replaced => String::new(),
+                    Wrote::InPlace { links } => {
+                        format!("; written in place: its {links} hard links kept")
+                    }
+                };
                 out += &format!(
-                    "wrote {} (backup: {})\n",
-                    p.target.path.display(),
-                    wrap::backup_path(&p.real).display()
+                    "wrote {} (backup: {}{kept})\n",
+                    one_line(&p.target.path.display().to_string()),
+                    one_line(&p.backup.display().to_string())
                 )
             }
             Err(e) => {
-                crate::printer::warn(&format!("mcp-budget {verb}: {e}"));
+                warn(verb, &e.to_string());
                 failed = true;
             }
         }
@@ -105,9 +119,10 @@ fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<(
             .flat_map(|p| &p.entries)
             .any(|e| matches!(e.outcome, Outcome::Skipped(_)));
     if left {
-        crate::printer::warn(&format!(
-            "mcp-budget {verb}: some entries are still behind the proxy (listed above)"
-        ));
+        warn(
+            verb,
+            "some entries are still behind the proxy (listed above)",
+        );
         failed = true;
     }
     crate::printer::print(&out)?;
@@ -121,9 +136,41 @@ fn fail_if(failed: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The file's line, then one line per entry.
+/// One line on stderr, whatever the message holds (a file's name, a server's).
+fn warn(verb: &str, message: &str) {
+    crate::printer::warn(&format!("mcp-budget {verb}: {}", one_line(message)));
+}
+
+/// Why the binaries the plans write may stop working (under `target/`, a temporary folder, not
+/// on the PATH), one line each.
+fn fragile(plans: &[FilePlan]) -> Vec<String> {
+    let mut bins: Vec<&str> = plans.iter().filter_map(|p| p.bin.as_deref()).collect();
+    bins.sort_unstable();
+    bins.dedup();
+    bins.into_iter().filter_map(wrap::fragile_binary).collect()
+}
+
+/// The file's line, then one line per entry; a shared file's line says what it gets instead
+/// of what belongs to this user and machine.
 fn describe(p: &FilePlan) -> String {
-    let mut out = format!("{} ({})\n", p.target.path.display(), p.target.client.id());
+    let mut out = format!(
+        "{} ({})\n",
+        one_line(&p.target.path.display().to_string()),
+        p.target.client.id()
+    );
+    if let (Some(root), Some(bin)) = (&p.target.shared, &p.bin) {
+        let secrets = match p.references.as_slice() {
+            [] => String::new(),
+            refs => format!(" ({})", refs.join(", ")),
+        };
+        out += &one_line(&format!(
+            "  in the git work tree {}: no secret value written{secrets}; command `{bin}`; \
+             backup in {}",
+            root.display(),
+            p.backup.display()
+        ));
+        out += "\n";
+    }
     if p.entries.is_empty() {
         out += "  no server entries\n";
     }
@@ -133,7 +180,10 @@ fn describe(p: &FilePlan) -> String {
             (Outcome::Wrapped, None) => " (no client profile: the proxy's default budget)".into(),
             _ => String::new(),
         };
-        out += &format!("  {}: {}{profile}\n", e.server, e.outcome);
+        out += &format!(
+            "  {}\n",
+            one_line(&format!("{}: {}{profile}", e.server, e.outcome))
+        );
     }
     out
 }

@@ -123,6 +123,7 @@ impl Wrap {
         };
         wrap.options = Options {
             bin: bin.display().to_string(),
+            bin_given: args.bin.is_some(),
             budget: args.budget,
             policy,
             lazy_tools: args.lazy_tools,
@@ -130,6 +131,7 @@ impl Wrap {
             otlp: args.otlp,
             env,
             remote_without_headers: args.remote_without_headers,
+            ..Options::default()
         };
         Ok(wrap)
     }

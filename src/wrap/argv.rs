@@ -11,8 +11,10 @@ use crate::config::ClientKind;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Options {
     /// The mcp-budget binary the client runs (an absolute path: a client started from a desktop
-    /// has no shell's PATH).
+    /// has no shell's PATH; in a shared file, `mcp-budget` as the PATH finds it).
     pub bin: String,
+    /// `bin` was named (`--bin`): a shared file gets it as given too.
+    pub bin_given: bool,
     pub budget: Option<usize>,
     /// Absolute.
     pub policy: Option<PathBuf>,
@@ -21,8 +23,14 @@ pub struct Options {
     pub log: Option<PathBuf>,
     /// Export telemetry (`proxy --otlp`).
     pub otlp: bool,
-    /// Variables every proxy gets in its entry's environment (the `OTEL_*` ones of the caller).
+    /// Variables every proxy gets in its entry's environment (the `OTEL_*` ones of the caller;
+    /// in a shared file, each secret as a reference the client fills).
     pub env: Vec<(String, String)>,
+    /// Variables every proxy gets passed through by name, never written (Codex's `env_vars`).
+    pub pass: Vec<String>,
+    /// The file is shared (in a git work tree), and whose it is: a header's value moves into
+    /// `env` only as references the client fills.
+    pub shared: Option<ClientKind>,
     /// Also wrap a remote entry with no header: it may sign in with OAuth through its client,
     /// which a proxy cannot do, so it is left alone unless asked.
     pub remote_without_headers: bool,
@@ -66,6 +74,59 @@ pub fn proxy_prefix(client: ClientKind, name: &str, options: &Options) -> Vec<St
         out.push("--otlp".into());
     }
     out
+}
+
+/// Why the binary written into the configs may stop working, if it may: it is (or the PATH
+/// finds it) under a build folder (`target/`, which a rebuild or `cargo clean` replaces) or a
+/// temporary folder, or a bare name the PATH does not find.
+pub fn fragile_binary(bin: &str) -> Option<String> {
+    let path = if bin.contains('/') {
+        PathBuf::from(bin)
+    } else {
+        let found = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| d.join(bin))
+            .find(|c| c.is_file());
+        match found {
+            Some(p) => p,
+            None => {
+                return Some(format!(
+                    "`{bin}` is not on this PATH: the clients cannot start the proxies written \
+                     as `{bin}` until it is (`cargo install --locked --path .` in a clone)"
+                ))
+            }
+        }
+    };
+    let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let shown = if path == real {
+        path.display().to_string()
+    } else {
+        format!("{} ({})", path.display(), real.display())
+    };
+    let in_build = real
+        .ancestors()
+        .any(|a| a.file_name().is_some_and(|n| n == "target"));
+    let temps = [
+        std::env::temp_dir(),
+        "/tmp".into(),
+        "/var/tmp".into(),
+        "/dev/shm".into(),
+    ];
+    let in_temp = temps.iter().any(|t| {
+        let t = std::fs::canonicalize(t).unwrap_or_else(|_| t.clone());
+        real.starts_with(&t)
+    });
+    let place = match (in_build, in_temp) {
+        (true, _) => "a build folder (target/), which a rebuild or `cargo clean` replaces",
+        (false, true) => "a temporary folder, which is emptied",
+        _ => return None,
+    };
+    Some(format!(
+        "the binary written into the configs, {shown}, is in {place}: install it \
+         (`cargo install --locked --path .` in a clone) or name a lasting one with --bin"
+    ))
 }
 
 /// Keys of a remote entry that say its client signs in for it (Claude Code's `headersHelper`,
@@ -172,8 +233,7 @@ mod tests {
             lazy_tools: true,
             log: Some("/l/calls.jsonl".into()),
             otlp: true,
-            env: Vec::new(),
-            remote_without_headers: false,
+            ..Options::default()
         };
         assert_eq!(
             proxy_prefix(ClientKind::Gemini, "gh", &options),

@@ -11,6 +11,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, TableLike, Value};
 use super::argv::{
     header_var, is_wrapped, original_command, proxy_prefix, remote_refusal, Options,
 };
+use super::project::header_refusal;
 use super::{picked, Edited, EntryChange, Outcome};
 use crate::config::ClientKind;
 
@@ -113,6 +114,9 @@ fn remote(
             let v = v
                 .as_str()
                 .ok_or(Outcome::Skipped(format!("header `{k}` is not a string")))?;
+            if let Some(why) = options.shared.and_then(|c| header_refusal(c, k, v)) {
+                return Err(Outcome::Skipped(why));
+            }
             let var = header_var(k, &taken);
             items.extend(["--header-env".into(), format!("{k}: {var}")]);
             env.push((var.clone(), v.to_string()));
@@ -175,6 +179,7 @@ fn wrap_entry(t: &mut dyn TableLike, name: &str, options: &Options) -> Result<()
     set(t, "command", Value::from(options.bin.as_str()));
     set(t, "args", array(&items));
     env.extend(options.env.iter().cloned());
+    pass.extend(options.pass.iter().cloned());
     if !env.is_empty() {
         if !t.contains_key("env") {
             t.insert("env", Item::Value(Value::InlineTable(InlineTable::new())));

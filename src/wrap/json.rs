@@ -12,6 +12,7 @@ use jsonc_parser::common::Ranged;
 use super::argv::{
     header_var, is_wrapped, original_command, proxy_prefix, remote_refusal, Options,
 };
+use super::project::header_refusal;
 use super::tree::{canonical, maps, parse, prop, raw, string, twice};
 use super::{picked, Edited, EntryChange, Outcome};
 use crate::config::ClientKind;
@@ -216,11 +217,17 @@ fn wrap_entry(
         };
         let mut taken = Vec::new();
         for header in &h.properties {
-            if string(&header.value).is_none() {
+            let Some(value) = string(&header.value) else {
                 return Err(Outcome::Skipped(format!(
                     "header `{}` is not a string",
                     header.name.as_str()
                 )));
+            };
+            if let Some(why) = options
+                .shared
+                .and_then(|c| header_refusal(c, header.name.as_str(), value))
+            {
+                return Err(Outcome::Skipped(why));
             }
             let var = header_var(header.name.as_str(), &taken);
             items.push(quote("--header-env"));

@@ -4,19 +4,24 @@
 //! format-preserving editor), a backup of the file is written beside it first, the new text
 //! replaces the old whole (temp file, rename) only if the file is still what was read, and the
 //! original of every wrapped entry is recorded (`store.rs`) so `unwrap` gives it back byte for
-//! byte. Nothing here prints: the command shows the plans and their diffs.
+//! byte (`write.rs`: in place for a file with hard links). A file in a git work tree is shared
+//! (`project.rs`): no secret value, no path of this machine, no backup goes into it. Nothing
+//! here prints: the command shows the plans and their diffs.
 
 mod argv;
 mod codex;
 mod json;
+mod project;
 mod store;
 mod tree;
+mod write;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use argv::{profile_of, Options};
+pub use argv::{fragile_binary, profile_of, Options};
 pub use store::{Record, Store};
+pub use write::{write, Wrote};
 
 use crate::config::{discover, ClientKind};
 
@@ -81,6 +86,20 @@ pub struct EntryChange {
 pub struct Target {
     pub path: PathBuf,
     pub client: ClientKind,
+    /// The git work tree the file (or the file its link points to) is in: a shared file.
+    pub shared: Option<PathBuf>,
+}
+
+impl Target {
+    fn new(path: PathBuf, client: ClientKind) -> Target {
+        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let shared = project::work_tree(&path).or_else(|| project::work_tree(&real));
+        Target {
+            path,
+            client,
+            shared,
+        }
+    }
 }
 
 /// A file that cannot be edited, and why (one line, naming the file).
@@ -108,6 +127,14 @@ pub struct FilePlan {
     pub before: String,
     pub after: String,
     pub entries: Vec<EntryChange>,
+    /// Where the file as it was goes before it is written: beside it, or in the state folder
+    /// for a shared file.
+    pub backup: PathBuf,
+    /// The binary the wrapped entries run, when this edit wraps any.
+    pub bin: Option<String>,
+    /// What a shared file got instead of a secret value, in words
+    /// (`OTEL_EXPORTER_OTLP_HEADERS as ${env:OTEL_EXPORTER_OTLP_HEADERS}`).
+    pub references: Vec<String>,
     /// The record as it will be after this edit.
     record: Record,
 }
@@ -142,10 +169,7 @@ pub fn targets(
             if place.project && !project {
                 continue;
             }
-            out.push(Target {
-                path: place.path,
-                client: place.client,
-            });
+            out.push(Target::new(place.path, place.client));
         }
     } else {
         for path in configs {
@@ -163,19 +187,19 @@ pub fn targets(
                         .ok_or_else(|| error(path, "not a client config: an unknown shape"))?
                 }
             };
-            out.push(Target {
-                path: path.clone(),
-                client,
-            });
+            out.push(Target::new(path.clone(), client));
         }
     }
     out.retain(|t| clients.is_empty() || clients.contains(&t.client));
-    // one file named twice (or a link to one already listed) is edited once
+    // one file named twice (or a link to one already listed, symbolic or hard) is edited once
     let mut seen = Vec::new();
     out.retain(|t| {
-        let real = std::fs::canonicalize(&t.path).unwrap_or_else(|_| t.path.clone());
-        let fresh = !seen.contains(&real);
-        seen.push(real);
+        use std::os::unix::fs::MetadataExt;
+        let id = std::fs::metadata(&t.path)
+            .map(|m| (m.dev(), m.ino(), PathBuf::new()))
+            .unwrap_or_else(|_| (0, 0, t.path.clone()));
+        let fresh = !seen.contains(&id);
+        seen.push(id);
         fresh
     });
     Ok(out)
@@ -204,14 +228,24 @@ pub fn plan(
         record.before = None;
     }
     let codex = target.client == ClientKind::Codex;
+    let mut bin = None;
+    let mut references = Vec::new();
     let edited = match direction {
         Direction::Wrap(options) => {
+            let (options, said, refusal) = file_options(options, target);
             let edited = if codex {
-                codex::wrap(body, servers, options)
+                codex::wrap(body, servers, &options)
             } else {
-                json::wrap(body, target.client, servers, options)
+                json::wrap(body, target.client, servers, &options)
             }
             .map_err(|m| error(path, m))?;
+            if !edited.originals.is_empty() {
+                if let Some(why) = refusal {
+                    return Err(error(path, why));
+                }
+                bin = Some(options.bin.clone());
+                references = said;
+            }
             if !edited.originals.is_empty() && record.originals.is_empty() {
                 record.before = Some(before.clone());
             }
@@ -255,14 +289,40 @@ pub fn plan(
         record.before = None;
     }
     record.written = Some(store::hash(after.as_bytes()));
+    let backup = match target.shared {
+        Some(_) => store.backup_path(&real),
+        None => beside(&real),
+    };
     Ok(FilePlan {
         target: target.clone(),
         real,
         before,
         after,
         entries,
+        backup,
+        bin,
+        references,
         record,
     })
+}
+
+/// The options for one file: as given, or for a shared file its own (the bare binary, secrets
+/// as references) with what they became, in words; and why the file must be refused if an
+/// entry is wrapped in it (a secret no reference of its client can carry).
+fn file_options(options: &Options, target: &Target) -> (Options, Vec<String>, Option<String>) {
+    if target.shared.is_none() {
+        return (options.clone(), Vec::new(), None);
+    }
+    match project::shared_options(options, target.client) {
+        Ok((o, said)) => (o, said, None),
+        Err(why) => {
+            // what would be wrapped, with no secret at all, only to know if anything would be
+            let mut o = options.clone();
+            o.env.clear();
+            o.shared = Some(target.client);
+            (o, Vec::new(), Some(why))
+        }
+    }
 }
 
 /// The token of a set of plans: what `--dry-run` prints and `--expect` checks, a hash of every
@@ -316,11 +376,11 @@ pub fn differs_from_dry_run(plans: &[FilePlan], token: &str, store: &Store) -> S
     }
 }
 
-/// Every secret a config's text holds as written, whatever its `${VAR}`s: each header value
-/// (`headers`, Codex's `http_headers`), each `env` value and each string under a
-/// secret-looking key anywhere in the file (a header moved by `wrap` is one), duplicate keys
-/// and unusual escapes included. The command's diff redacts them beside what the config loader
-/// finds.
+/// Every secret a config's text holds as written: each header value (`headers`, Codex's
+/// `http_headers`), each `env` value and each string under a secret-looking key anywhere in the
+/// file (a header moved by `wrap` is one), duplicate keys and unusual escapes included; a value
+/// made only of references (`Bearer ${env:TOKEN}`) holds none. The command's diff redacts them
+/// beside what the config loader finds.
 pub fn written_secrets(client: ClientKind, text: &str) -> Vec<crate::config::Secret> {
     let body = crate::text::strip_bom(text);
     let found = if client == ClientKind::Codex {
@@ -330,61 +390,15 @@ pub fn written_secrets(client: ClientKind, text: &str) -> Vec<crate::config::Sec
     };
     found
         .into_iter()
+        // a reference (`Bearer ${env:TOKEN}`) holds no secret: the dry run shows it
+        .filter(|(_, value)| !project::is_reference(value))
         .map(|(name, value)| crate::config::Secret::new(name, value))
         .collect()
 }
 
-/// Where the backup of a file goes: beside it, `NAME.mcp-budget.bak`.
-pub fn backup_path(real: &Path) -> PathBuf {
+/// Where the backup of a file that is not shared goes: beside it, `NAME.mcp-budget.bak`.
+fn beside(real: &Path) -> PathBuf {
     let mut name = real.file_name().unwrap_or_default().to_os_string();
     name.push(".mcp-budget.bak");
     real.with_file_name(name)
-}
-
-/// Write one plan: the backup first, then the record, then the file (whole, and only if it is
-/// still the text the plan read); a refusal names the file and leaves it as it was.
-pub fn write(plan: &FilePlan, store: &Store) -> Result<(), FileError> {
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::PermissionsExt;
-    let path = &plan.target.path;
-    let meta = std::fs::metadata(&plan.real).map_err(|e| error(path, e.to_string()))?;
-    let mode = meta.permissions().mode() & 0o7777;
-    let c_path = std::ffi::CString::new(plan.real.as_os_str().as_bytes())
-        .map_err(|_| error(path, "a path with a NUL byte"))?;
-    // SAFETY: access() reads a NUL-terminated path and nothing else
-    let writable = unsafe { libc::access(c_path.as_ptr(), libc::W_OK) } == 0;
-    if mode & 0o222 == 0 || !writable {
-        return Err(error(
-            path,
-            "no write permission (the file is read-only to you); nothing written",
-        ));
-    }
-    let still = || -> std::io::Result<()> {
-        let now = std::fs::read(&plan.real)?;
-        if now != plan.before.as_bytes() {
-            return Err(std::io::Error::other(
-                "it changed while mcp-budget was editing it",
-            ));
-        }
-        Ok(())
-    };
-    let failed =
-        |what: &str, e: std::io::Error| error(path, format!("{what}: {e}; nothing written"));
-    still().map_err(|e| failed("cannot edit it", e))?;
-    let previous = store.load(&plan.real).map_err(|e| error(path, e))?;
-    crate::atomic::replace_file(
-        &backup_path(&plan.real),
-        plan.before.as_bytes(),
-        Some(mode),
-        || Ok(()),
-    )
-    .map_err(|e| failed("cannot write its backup", e))?;
-    store
-        .save(&plan.real, &plan.record)
-        .map_err(|e| failed("cannot write the record for unwrap", e))?;
-    crate::atomic::replace_file(&plan.real, plan.after.as_bytes(), Some(mode), still).map_err(|e| {
-        // the file is as it was: so is the record
-        let _ = store.save(&plan.real, &previous);
-        failed("cannot write it", e)
-    })
 }

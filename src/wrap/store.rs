@@ -76,6 +76,21 @@ impl Store {
         write_private(&path, &serde_json::to_vec_pretty(record)?)
     }
 
+    /// Where the backup of a shared file goes (`backups/HASH-NAME.mcp-budget.bak`): never beside
+    /// it in its repository, where `git add .` would take it.
+    pub fn backup_path(&self, file: &Path) -> PathBuf {
+        let name = file.file_name().unwrap_or_default().to_string_lossy();
+        let hash = hash(file.as_os_str().as_bytes());
+        self.dir
+            .join("backups")
+            .join(format!("{}-{name}.mcp-budget.bak", &hash[..16]))
+    }
+
+    /// Write a backup into the state folder, readable by the user only.
+    pub fn save_backup(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        write_private(path, bytes)
+    }
+
     /// Remember a dry run's view: each file's hash, under the dry run's token.
     pub fn save_plan(&self, token: &str, files: &BTreeMap<String, String>) -> std::io::Result<()> {
         let path = self.dir.join("dry-runs").join(format!("{token}.json"));

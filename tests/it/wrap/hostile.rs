@@ -245,3 +245,74 @@ fn codex_crlf_empty_files_and_a_file_named_twice() {
     ]);
     assert_eq!(out.matches("a: wrapped").count(), 1, "{out}");
 }
+
+#[test]
+fn a_hard_linked_config_stays_one_file_through_wrap_and_unwrap() {
+    use std::os::unix::fs::MetadataExt;
+    let start = "{\n  \"mcpServers\": {\"a\": {\"command\": \"x\", \"args\": [\"serve\"]}}\n}\n";
+    let o = One::new(".cursor/mcp.json", start);
+    // the same file under a second name, as a dotfile manager that links by hard link keeps it
+    let other = o.dir.path().join("dotfiles-cursor.json");
+    std::fs::hard_link(&o.path, &other).unwrap();
+    let inode = std::fs::metadata(&o.path).unwrap().ino();
+    let out = o.ok(&["wrap"]);
+    let wrapped = o.text();
+    assert!(wrapped.contains("\"proxy\""), "{wrapped}");
+    assert_eq!(
+        std::fs::read_to_string(&other).unwrap(),
+        wrapped,
+        "the link was split"
+    );
+    assert_eq!(std::fs::metadata(&o.path).unwrap().ino(), inode);
+    assert!(
+        out.contains("written in place: its 2 hard links kept"),
+        "{out}"
+    );
+    o.ok(&["unwrap"]);
+    assert_eq!(o.text(), start);
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), start);
+    assert_eq!(std::fs::metadata(&other).unwrap().nlink(), 2);
+    // both names given: one file, edited once
+    let out = o.ok(&[
+        "wrap",
+        "--config",
+        other.to_str().unwrap(),
+        "--config",
+        o.path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.matches("a: wrapped").count(), 1, "{out}");
+    o.ok(&["unwrap", "--config", other.to_str().unwrap()]);
+    assert_eq!(o.text(), start);
+}
+
+#[test]
+fn names_with_line_breaks_cannot_fake_the_summary() {
+    // a server named with line breaks, and a header name with one, as a hostile file may
+    let start = r#"{"mcpServers": {"evil\nwrote /home/u/.ssh/config (backup: /tmp/x)\n  github": {"command": "x"}, "r": {"url": "https://r.example.com/mcp", "headers": {"X\nmcp-budget wrap: all files restored": 5}}}}"#;
+    let o = One::new(".cursor/mcp.json", start);
+    for args in [&["wrap", "--dry-run"][..], &["wrap"], &["unwrap"]] {
+        let (code, out, err) = o.run(args);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        for line in out.lines().chain(err.lines()) {
+            assert!(
+                !line.starts_with("wrote /home/u/.ssh")
+                    && !line.starts_with("  github")
+                    && !line.starts_with("mcp-budget wrap: all files"),
+                "{args:?}: a name made a line of its own: {line:?}\n{out}{err}"
+            );
+        }
+        assert!(
+            out.contains("evil\\nwrote /home/u/.ssh/config (backup: /tmp/x)\\n  github: "),
+            "{args:?}: {out}"
+        );
+        if args[0] == "wrap" {
+            assert!(
+                out.contains(
+                    "r: left as it is: header `X\\nmcp-budget wrap: all files restored` is not a string"
+                ),
+                "{out}"
+            );
+        }
+    }
+    assert_eq!(o.text(), start);
+}
