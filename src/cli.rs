@@ -429,6 +429,11 @@ pub struct ReplayArgs {
     /// Tool name for policy lookup [default: from a `<server>__<tool>` file name, else the stem]
     #[arg(long)]
     pub tool: Option<String>,
+    /// The tool declares an `outputSchema`: its structuredContent is kept (shrunk if need be)
+    /// where it repeats the text, as `audit` and the proxy keep it for such a tool (a client
+    /// validates that it is there); without it, a repeat is dropped
+    #[arg(long)]
+    pub output_schema: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
     /// Engine passes per file; the median time is reported

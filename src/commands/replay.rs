@@ -46,7 +46,7 @@ fn replay_one(
         server: &payload.server,
         tool: &payload.tool,
         raw: payload.raw.as_deref(),
-        output_schema: false,
+        output_schema: args.output_schema,
     };
     let mut times = Vec::new();
     let mut last = None;

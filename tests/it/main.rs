@@ -39,6 +39,7 @@ mod schemas;
 mod secrets;
 mod signals;
 mod spill_outside;
+mod structured_rule;
 mod support;
 mod survey;
 mod telemetry;
