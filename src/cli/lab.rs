@@ -17,10 +17,12 @@ pub struct LabArgs {
     /// Mount only these servers (repeatable)
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
-    /// The clients to run, by id (comma-separated) [default: every built-in adapter]
+    /// The clients to run, by id (comma-separated); one not found fails the run (exit 2)
+    /// [default: every built-in adapter; finding none fails the run]
     #[arg(long = "client", value_name = "IDS", value_delimiter = ',')]
     pub clients: Vec<String>,
-    /// A client's executable, `ID=PATH` (repeatable), instead of looking for it
+    /// A client's executable, `ID=PATH` (repeatable), instead of looking for it; the client is
+    /// then asked for (not found there: exit 2)
     #[arg(long = "client-bin", value_name = "ID=PATH")]
     pub client_bins: Vec<String>,
     /// An npm folder (a `node_modules`) to look for clients in (repeatable), before

@@ -17,6 +17,7 @@ pub fn run(args: LabArgs) -> anyhow::Result<()> {
         adapters,
         client_bins,
         derive,
+        asked,
     } = settings::Lab::resolve(&args)?;
     // before the runtime starts its threads: they and every child inherit the namespace
     let isolation = if args.no_isolation {
@@ -55,7 +56,17 @@ pub fn run(args: LabArgs) -> anyhow::Result<()> {
             .iter()
             .any(|s| s.error.is_some() || !s.probe_errors.is_empty())
     });
-    Failure::unless_failed(failed)
+    // a client asked for and not found measured nothing: said, and the run fails (exit 2)
+    let not_found = report.not_found(&asked);
+    for c in &not_found {
+        warn(&format!(
+            "error: lab: {} (`{}`) was not measured: not found in {}",
+            c.name,
+            c.id,
+            c.looked_in.join(", ")
+        ));
+    }
+    Failure::unless_failed(failed || !not_found.is_empty())
 }
 
 /// `lab-tap`: relay stdio to the server, writing the transcript.

@@ -85,6 +85,26 @@ pub struct ServerReport {
     pub retried: Vec<String>,
 }
 
+impl LabReport {
+    /// The clients whose absence fails the run: those of `asked` (the ids it was asked for)
+    /// that were not found; none asked, every client when none was found at all. A run that
+    /// measured nothing it was asked for must not pass a CI step.
+    pub fn not_found(&self, asked: &[String]) -> Vec<&ClientReport> {
+        let missing = |c: &&ClientReport| c.status == ClientStatus::NotInstalled;
+        if asked.is_empty() {
+            if self.clients.iter().all(|c| missing(&c)) {
+                return self.clients.iter().collect();
+            }
+            return Vec::new();
+        }
+        self.clients
+            .iter()
+            .filter(|c| asked.contains(&c.id))
+            .filter(missing)
+            .collect()
+    }
+}
+
 impl ClientReport {
     /// The status the servers' results add up to.
     pub fn settle(&mut self) {
@@ -99,5 +119,56 @@ impl ClientReport {
             n if n == self.servers.len() => ClientStatus::Failed,
             _ => ClientStatus::Partial,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(id: &str, status: ClientStatus) -> ClientReport {
+        ClientReport {
+            id: id.into(),
+            name: id.into(),
+            version: None,
+            status,
+            api: Api::ChatCompletions,
+            model: "lab-model".into(),
+            adapter: format!("built-in:{id}.toml"),
+            binary: None,
+            looked_in: Vec::new(),
+            servers: Vec::new(),
+            rules: Vec::new(),
+            derive_errors: Vec::new(),
+            profile: String::new(),
+        }
+    }
+
+    fn report(clients: Vec<ClientReport>) -> LabReport {
+        LabReport {
+            schema_version: LAB_SCHEMA_VERSION,
+            tool: "mcp-budget".into(),
+            generated_at: String::new(),
+            isolation: Isolation::UrlsOnly,
+            tokenizer: "cl100k_base".into(),
+            clients,
+        }
+    }
+
+    #[test]
+    fn a_client_asked_for_and_not_found_fails_and_with_none_asked_so_does_finding_none() {
+        let ids = |v: Vec<&ClientReport>| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+        let some = report(vec![
+            client("codex", ClientStatus::Measured),
+            client("cline", ClientStatus::NotInstalled),
+        ]);
+        assert!(some.not_found(&[]).is_empty());
+        assert_eq!(ids(some.not_found(&["cline".into()])), ["cline"]);
+        assert!(some.not_found(&["codex".into()]).is_empty());
+        let none = report(vec![
+            client("codex", ClientStatus::NotInstalled),
+            client("cline", ClientStatus::NotInstalled),
+        ]);
+        assert_eq!(ids(none.not_found(&[])), ["codex", "cline"]);
     }
 }

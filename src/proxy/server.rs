@@ -13,7 +13,7 @@ use super::options::ProxyOptions;
 use super::relay::ClientRelay;
 use super::startup::Startup;
 use super::state::Shared;
-use super::tools::{listing, upstream_tools, ToolView};
+use super::tools::{label_tools, listing, upstream_tools, ToolView};
 use super::upstream::{subscribe, Upstream};
 use crate::config::ServerSpec;
 use crate::upstream::{SessionOptions, UpstreamError};
@@ -50,6 +50,7 @@ impl Proxy {
             serde_json::from_str(session.initialize_response().result_text()).unwrap_or_default();
         let (all, warnings) = upstream_tools(&session, &opts.server).await?;
         let listed = listing(&all, &filter, &opts)?;
+        label_tools(&all, &opts);
         let startup = listed.2.clone();
         let info = server_info(&init, session.protocol_version(), &opts.server);
         let upstream = Upstream::new(spec.clone(), session_opts, session, clients.clone());

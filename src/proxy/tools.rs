@@ -83,6 +83,14 @@ pub(super) async fn upstream_tools(
     Ok((all, warnings))
 }
 
+/// Tell telemetry the names its metrics label calls with: the upstream's tools (`all`, as
+/// listed) and the proxy's own; a call to any other name is counted as `unknown`.
+pub(super) fn label_tools(all: &[Value], opts: &ProxyOptions) {
+    let own = [READ_TOOL, FIND_TOOL, CALL_TOOL];
+    let upstream = all.iter().filter_map(|t| t["name"].as_str());
+    opts.telemetry.list_tools(upstream.chain(own));
+}
+
 /// The tools a client may see: `--allow`/`--deny` and the policy's `hide` applied, descriptions
 /// replaced (`description`) or cut (`max_description_chars`) as the policy says, and input
 /// schemas lean where `--lean-schemas` or the policy's `lean_schemas` asks (each transform's
@@ -309,6 +317,7 @@ impl ToolView {
                 return said;
             }
         };
+        label_tools(&all, opts);
         *self.catalog.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Catalog::new(shown));
         self.relist(opts);
         warnings

@@ -19,6 +19,9 @@ pub struct Lab {
     pub adapters: Vec<Adapter>,
     pub client_bins: BTreeMap<String, PathBuf>,
     pub derive: Vec<Shape>,
+    /// The clients asked for by id (`--client`, else `--client-bin` and `--adapter`): a run
+    /// that does not find one of them fails; none asked, a run that finds no client fails.
+    pub asked: Vec<String>,
 }
 
 impl Lab {
@@ -33,12 +36,17 @@ impl Lab {
         } else {
             Vec::new()
         };
+        let known = known_adapters(args)?;
+        let adapters = chosen(&known, &args.clients)?;
+        let client_bins = client_bins(&args.client_bins, &known, &adapters)?;
+        let asked = asked(args, &known, &client_bins);
         Ok(Lab {
             servers,
-            adapters: adapters(args)?,
-            client_bins: client_bins(&args.client_bins)?,
+            adapters,
+            client_bins,
             derive,
             exe,
+            asked,
         })
     }
 }
@@ -76,27 +84,57 @@ fn servers(args: &LabArgs, exe: &Path) -> anyhow::Result<Vec<LabServer>> {
     Ok(out)
 }
 
-/// The built-in adapters, those given with --adapter in place of the one with their id, then
-/// the ones --client names (in its order).
-fn adapters(args: &LabArgs) -> anyhow::Result<Vec<Adapter>> {
+/// Every adapter known: the built-in ones, and those given with --adapter (in place of the
+/// built-in one with their id).
+fn known_adapters(args: &LabArgs) -> anyhow::Result<Vec<Adapter>> {
     let mut all = Adapter::built_in();
     for path in &args.adapters {
         let a = Adapter::load(path)?;
         all.retain(|b| b.id != a.id);
         all.push(a);
     }
-    if args.clients.is_empty() {
-        return Ok(all);
+    Ok(all)
+}
+
+/// The adapters `ids` names (--client, in its order), else all; an unknown id is an error that
+/// lists the known ones.
+fn chosen(known: &[Adapter], ids: &[String]) -> anyhow::Result<Vec<Adapter>> {
+    if ids.is_empty() {
+        return Ok(known.to_vec());
     }
-    args.clients
-        .iter()
+    ids.iter()
         .map(|id| {
-            all.iter().find(|a| &a.id == id).cloned().with_context(|| {
-                let known: Vec<&str> = all.iter().map(|a| a.id.as_str()).collect();
-                format!("unknown client `{id}` (known: {})", known.join(", "))
-            })
+            known
+                .iter()
+                .find(|a| &a.id == id)
+                .cloned()
+                .ok_or_else(|| unknown_client(id, known))
         })
         .collect()
+}
+
+fn unknown_client(id: &str, known: &[Adapter]) -> anyhow::Error {
+    let ids: Vec<&str> = known.iter().map(|a| a.id.as_str()).collect();
+    anyhow::anyhow!("unknown client `{id}` (known: {})", ids.join(", "))
+}
+
+/// The clients asked for by id: those --client names, else those --client-bin and --adapter
+/// name (the adapters' own ids), each once.
+fn asked(args: &LabArgs, known: &[Adapter], bins: &BTreeMap<String, PathBuf>) -> Vec<String> {
+    if !args.clients.is_empty() {
+        let mut ids = args.clients.clone();
+        ids.dedup();
+        return ids;
+    }
+    let given = known.iter().filter(|a| !a.origin.starts_with("built-in:"));
+    let mut ids: Vec<String> = bins
+        .keys()
+        .cloned()
+        .chain(given.map(|a| a.id.clone()))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
 }
 
 /// The shapes `--derive` bisects: those `--shape` names, else all.
@@ -118,13 +156,29 @@ fn shapes(args: &LabArgs) -> anyhow::Result<Vec<Shape>> {
         .collect()
 }
 
-fn client_bins(given: &[String]) -> anyhow::Result<BTreeMap<String, PathBuf>> {
+/// `--client-bin ID=PATH` per client run; an id no adapter has, or one of a client not run,
+/// is an error (its executable would be ignored).
+fn client_bins(
+    given: &[String],
+    known: &[Adapter],
+    run: &[Adapter],
+) -> anyhow::Result<BTreeMap<String, PathBuf>> {
     given
         .iter()
         .map(|g| {
             let (id, path) = g
                 .split_once('=')
                 .with_context(|| format!("--client-bin `{g}` is not ID=PATH"))?;
+            if !known.iter().any(|a| a.id == id) {
+                return Err(unknown_client(id, known).context("--client-bin"));
+            }
+            if !run.iter().any(|a| a.id == id) {
+                let ids: Vec<&str> = run.iter().map(|a| a.id.as_str()).collect();
+                anyhow::bail!(
+                    "--client-bin `{id}`: not a client this run runs (--client {})",
+                    ids.join(",")
+                );
+            }
             Ok((id.to_string(), PathBuf::from(path)))
         })
         .collect()

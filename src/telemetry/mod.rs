@@ -8,34 +8,29 @@
 
 mod audit;
 mod config;
+mod labels;
 pub mod names;
 mod otel;
 mod prom;
 mod queue;
 mod span;
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use opentelemetry::KeyValue;
 
 pub use audit::export_audit;
 pub use config::{OtlpConfig, TelemetryError, DEFAULT_ENDPOINT};
+pub use labels::{Fold, MAX_CLIENT_NAMES, MAX_SERIES};
 pub use queue::QUEUE_SPANS;
 pub use span::{Request, RequestSpan};
 
+use labels::{Asked, Labels};
 use names::*;
 use otel::Otel;
 use prom::Prom;
 use queue::Losses;
-
-/// Distinct client names and tool names kept as labels at most; the rest count as `other` (a
-/// client names itself, and a name per request must not grow the metrics without end).
-const MAX_CLIENT_NAMES: usize = 64;
-const MAX_TOOL_NAMES: usize = 2_000;
-/// A label's characters at most.
-const MAX_LABEL_CHARS: usize = 64;
 
 /// What a tool call's result measured, for its span and metrics.
 #[derive(Debug, Clone, Default)]
@@ -50,7 +45,7 @@ pub struct ResultMeasure {
     pub over_limit: Vec<String>,
 }
 
-/// One request as the metrics count it (labels bounded).
+/// One request as the metrics count it (labels bounded, `labels.rs`).
 #[derive(Debug, Clone)]
 pub struct CallMeasure {
     pub method: &'static str,
@@ -61,6 +56,8 @@ pub struct CallMeasure {
     pub error_type: Option<String>,
     pub duration_s: f64,
     pub result: Option<ResultMeasure>,
+    /// Why labels of this request were folded (`unknown`, `other`), for the fold counter.
+    pub folded: Vec<Fold>,
 }
 
 /// How a request ended.
@@ -82,8 +79,7 @@ pub struct Telemetry {
     prom: Option<Prom>,
     losses: Arc<Losses>,
     otlp: Option<OtlpConfig>,
-    clients_seen: Mutex<HashSet<String>>,
-    tools_seen: Mutex<HashSet<String>>,
+    labels: Labels,
 }
 
 impl std::fmt::Debug for Telemetry {
@@ -105,8 +101,7 @@ impl Telemetry {
             prom: None,
             losses: Arc::new(Losses::new(Box::new(|_| {}))),
             otlp: None,
-            clients_seen: Mutex::new(HashSet::new()),
-            tools_seen: Mutex::new(HashSet::new()),
+            labels: Labels::default(),
         }
     }
 
@@ -138,8 +133,7 @@ impl Telemetry {
             prom: prometheus.then(Prom::new),
             losses,
             otlp,
-            clients_seen: Mutex::new(HashSet::new()),
-            tools_seen: Mutex::new(HashSet::new()),
+            labels: Labels::default(),
         })
     }
 
@@ -151,6 +145,12 @@ impl Telemetry {
     /// What the OTLP export is set to, in words (header values redacted).
     pub fn describe(&self) -> Option<String> {
         self.otlp.as_ref().map(OtlpConfig::describe)
+    }
+
+    /// The tools whose calls are labelled by name from now on: the upstream's list (given again
+    /// when it changes) and the proxy's own; a call to any other name is labelled `unknown`.
+    pub fn list_tools<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        self.labels.list_tools(names);
     }
 
     /// A request arrives: its span starts (a child of the `_meta` trace, if any).
@@ -188,29 +188,49 @@ impl Telemetry {
             .as_ref()
             .map(|(k, m)| (k.as_str(), m.as_str()));
         span.end(extra, error, answered);
-        let measure = CallMeasure {
-            method: span.request.method,
-            server: self.server.clone(),
-            tool: span
-                .request
-                .tool
-                .as_deref()
-                .map(|t| bounded(&self.tools_seen, t, MAX_TOOL_NAMES)),
-            client_name: bounded(
-                &self.clients_seen,
-                span.request.client_name.as_deref().unwrap_or("unknown"),
-                MAX_CLIENT_NAMES,
-            ),
-            network_transport: span.request.network_transport,
-            error_type: outcome.error.map(|(k, _)| k),
-            duration_s,
-            result: outcome.result,
-        };
+        let measure = self.measure(&span.request, outcome.error, outcome.result, duration_s);
         if let Some(o) = &self.otel {
             o.instruments.record(&measure);
         }
         if let Some(p) = &self.prom {
             p.record(&measure);
+        }
+    }
+
+    /// A request as the metrics count it: its labels bounded (`labels.rs`).
+    fn measure(
+        &self,
+        request: &Request,
+        error: Option<(String, String)>,
+        mut result: Option<ResultMeasure>,
+        duration_s: f64,
+    ) -> CallMeasure {
+        let bounded = self.labels.bound(&Asked {
+            method: request.method,
+            tool: request.tool.as_deref(),
+            client: request.client_name.as_deref().unwrap_or("unknown"),
+            transport: request.network_transport,
+            error: error.as_ref().map(|(k, _)| k.as_str()),
+            result: result
+                .as_ref()
+                .map(|r| (r.strategy.as_str(), r.over_limit.as_slice())),
+        });
+        if bounded.first_series_fold {
+            self.losses.series_capped(MAX_SERIES);
+        }
+        if let (Some(r), Some(strategy)) = (result.as_mut(), bounded.strategy) {
+            r.strategy = strategy;
+        }
+        CallMeasure {
+            method: request.method,
+            server: self.server.clone(),
+            tool: bounded.tool,
+            client_name: bounded.client,
+            network_transport: request.network_transport,
+            error_type: bounded.error,
+            duration_s,
+            result,
+            folded: bounded.folded,
         }
     }
 
@@ -239,33 +259,9 @@ impl Telemetry {
     }
 }
 
-/// `name` as a label: at most [`MAX_LABEL_CHARS`] characters, and one of the first `max`
-/// distinct names, else `other`.
-fn bounded(seen: &Mutex<HashSet<String>>, name: &str, max: usize) -> String {
-    let name: String = name.chars().take(MAX_LABEL_CHARS).collect();
-    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
-    if seen.contains(&name) {
-        return name;
-    }
-    if seen.len() >= max {
-        return "other".into();
-    }
-    seen.insert(name.clone());
-    name
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn labels_are_capped_in_length_and_in_number() {
-        let seen = Mutex::new(HashSet::new());
-        assert_eq!(bounded(&seen, "claude-code", 2), "claude-code");
-        assert_eq!(bounded(&seen, &"x".repeat(500), 2).len(), MAX_LABEL_CHARS);
-        assert_eq!(bounded(&seen, "a-third-name", 2), "other");
-        assert_eq!(bounded(&seen, "claude-code", 2), "claude-code");
-    }
 
     #[test]
     fn prometheus_text_counts_what_was_recorded() {

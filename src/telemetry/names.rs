@@ -33,6 +33,9 @@ pub const CLIENT_VERSION: &str = "mcp_budget.client.version";
 pub const CLIENT_TRANSPORT: &str = "mcp_budget.client.transport";
 /// A client profile whose own limit the raw result breaks (`--client`).
 pub const OVER_LIMIT_CLIENT: &str = "mcp_budget.client.profile";
+/// Why the metrics counted a request under a folded label (`unlisted_tool`, `client_names`,
+/// `series`: `telemetry/labels.rs`).
+pub const FOLD_REASON: &str = "mcp_budget.fold.reason";
 /// The probe an audit gauge is of (`tool` and its arguments).
 pub const PROBE: &str = "mcp_budget.probe";
 
@@ -43,6 +46,7 @@ pub const M_BUDGETED_TOKENS: &str = "mcp_budget.result.budgeted_tokens";
 pub const M_ENGINE_DURATION: &str = "mcp_budget.engine.duration";
 pub const M_SPILLS: &str = "mcp_budget.spills";
 pub const M_OVER_LIMIT: &str = "mcp_budget.over_client_limit";
+pub const M_FOLDED: &str = "mcp_budget.labels.folded";
 
 /// Result tokens, from a one-line answer to the largest scrapes (100 to 1M): a bucket per
 /// step of about 2.5x, so p50 and p95 of each tool land in a bucket that tells 8k from 25k

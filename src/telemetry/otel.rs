@@ -132,6 +132,7 @@ pub struct Instruments {
     engine: Histogram<f64>,
     spills: Counter<u64>,
     over_limit: Counter<u64>,
+    folded: Counter<u64>,
 }
 
 impl Instruments {
@@ -173,6 +174,10 @@ impl Instruments {
                 .u64_counter(M_OVER_LIMIT)
                 .with_description("Results whose raw size breaks a --client profile's own limit")
                 .build(),
+            folded: meter
+                .u64_counter(M_FOLDED)
+                .with_description("Requests counted under a folded label (unknown, other)")
+                .build(),
         }
     }
 
@@ -191,6 +196,15 @@ impl Instruments {
             op.push(KeyValue::new(ERROR_TYPE, e.clone()));
         }
         self.duration.record(m.duration_s, &op);
+        for fold in &m.folded {
+            self.folded.add(
+                1,
+                &[
+                    KeyValue::new(SERVER, m.server.clone()),
+                    KeyValue::new(FOLD_REASON, fold.name()),
+                ],
+            );
+        }
         let (Some(tool), Some(r)) = (&m.tool, &m.result) else {
             return;
         };

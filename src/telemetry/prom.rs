@@ -41,6 +41,13 @@ struct ProfileLabels {
     mcp_budget_client_profile: String,
 }
 
+/// The labels of the fold counter.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct FoldLabels {
+    mcp_budget_server: String,
+    mcp_budget_fold_reason: &'static str,
+}
+
 type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
 
 /// The registry and its families.
@@ -53,6 +60,7 @@ pub struct Prom {
     raw_max: Family<ResultLabels, Gauge>,
     spills: Family<ResultLabels, Counter>,
     over_limit: Family<ProfileLabels, Counter>,
+    folded: Family<FoldLabels, Counter>,
 }
 
 fn tokens() -> Histogram {
@@ -75,6 +83,7 @@ impl Prom {
         let raw_max = Family::<ResultLabels, Gauge>::default();
         let spills = Family::<ResultLabels, Counter>::default();
         let over_limit = Family::<ProfileLabels, Counter>::default();
+        let folded = Family::<FoldLabels, Counter>::default();
         registry.register(
             "mcp_budget_result_raw_tokens",
             "Tokens of each tool result as the upstream sent it (the budget's tokenizer)",
@@ -112,6 +121,11 @@ impl Prom {
             "Results whose raw size breaks a --client profile's own limit (the client would have cut, filed or refused it)",
             over_limit.clone(),
         );
+        registry.register(
+            "mcp_budget_labels_folded",
+            "Requests counted under a folded label: a tool the upstream did not list (unknown), a client name past the cap, or labels past the cap of series (other)",
+            folded.clone(),
+        );
         Prom {
             registry,
             raw_tokens,
@@ -121,6 +135,7 @@ impl Prom {
             raw_max,
             spills,
             over_limit,
+            folded,
         }
     }
 
@@ -135,6 +150,14 @@ impl Prom {
             network_transport: m.network_transport.to_string(),
         };
         self.duration.get_or_create(&op).observe(m.duration_s);
+        for fold in &m.folded {
+            self.folded
+                .get_or_create(&FoldLabels {
+                    mcp_budget_server: m.server.clone(),
+                    mcp_budget_fold_reason: fold.name(),
+                })
+                .inc();
+        }
         let (Some(tool), Some(r)) = (&m.tool, &m.result) else {
             return;
         };

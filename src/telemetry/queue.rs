@@ -71,6 +71,15 @@ impl Losses {
         }
     }
 
+    /// The metrics reached their cap of series: said once (what is folded is counted by the
+    /// fold counter, not lost).
+    pub fn series_capped(&self, max: usize) {
+        (self.say)(format!(
+            "telemetry: the metrics reached their cap of {} series; requests with labels new from now on are counted under `other` (mcp_budget_labels_folded_total{{mcp_budget_fold_reason=\"series\"}} counts them; said once)",
+            crate::units::thousands(max)
+        ));
+    }
+
     fn say_once(&self, why: &str) {
         if !self.said.swap(true, Ordering::SeqCst) {
             (self.say)(format!(

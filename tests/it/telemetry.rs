@@ -685,3 +685,5 @@ fn audit_otlp_exports_the_reports_numbers_and_a_failed_export_is_an_error_with_t
     assert!(!stderr.contains("n1ghtly"), "{stderr}");
     assert!(out.join("audit.json").exists());
 }
+
+mod flood;

@@ -306,3 +306,73 @@ fn audit_client_measured_without_a_lab_client_fails_and_writes_nothing() {
         "earlier"
     );
 }
+
+/// Issue 37, item 6: a lab run that measured nothing it was asked for must not pass a CI step.
+/// An unknown id (in --client or --client-bin) is a one-line error listing the known ones, and
+/// a client asked for whose executable is not there fails the run (exit 2), the report still
+/// printed.
+#[test]
+fn issue_37_lab_exits_2_for_an_unknown_client_or_one_asked_for_and_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let adapter = test_adapter(dir.path(), &[]);
+    let run = |args: &[&str]| {
+        let out = mcp_budget(dir.path(), dir.path())
+            .env("TMPDIR", dir.path())
+            .arg("lab")
+            .arg(&probes)
+            .args(["--format", "json", "--adapter"])
+            .arg(&adapter)
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        (out.status.code(), stdout, stderr)
+    };
+    let known = "(known: claude-code, codex, gemini-cli, opencode, copilot-cli, qwen-code, cline, kilo, continue-cli, lab-test)";
+    for args in [
+        &["--client", "lab-test,nope"][..],
+        &["--client", "lab-test", "--client-bin", "nope=/bin/true"],
+    ] {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains("unknown client `nope`"), "{stderr}");
+        assert!(stderr.contains(known), "{stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+    }
+    // an executable given for a client this run does not run would be ignored
+    let (code, _, stderr) = run(&["--client", "lab-test", "--client-bin", "codex=/bin/true"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--client-bin `codex`: not a client this run runs (--client lab-test)"),
+        "{stderr}"
+    );
+    // a client asked for whose executable is missing: measured nothing, exit 2, said
+    let missing = dir.path().join("no-such-client");
+    let bin = format!("lab-test={}", missing.display());
+    // with --client, and without it (every adapter runs; lab-test is the one asked for)
+    for args in [
+        &["--client", "lab-test", "--client-bin", &bin][..],
+        &["--client-bin", &bin],
+    ] {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "error: lab: lab test client (`lab-test`) was not measured: not found in {}",
+                missing.display()
+            )),
+            "{stderr}"
+        );
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        let client = report["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "lab-test")
+            .unwrap();
+        assert_eq!(client["status"], "not_installed", "{client:#}");
+    }
+}
