@@ -99,6 +99,7 @@ pub async fn listen_metrics(
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             };
+            let _ = stream.set_nodelay(true);
             let (telemetry, bearer) = (telemetry.clone(), bearer.clone());
             tokio::spawn(async move {
                 let _slot = slot;
