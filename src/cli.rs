@@ -429,9 +429,7 @@ pub struct ReplayArgs {
     /// Tool name for policy lookup [default: from a `<server>__<tool>` file name, else the stem]
     #[arg(long)]
     pub tool: Option<String>,
-    /// The tool declares an `outputSchema`: its structuredContent is kept (shrunk if need be)
-    /// where it repeats the text, as `audit` and the proxy keep it for such a tool (a client
-    /// validates that it is there); without it, a repeat is dropped
+    /// The tool has an `outputSchema`: a structuredContent repeating the text is kept, as in audit
     #[arg(long)]
     pub output_schema: bool,
     #[command(flatten)]
