@@ -5,7 +5,7 @@
 //! measures every limit on text shares: lines, characters, character boundaries.
 
 mod boundary;
-pub use boundary::{boundary_before, Boundary};
+pub use boundary::{boundary_before, json_structure, Boundary};
 
 use std::borrow::Cow;
 

@@ -119,9 +119,17 @@ fn looks_like_json(text: &str) -> bool {
 /// The end of the last whole element of a JSON array or object in `head` (just after its `,`,
 /// or after a closing `}` or `]`), outside strings.
 fn last_json_element_end(head: &[u8]) -> Option<usize> {
+    json_structure(head)
+        .filter(|(_, b)| matches!(b, b',' | b'}' | b']'))
+        .last()
+        .map(|(i, _)| i + 1)
+}
+
+/// The bytes of a JSON text outside its strings, with their offsets (the quotes that open
+/// strings left out too): its structure, whatever the strings hold.
+pub fn json_structure(json: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
     let (mut in_string, mut escaped) = (false, false);
-    let mut last = None;
-    for (i, &b) in head.iter().enumerate() {
+    json.iter().enumerate().filter_map(move |(i, &b)| {
         if in_string {
             match b {
                 _ if escaped => escaped = false,
@@ -129,15 +137,14 @@ fn last_json_element_end(head: &[u8]) -> Option<usize> {
                 b'"' => in_string = false,
                 _ => {}
             }
-            continue;
+            return None;
         }
-        match b {
-            b'"' => in_string = true,
-            b',' | b'}' | b']' => last = Some(i + 1),
-            _ => {}
+        if b == b'"' {
+            in_string = true;
+            return None;
         }
-    }
-    last
+        Some((i, b))
+    })
 }
 
 #[cfg(test)]

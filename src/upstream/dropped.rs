@@ -118,19 +118,8 @@ pub(super) const MAX_DEPTH: usize = 127;
 /// How deep arrays and objects nest in a JSON text (brackets inside strings do not count).
 pub(super) fn nesting_depth(json: &[u8]) -> usize {
     let (mut depth, mut deepest) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in json {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (_, b) in crate::text::json_structure(json) {
         match b {
-            b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
                 deepest = deepest.max(depth);
