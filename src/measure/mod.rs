@@ -1,7 +1,9 @@
 //! Turning raw JSON-RPC results into token numbers, exactly as docs/design.md's accounting rules say.
 //! Synchronous and pure: it reads the bytes a server sent and returns report values.
 
+mod code_spans;
 mod compact;
+mod description_cut;
 mod duplicate;
 mod era;
 mod init;
@@ -15,15 +17,16 @@ mod scalars;
 mod shared;
 mod tools;
 
+pub use code_spans::{code_spans, inside};
 pub use compact::compact_json;
+pub use description_cut::description_cut;
 pub use duplicate::{is_json_text, json_text, looks_like_json, structured_duplicate, TextView};
 pub use era::{capped_eras, era_marks, marked_complete, EraMarks, MAX_ERAS};
 pub use init::{measure_initialize, InitInfo, SERVER_INFO_META_KEY};
 pub use json_eq::{json_text_holds, json_text_wraps, Holds};
 pub use lean::{apply_transform, factor_repeats, lean_tool, LeanTransform};
 pub use lints::{
-    description_cut, lint_tool, lint_tool_with, Counted, LintLimits, ToolLints,
-    LONG_DESCRIPTION_TOKENS,
+    lint_tool, lint_tool_with, Counted, LintLimits, ToolLints, LONG_DESCRIPTION_TOKENS,
 };
 pub use pagination::is_paginated;
 pub use read::read_json;

@@ -86,6 +86,16 @@ fn every_rule_saves_what_an_independent_count_of_the_fixed_definition_says() {
     let composed = json!({"name": "merge_entities", "description": "Merge two entities into a third.",
         "inputSchema": {"type": "object", "properties": {"first": entity, "second": entity, "into": entity}}});
     tools.push(("composed".into(), composed.as_object().unwrap().clone()));
+    // issue 37: a description with a JSON example across the 500-token line, whose cut stays
+    // out of the example and saves what the text loses (the Python cut skips code on its own)
+    let mut d = String::from("Extract structured data from web pages. ");
+    for i in 1..18 {
+        d += &format!("Rule {i}: keep the prompt short and name each field the schema asks for, so the model extracts it from the page. ");
+    }
+    d += "\n```json\n{\n  \"urls\": [\"https://example.com/a\", \"https://example.com/b\"],\n  \"prompt\": \"Extract the price. Skip ads.\",\n  \"schema\": { ... }\n}\n```\nUse `{\"a\": \"b. c\"}` and <example>One. Two.</example> as you like. ";
+    d += &"Note: the result is one JSON object per page. ".repeat(12);
+    let extract = json!({"name": "extract", "description": d, "inputSchema": {"type": "object"}});
+    tools.push(("example".into(), extract.as_object().unwrap().clone()));
     let home = tempfile::tempdir().unwrap();
     let cases = home.path().join("cases.jsonl");
     let mut lines = String::new();

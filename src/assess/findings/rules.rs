@@ -57,7 +57,7 @@ pub const RULES: &[Rule] = &[
         id: "long-description",
         severity: "warning",
         title: "Tool description over 500 tokens",
-        checks: "A tool's description is longer than 500 tokens (primary tokenizer). The message names the sentence a cut to 500 tokens would end with, the `max_description_chars` that makes the proxy cut there, and the tokens per turn the cut saves.",
+        checks: "A tool's description is longer than 500 tokens (primary tokenizer). The message names the sentence a cut to 500 tokens would end with (never inside code or an example: a fenced block, inline code, a JSON or XML example), the `max_description_chars` that makes the proxy cut there, and the tokens per turn the cut saves, counted on the description's text as its length is (not on the escaped JSON it travels in).",
         why: "Descriptions are sent on every turn of every conversation that mounts the server: the schema tax.",
         fix: "keep the description to what the tool does and when to use it; move details into parameter descriptions",
         judges_definitions: true,
