@@ -268,6 +268,8 @@ fn lint_counted(
     }
     .min(base);
     out.suggested_tokens = suggested_tokens.min(base);
+    out.lints
+        .extend(super::list_limit::list_without_limit(tool));
     out
 }
 

@@ -10,6 +10,7 @@ mod init;
 mod json_eq;
 mod lean;
 mod lints;
+mod list_limit;
 mod pagination;
 mod read;
 mod result;
@@ -28,6 +29,7 @@ pub use lean::{apply_transform, factor_repeats, lean_tool, LeanTransform};
 pub use lints::{
     lint_tool, lint_tool_with, Counted, LintLimits, ToolLints, LONG_DESCRIPTION_TOKENS,
 };
+pub use list_limit::{bound, limit_named, list_shaped, unbounded_message, Bound};
 pub use pagination::is_paginated;
 pub use read::read_json;
 pub use result::{measure_parsed_result, measure_result, text_stats, tool_error_text};

@@ -39,7 +39,7 @@ pub const RULES: &[Rule] = &[
         id: "list-without-limit",
         severity: "warning",
         title: "List-shaped tool without a limit or cursor parameter",
-        checks: "A tool whose name says it lists, searches or queries (list_*, search_*, *_query, find_*, get_all_*) has no input parameter named like limit, max_results, per_page, page_size, count, top, cursor, page, offset or page_token.",
+        checks: "A tool whose name says it lists, searches or queries (list_*, search_*, *_query, find_*, get_all_*) has no input parameter named like limit, max_results, per_page, page_size, count, top, cursor, page, offset or page_token, at any depth (inside a wrapper object such as PagerDuty's `query_model` or LaunchDarkly's `request`, behind a `$ref`, or in an array's items), and no required query in a language with a limit clause (SQL, GraphQL, PromQL, KQL, SPL, Cypher, JMESPath...): such a tool takes its limit in the query, and is not flagged. A query in JQL, LogQL, Lucene or Confluence's CQL, which have no limit clause, does not count, and the message says so.",
         why: "Without a way to ask for less, every call returns everything: one call can exceed a client's result cap (Claude Code refuses results over 25,000 tokens) and the model cannot page.",
         fix: "add a `limit` parameter with a small default and a `cursor` for the next page",
         judges_definitions: true,
