@@ -4,10 +4,11 @@
 
 use serde_json::{json, Map, Value};
 
+use super::description_cut::{description_cut, last_sentence};
 use super::lean::{apply_transform, each_child_mut, each_schema, factor_repeats, LeanTransform};
 use super::{compact_json, model_view};
 use crate::facts::SchemaLint;
-use crate::text::{preview, shorten};
+use crate::text::preview;
 use crate::tokens::Tokenizer;
 use crate::units::thousands;
 
@@ -211,15 +212,12 @@ fn lint_counted(
         if let Some((chars, cut)) = description_cut(d, limits.description_tokens, tok) {
             described = true;
             let short = json!(cut);
-            let mut cut_tool = tool.clone();
-            cut_tool.insert("description".into(), short.clone());
             fixed.insert("description".into(), short.clone());
             suggested.insert("description".into(), short);
-            let saves = base.saturating_sub(view_tokens(&cut_tool, tok));
-            let last = cut
-                .rsplit_terminator(['.', '!', '?'])
-                .next()
-                .unwrap_or(&cut);
+            // counted on the description's text, as its length is: the escapes of the JSON
+            // it travels in (a quote, a line break) are not the description's
+            let saves = counted.description.saturating_sub(tok.count(&cut));
+            let last = last_sentence(&cut);
             out.lints.push(lint(
                 "long-description",
                 saves,
@@ -270,6 +268,8 @@ fn lint_counted(
     }
     .min(base);
     out.suggested_tokens = suggested_tokens.min(base);
+    out.lints
+        .extend(super::list_limit::list_without_limit(tool));
     out
 }
 
@@ -353,41 +353,11 @@ fn drop_list(s: &mut Value, key: &str, list: &Value, done: &mut bool) {
     each_child_mut(m, &mut |sub, _| drop_list(sub, key, list, done));
 }
 
-/// Where a long description would be cut: the last sentence end (else word end) whose prefix
-/// is at most `max_tokens`, as `(max_description_chars, the cut text)`, checked to be what the
-/// proxy's `shorten` gives for that setting. `None` when the description is not over the limit.
-pub fn description_cut(d: &str, max_tokens: usize, tok: Tokenizer) -> Option<(usize, String)> {
-    if tok.count(d) <= max_tokens {
-        return None;
-    }
-    let sentence_ends: Vec<usize> = d
-        .match_indices(['.', '!', '?'])
-        .map(|(i, _)| i + 1)
-        .filter(|&e| d[e..].starts_with([' ', '\n']))
-        .collect();
-    let fits = |e: &usize| tok.count(&d[..*e]) <= max_tokens;
-    // the prefix count grows with the prefix: the last end that fits, by bisection
-    let last_fit = |ends: &[usize]| -> Option<usize> {
-        let n = ends.partition_point(fits);
-        n.checked_sub(1).map(|i| ends[i])
-    };
-    let end = last_fit(&sentence_ends).or_else(|| {
-        let word_ends: Vec<usize> = d.match_indices(' ').map(|(i, _)| i).collect();
-        last_fit(&word_ends)
-    })?;
-    for extra in [2, 1] {
-        let chars = d[..end].chars().count() + extra;
-        let cut = shorten(d, chars);
-        if tok.count(&cut) <= max_tokens + 1 && cut.trim_end_matches('…').len() <= end {
-            return Some((chars, cut));
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::code_spans::{code_spans, inside};
     use super::*;
+    use crate::text::shorten;
 
     fn tool(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
@@ -422,15 +392,49 @@ mod tests {
         assert!(rep.saves_tokens > 20, "{rep:?}");
     }
 
+    /// A description with a JSON example of a call: prose, the example across the 500-token
+    /// line, and more prose.
+    fn with_example() -> String {
+        let mut d = String::from("Extract structured data from one or more web pages with a language model. Give the pages' URLs, a prompt that says what to extract, and a JSON Schema for the result. ");
+        for i in 1..16 {
+            d += &format!("Rule {i}: keep the prompt short and name each field the schema asks for, so the model extracts it from the page. ");
+        }
+        d += "\n**Usage example:**\n```json\n{\n  \"name\": \"extract\",\n  \"arguments\": {\n    \"urls\": [\"https://example.com/page1\", \"https://example.com/page2\"],\n    \"prompt\": \"Extract the product name, price and description. Skip ads.\",\n    \"schema\": { ... },\n    \"options\": { ... }\n  }\n}\n```\n";
+        for i in 1..12 {
+            d += &format!("Note {i}: the result is the JSON the schema describes, one object per page, in the order of the URLs. ");
+        }
+        d
+    }
+
+    /// Issue 37: the cut landed on `{ ...` inside the example ("cut after \"\""), and the
+    /// saving was counted on the escaped JSON the description travels in, more than the
+    /// description itself loses.
     #[test]
-    fn a_long_description_is_cut_at_a_sentence_that_fits() {
-        let sentence = "This tool reads a file from the workspace and returns its text. ";
-        let d = sentence.repeat(60);
-        let (chars, cut) = description_cut(&d, 500, Tokenizer::Cl100k).unwrap();
-        assert!(cut.ends_with("its text."), "{cut}");
-        assert!(Tokenizer::Cl100k.count(&cut) <= 500);
-        assert!(Tokenizer::Cl100k.count(&format!("{cut} {}", sentence.trim())) > 500);
+    fn a_cut_stays_out_of_examples_and_saves_what_the_text_loses() {
+        let tok = Tokenizer::Cl100k;
+        let d = with_example();
+        let (chars, cut) = description_cut(&d, 500, tok).unwrap();
+        assert!(cut.ends_with("Rule 15: keep the prompt short and name each field the schema asks for, so the model extracts it from the page."), "{cut}");
+        assert!(!inside(&code_spans(&d), cut.len() - 1));
         assert_eq!(shorten(&d, chars), cut);
-        assert!(description_cut(sentence, 500, Tokenizer::Cl100k).is_none());
+        let t =
+            tool(json!({"name": "extract", "description": d, "inputSchema": {"type": "object"}}));
+        let l = lint_tool_with(&t, tok, &LintLimits::default());
+        let long = l
+            .lints
+            .iter()
+            .find(|l| l.rule == "long-description")
+            .unwrap();
+        assert_eq!(long.saves_tokens, tok.count(&d) - tok.count(&cut));
+        assert!(
+            long.message
+                .contains("cut after \"Rule 15: keep the prompt short"),
+            "{}",
+            long.message
+        );
+        // what the JSON escapes add is not the description's: the view saves more
+        let mut cut_tool = t.clone();
+        cut_tool.insert("description".into(), json!(cut));
+        assert!(view_tokens(&t, tok) - view_tokens(&cut_tool, tok) > long.saves_tokens);
     }
 }

@@ -98,112 +98,15 @@ struct ProbeRow<'a> {
 }
 
 /// Write one table. Columns: the row's fixed fields, then one per other tokenizer, then the
-/// dollar cost and the limit verdicts.
+/// dollar cost and the limit verdicts. A table with no rows (no probe ran) still has its header.
 pub(crate) fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> csv::Result<()> {
-    let others = report.other_tokenizers();
-    let mut rows: Vec<Map<String, Value>> = Vec::new();
-    let usd = |x: Option<f64>| x.map_or(Value::Null, |x| Value::String(format!("{x:.6}")));
-    for s in &report.servers {
-        match kind {
-            CsvKind::Servers => {
-                let mut row = fields(&server_row(s));
-                for o in &others {
-                    let n = s.by_tokenizer.get(o).map(|t| t.tools_model_tokens);
-                    row.insert(format!("tools_model_tokens_{o}"), json!(n));
-                }
-                let c = s.cost.as_ref();
-                row.insert("model".into(), json!(c.map(|c| c.model.as_str())));
-                row.insert("usd_per_turn".into(), usd(c.map(|c| c.usd_per_turn)));
-                row.insert(
-                    "usd_per_1k_turns".into(),
-                    usd(c.map(|c| c.usd_per_1k_turns)),
-                );
-                row.insert(
-                    "usd_per_1k_turns_cached".into(),
-                    usd(c.map(|c| c.usd_per_1k_turns_cached)),
-                );
-                let rules: Vec<&str> = s.findings.iter().map(|f| f.rule.as_str()).collect();
-                row.insert("findings".into(), json!(rules.join(" ")));
-                for profile in &report.clients {
-                    let c = s.clients.iter().find(|c| c.client == profile.id);
-                    row.insert(
-                        format!("schema_tokens_per_turn_{}", profile.id),
-                        json!(c.map(|c| c.schema_tokens_per_turn)),
-                    );
-                }
-                rows.push(row);
-            }
-            CsvKind::Tools => {
-                for t in &s.tools {
-                    let mut row = fields(&ToolRow {
-                        server: &s.name,
-                        tool: &t.name,
-                        model_tokens: t.model_tokens,
-                        description_tokens: t.description_tokens,
-                        input_schema_tokens: t.input_schema_tokens,
-                        output_schema_tokens: t.output_schema_tokens,
-                        annotations_tokens: t.annotations_tokens,
-                        title_tokens: t.title_tokens,
-                        icons_tokens: t.icons_tokens,
-                        meta_tokens: t.meta_tokens,
-                        other_tokens: t.other_tokens,
-                        wire_bytes: t.wire_bytes,
-                        wire_tokens: t.wire_tokens,
-                    });
-                    for o in &others {
-                        row.insert(format!("model_tokens_{o}"), json!(t.by_tokenizer.get(o)));
-                    }
-                    rows.push(row);
-                }
-            }
-            CsvKind::Probes => {
-                for p in &s.probes {
-                    let mut row = fields(&probe_row(&s.name, p));
-                    for o in &others {
-                        let n = p
-                            .raw
-                            .as_ref()
-                            .and_then(|r| r.by_tokenizer.get(o))
-                            .map(|t| t.model_tokens);
-                        row.insert(format!("model_tokens_{o}"), json!(n));
-                    }
-                    let c = p.cost.as_ref();
-                    row.insert("raw_usd".into(), usd(c.map(|c| c.raw_usd)));
-                    row.insert("budgeted_usd".into(), usd(c.and_then(|c| c.budgeted_usd)));
-                    let over = |budgeted: bool| {
-                        let mut v: Vec<String> = p
-                            .limits
-                            .iter()
-                            .filter(|l| {
-                                if budgeted {
-                                    l.budgeted_exceeded == Some(true)
-                                } else {
-                                    l.exceeded
-                                }
-                            })
-                            .map(|l| format!("{}: {}", l.client, l.limit))
-                            .collect();
-                        v.dedup();
-                        v.join("; ")
-                    };
-                    row.insert("limits_exceeded".into(), json!(over(false)));
-                    row.insert("limits_exceeded_budgeted".into(), json!(over(true)));
-                    rows.push(row);
-                }
-            }
-            CsvKind::Clients => {
-                for p in &s.probes {
-                    for c in &p.clients {
-                        rows.push(client_row(&s.name, p, c));
-                    }
-                }
-            }
-        }
-    }
+    let rows = rows(report, kind);
+    let header: Vec<String> = match rows.first() {
+        Some(first) => first.keys().cloned().collect(),
+        None => empty_row(report, kind).keys().cloned().collect(),
+    };
     let mut w = csv::Writer::from_writer(out);
-    if let Some(first) = rows.first() {
-        w.write_record(first.keys())?;
-    }
+    w.write_record(&header)?;
     for row in &rows {
         w.write_record(row.values().map(|v| match v {
             Value::Null => String::new(),
@@ -213,6 +116,143 @@ pub(crate) fn write_csv(report: &Report, kind: CsvKind, out: &mut dyn Write) -> 
     }
     w.flush()?;
     Ok(())
+}
+
+/// Every row of one table, in report order.
+fn rows(report: &Report, kind: CsvKind) -> Vec<Map<String, Value>> {
+    let others = report.other_tokenizers();
+    let mut rows = Vec::new();
+    for s in &report.servers {
+        match kind {
+            CsvKind::Servers => rows.push(server_csv_row(report, s, &others)),
+            CsvKind::Tools => {
+                rows.extend(s.tools.iter().map(|t| tool_csv_row(&s.name, t, &others)))
+            }
+            CsvKind::Probes => {
+                rows.extend(s.probes.iter().map(|p| probe_csv_row(&s.name, p, &others)))
+            }
+            CsvKind::Clients => {
+                for p in &s.probes {
+                    rows.extend(p.clients.iter().map(|c| client_row(&s.name, p, Some(c))));
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// A row of empty values, for the header of a table with no rows: the same function makes it
+/// as every row, so the columns cannot differ.
+fn empty_row(report: &Report, kind: CsvKind) -> Map<String, Value> {
+    let others = report.other_tokenizers();
+    let probe = crate::facts::ProbeResult::new("");
+    match kind {
+        CsvKind::Servers => server_csv_row(
+            report,
+            &crate::facts::ServerReport::new("", "", "", ""),
+            &others,
+        ),
+        CsvKind::Tools => tool_csv_row("", &crate::facts::ToolCost::default(), &others),
+        CsvKind::Probes => probe_csv_row("", &probe, &others),
+        CsvKind::Clients => client_row("", &probe, None),
+    }
+}
+
+fn usd(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, |x| Value::String(format!("{x:.6}")))
+}
+
+fn server_csv_row(
+    report: &Report,
+    s: &crate::facts::ServerReport,
+    others: &[String],
+) -> Map<String, Value> {
+    let mut row = fields(&server_row(s));
+    for o in others {
+        let n = s.by_tokenizer.get(o).map(|t| t.tools_model_tokens);
+        row.insert(format!("tools_model_tokens_{o}"), json!(n));
+    }
+    let c = s.cost.as_ref();
+    row.insert("model".into(), json!(c.map(|c| c.model.as_str())));
+    row.insert("usd_per_turn".into(), usd(c.map(|c| c.usd_per_turn)));
+    row.insert(
+        "usd_per_1k_turns".into(),
+        usd(c.map(|c| c.usd_per_1k_turns)),
+    );
+    row.insert(
+        "usd_per_1k_turns_cached".into(),
+        usd(c.map(|c| c.usd_per_1k_turns_cached)),
+    );
+    let rules: Vec<&str> = s.findings.iter().map(|f| f.rule.as_str()).collect();
+    row.insert("findings".into(), json!(rules.join(" ")));
+    for profile in &report.clients {
+        let c = s.clients.iter().find(|c| c.client == profile.id);
+        row.insert(
+            format!("schema_tokens_per_turn_{}", profile.id),
+            json!(c.map(|c| c.schema_tokens_per_turn)),
+        );
+    }
+    row
+}
+
+fn tool_csv_row(server: &str, t: &crate::facts::ToolCost, others: &[String]) -> Map<String, Value> {
+    let mut row = fields(&ToolRow {
+        server,
+        tool: &t.name,
+        model_tokens: t.model_tokens,
+        description_tokens: t.description_tokens,
+        input_schema_tokens: t.input_schema_tokens,
+        output_schema_tokens: t.output_schema_tokens,
+        annotations_tokens: t.annotations_tokens,
+        title_tokens: t.title_tokens,
+        icons_tokens: t.icons_tokens,
+        meta_tokens: t.meta_tokens,
+        other_tokens: t.other_tokens,
+        wire_bytes: t.wire_bytes,
+        wire_tokens: t.wire_tokens,
+    });
+    for o in others {
+        row.insert(format!("model_tokens_{o}"), json!(t.by_tokenizer.get(o)));
+    }
+    row
+}
+
+fn probe_csv_row(
+    server: &str,
+    p: &crate::facts::ProbeResult,
+    others: &[String],
+) -> Map<String, Value> {
+    let mut row = fields(&probe_row(server, p));
+    for o in others {
+        let n = p
+            .raw
+            .as_ref()
+            .and_then(|r| r.by_tokenizer.get(o))
+            .map(|t| t.model_tokens);
+        row.insert(format!("model_tokens_{o}"), json!(n));
+    }
+    let c = p.cost.as_ref();
+    row.insert("raw_usd".into(), usd(c.map(|c| c.raw_usd)));
+    row.insert("budgeted_usd".into(), usd(c.and_then(|c| c.budgeted_usd)));
+    let over = |budgeted: bool| {
+        let mut v: Vec<String> = p
+            .limits
+            .iter()
+            .filter(|l| {
+                if budgeted {
+                    l.budgeted_exceeded == Some(true)
+                } else {
+                    l.exceeded
+                }
+            })
+            .map(|l| format!("{}: {}", l.client, l.limit))
+            .collect();
+        v.dedup();
+        v.join("; ")
+    };
+    row.insert("limits_exceeded".into(), json!(over(false)));
+    row.insert("limits_exceeded_budgeted".into(), json!(over(true)));
+    row
 }
 
 /// Characters of a text cell kept at most: more than a terminal or Markdown shows, bounded all
@@ -225,19 +265,23 @@ fn cell(s: &str) -> String {
     crate::text::csv_cell(&crate::text::cell_preview(s, CELL_CHARS, "audit.json")).into_owned()
 }
 
-/// One probe in one client: the raw and budgeted view side by side.
+/// One probe in one client: the raw and budgeted view side by side (`None`: the empty row of
+/// a header).
 fn client_row(
     server: &str,
     p: &crate::facts::ProbeResult,
-    c: &crate::facts::ClientResult,
+    c: Option<&crate::facts::ClientResult>,
 ) -> Map<String, Value> {
     let mut row = Map::new();
     row.insert("server".into(), json!(server));
     row.insert("tool".into(), json!(p.tool));
     row.insert("label".into(), json!(p.label.as_deref().unwrap_or("")));
-    row.insert("client".into(), json!(c.client));
-    row.insert("confirmed".into(), json!(c.confirmed));
-    let views = [("raw", Some(&c.raw)), ("budgeted", c.budgeted.as_ref())];
+    row.insert("client".into(), json!(c.map(|c| c.client.as_str())));
+    row.insert("confirmed".into(), json!(c.map(|c| c.confirmed)));
+    let views = [
+        ("raw", c.map(|c| &c.raw)),
+        ("budgeted", c.and_then(|c| c.budgeted.as_ref())),
+    ];
     for (prefix, seen) in views {
         row.insert(
             format!("{prefix}_outcome"),

@@ -162,6 +162,45 @@ fn the_root_holds_only_what_the_layout_names() {
     );
 }
 
+/// Issue 37: `.ci/run` left the tree dirty, two Python bytecode files of the fixtures being
+/// tracked. No `__pycache__/` is tracked, and git ignores one wherever Python writes it.
+#[test]
+fn python_bytecode_is_neither_tracked_nor_left_unignored() {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let Some(listing) = git(&["ls-files", "--cached", "--others", "--exclude-standard"]) else {
+        eprintln!(
+            "SKIP: {} is not a git checkout (or git is missing)",
+            repo().display()
+        );
+        return;
+    };
+    let listing = String::from_utf8_lossy(&listing.stdout).to_string();
+    let bytecode: Vec<&str> = listing
+        .lines()
+        .filter(|p| p.contains("__pycache__/") || p.ends_with(".pyc"))
+        .collect();
+    assert!(
+        bytecode.is_empty(),
+        "Python bytecode in the tree: {bytecode:?}"
+    );
+    for path in [
+        "tests/fixtures/__pycache__/x.cpython-311.pyc",
+        "scripts/__pycache__/y.pyc",
+    ] {
+        assert!(
+            git(&["check-ignore", "--no-index", "-q", path]).is_some(),
+            "{path} is not ignored"
+        );
+    }
+}
+
 #[test]
 fn the_import_reader_sees_through_strings_comments_and_groups() {
     let code = code_of(

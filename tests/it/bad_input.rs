@@ -432,3 +432,44 @@ fn a_tool_list_marked_fresh_is_still_listed_again() {
     assert_eq!(s["tools_list"]["relist_identical"], false, "{s}");
     assert_eq!(s["tools"][0]["name"], "probe");
 }
+
+/// Issue 37: a server that died at start-up showed the last 300 characters of its stderr, all
+/// stack frames, and not the cause (`No such built-in module: node:sqlite`). A real Node
+/// process that prints its cause and a stack trace longer than the 16 KiB kept, then exits.
+#[test]
+fn a_dead_servers_cause_is_said_before_its_stack_trace() {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIP: node is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    // about 46 KB of frames: over the 16 KiB kept, under the 64 KiB pipe buffer
+    let script = "Error.stackTraceLimit = Infinity; (function f(n) { if (n) return f(n - 1); require('/nonexistent/mcp-server/index.js'); })(2000)";
+    let probe = home.path().join("dead.toml");
+    std::fs::write(
+        &probe,
+        format!("[servers.dead]\ncommand = \"node\"\nargs = [\"-e\", {script:?}]\n"),
+    )
+    .unwrap();
+    let out = home.path().join("out");
+    mcp_budget(home.path(), home.path())
+        .args([
+            "audit",
+            probe.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .code(2);
+    let report = read_report(&out);
+    let error = report["servers"][0]["error"].as_str().unwrap().to_string();
+    assert!(
+        error.contains("stderr: Error: Cannot find module '/nonexistent/mcp-server/index.js' … "),
+        "{error}"
+    );
+    assert!(!error.contains('\n'), "one-line error: {error}");
+}

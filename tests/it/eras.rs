@@ -196,7 +196,7 @@ fn the_2026_eras_rules_are_checked_and_each_break_is_a_finding() {
         [
             (
                 "era-rules-broken",
-                "no resultType on tools/list page 1, tools/call echo; a request in 2099-01-01 got error -32602, not -32022"
+                "no resultType on tools/list page 1, tools/call echo; `server/discover` asked in 2099-01-01 got error -32602, not -32022"
             ),
             ("list-cache-hints", "no ttlMs on the page; no cacheScope on the page"),
         ]

@@ -130,6 +130,37 @@ fn the_report_sections_are_filled_from_the_numbers() {
     );
 }
 
+/// Issue 37: with no probes, probes.csv and clients.csv were 0-byte files. Every table has its
+/// header row, the same as when it has rows.
+#[test]
+fn every_csv_has_its_header_without_rows() {
+    let full = fixture();
+    let mut bare = full.clone();
+    for s in &mut bare.servers {
+        s.probes.clear();
+    }
+    for kind in CsvKind::ALL {
+        let header = |r: &Report| csv(r, kind).lines().next().map(String::from);
+        assert!(
+            header(&full).is_some_and(|h| h.starts_with("server,")),
+            "{kind:?}"
+        );
+        assert_eq!(header(&bare), header(&full), "{kind:?}");
+    }
+    assert_eq!(csv(&bare, CsvKind::Probes).lines().count(), 1);
+    assert_eq!(csv(&bare, CsvKind::Clients).lines().count(), 1);
+    // no server at all (every one refused): every table is its header
+    let mut none = full.clone();
+    none.servers.clear();
+    for kind in CsvKind::ALL {
+        let text = csv(&none, kind);
+        assert!(
+            text.starts_with("server,") && text.lines().count() == 1,
+            "{kind:?}: {text}"
+        );
+    }
+}
+
 #[test]
 fn explain_prints_a_rule_and_refuses_an_unknown_one() {
     let home = tempfile::tempdir().unwrap();

@@ -86,6 +86,16 @@ fn every_rule_saves_what_an_independent_count_of_the_fixed_definition_says() {
     let composed = json!({"name": "merge_entities", "description": "Merge two entities into a third.",
         "inputSchema": {"type": "object", "properties": {"first": entity, "second": entity, "into": entity}}});
     tools.push(("composed".into(), composed.as_object().unwrap().clone()));
+    // issue 37: a description with a JSON example across the 500-token line, whose cut stays
+    // out of the example and saves what the text loses (the Python cut skips code on its own)
+    let mut d = String::from("Extract structured data from web pages. ");
+    for i in 1..18 {
+        d += &format!("Rule {i}: keep the prompt short and name each field the schema asks for, so the model extracts it from the page. ");
+    }
+    d += "\n```json\n{\n  \"urls\": [\"https://example.com/a\", \"https://example.com/b\"],\n  \"prompt\": \"Extract the price. Skip ads.\",\n  \"schema\": { ... }\n}\n```\nUse `{\"a\": \"b. c\"}` and <example>One. Two.</example> as you like. ";
+    d += &"Note: the result is one JSON object per page. ".repeat(12);
+    let extract = json!({"name": "extract", "description": d, "inputSchema": {"type": "object"}});
+    tools.push(("example".into(), extract.as_object().unwrap().clone()));
     let home = tempfile::tempdir().unwrap();
     let cases = home.path().join("cases.jsonl");
     let mut lines = String::new();
@@ -93,7 +103,12 @@ fn every_rule_saves_what_an_independent_count_of_the_fixed_definition_says() {
     for limits in [LintLimits::default(), LOW] {
         for (_, tool) in &tools {
             let lints = lint_tool_with(tool, Tokenizer::Cl100k, &limits);
-            for l in &lints.lints {
+            // `list-without-limit` has no fix to count (its own test is below)
+            for l in lints
+                .lints
+                .iter()
+                .filter(|l| l.rule != "list-without-limit")
+            {
                 *per_rule.entry(l.rule.clone()).or_default() += 1;
                 let mut case = json!({
                     "tool": tool,
@@ -394,4 +409,100 @@ fn the_shared_parameter_threshold_is_a_setting() {
         .args(["--shared-min-tools", "1"])
         .assert()
         .code(2);
+}
+
+/// Issue 37: `list-without-limit` read only the top-level parameter names. It fired on tools
+/// whose limit sits in a wrapper object and on tools whose limit goes in the query. The
+/// corpus: Bright Data's `search_engine_batch` takes a batch of searches, each with its
+/// `cursor` (`queries[].cursor`); the memory server's `search_nodes` takes a natural-language
+/// query and no limit, and stays flagged. tests/fixtures/list_limits.tools.json: PagerDuty's
+/// `list_incidents`, `list_services` and `list_oncalls` as FastMCP (mcp 2.3.0) lists them from
+/// the server's pydantic query models (the `limit` inside `query_model`, behind a `$ref`);
+/// LaunchDarkly's Speakeasy tools (`request` holding `limit` and `offset`, from its zod
+/// schemas; a later `list-feature-flags` whose `request` has none); the SQLite server's
+/// `read_query`, `write_query` and `list_tables`, the Postgres reference server's `query`
+/// (`sql`, its only parameter), Grafana's `query_prometheus` (PromQL) and a JQL search (JQL has
+/// no limit clause: still flagged, and the message says why).
+#[test]
+fn list_without_limit_reads_wrappers_and_query_languages() {
+    let Some(corpus) = corpus() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let server = repo().join("tests/fixtures/toolslist_server.py");
+    let lists = [
+        (
+            "brightdata",
+            corpus.join("toolslists/live/brightdata.tools-list.jsonl"),
+        ),
+        (
+            "memory",
+            corpus.join("toolslists/live/memory.tools-list.jsonl"),
+        ),
+        (
+            "fixture",
+            repo().join("tests/fixtures/list_limits.tools.json"),
+        ),
+    ];
+    let mut probes = String::new();
+    for (name, list) in &lists {
+        probes.push_str(&format!(
+            "[servers.{name}]\ncommand = \"python3\"\nargs = [{:?}, {:?}]\n\n",
+            server.to_str().unwrap(),
+            list.to_str().unwrap()
+        ));
+    }
+    let probe_file = home.path().join("probes.toml");
+    std::fs::write(&probe_file, probes).unwrap();
+    let out = crate::support::mcp_budget(home.path(), home.path())
+        .arg("audit")
+        .arg(&probe_file)
+        .args(["--no-write", "--format", "json", "--client", "naive"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let mut flagged: Vec<(String, String)> = Vec::new();
+    for s in report["servers"].as_array().unwrap() {
+        for f in s["findings"].as_array().unwrap() {
+            if f["rule"] == "list-without-limit" {
+                assert!(f["saves_tokens"].is_null(), "{f}");
+                flagged.push((
+                    format!(
+                        "{}/{}",
+                        s["name"].as_str().unwrap(),
+                        f["tool"].as_str().unwrap()
+                    ),
+                    f["message"].as_str().unwrap().to_string(),
+                ));
+            }
+        }
+    }
+    let tools: Vec<&str> = flagged.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        tools,
+        [
+            "fixture/list-feature-flags",
+            "fixture/list_tables",
+            "fixture/search_issues",
+            "memory/search_nodes",
+        ]
+    );
+    assert_eq!(
+        flagged[2].1,
+        "`search_issues` looks list-shaped but takes no limit or cursor, and its JQL query (`jql`) has no limit clause (parameters: jql, fields)"
+    );
+    // on the whole corpus, the batch search is the one tool that moved
+    let still: Vec<String> = corpus_tools(&corpus)
+        .iter()
+        .filter(|(_, t)| {
+            lint_tool_with(t, Tokenizer::Cl100k, &LintLimits::default())
+                .lints
+                .iter()
+                .any(|l| l.rule == "list-without-limit")
+        })
+        .map(|(file, t)| format!("{file}: {}", t["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(still.len(), 17, "{still:#?}");
+    assert!(!still.iter().any(|t| t.contains("search_engine_batch")));
 }

@@ -35,19 +35,16 @@ pub(super) fn era_findings(c: Option<&EraConformance>) -> Vec<Finding> {
         ));
     }
     if let Some(v) = &c.unknown_version {
+        // the request asked in a version no server speaks is `server/discover`
+        let asked = format!("`server/discover` asked in {}", v.asked);
         match (v.code, v.lists_supported) {
             (Some(-32022), true) => {}
-            (Some(-32022), false) => broken.push(format!(
-                "a request in {} got -32022 without data.supported",
-                v.asked
-            )),
-            (Some(code), _) => broken.push(format!(
-                "a request in {} got error {code}, not -32022",
-                v.asked
-            )),
+            (Some(-32022), false) => {
+                broken.push(format!("{asked} got -32022 without data.supported"))
+            }
+            (Some(code), _) => broken.push(format!("{asked} got error {code}, not -32022")),
             (None, _) => broken.push(format!(
-                "a request in {} was answered as if the version were spoken",
-                v.asked
+                "{asked} was answered as if the version were spoken"
             )),
         }
     }
@@ -111,6 +108,30 @@ mod tests {
         assert!(era_findings(None).is_empty());
     }
 
+    /// Issue 37: the message named the version asked in, not the request the server got wrong.
+    #[test]
+    fn a_wrong_answer_to_an_unknown_version_names_the_request() {
+        let refused = |code: Option<i64>, lists_supported: bool| EraConformance {
+            tools_list_ttl_ms: vec![Some(60_000)],
+            tools_list_cache_scope: vec![Some("public".into())],
+            without_result_type: vec![],
+            unknown_version: Some(VersionRefusal {
+                asked: "2099-01-01".into(),
+                code,
+                lists_supported,
+            }),
+        };
+        let said = |c: &EraConformance| rules(c).into_iter().map(|(_, m)| m).collect::<Vec<_>>();
+        assert_eq!(
+            said(&refused(None, false)),
+            ["`server/discover` asked in 2099-01-01 was answered as if the version were spoken"]
+        );
+        assert_eq!(
+            said(&refused(Some(-32022), false)),
+            ["`server/discover` asked in 2099-01-01 got -32022 without data.supported"]
+        );
+    }
+
     #[test]
     fn each_broken_rule_is_named() {
         let c = EraConformance {
@@ -132,7 +153,7 @@ mod tests {
                 ),
                 (
                     "era-rules-broken".to_string(),
-                    "no resultType on tools/list page 1, tools/list page 2, tools/list page 3 and 2 more; a request in 2099-01-01 got error -32602, not -32022".to_string()
+                    "no resultType on tools/list page 1, tools/list page 2, tools/list page 3 and 2 more; `server/discover` asked in 2099-01-01 got error -32602, not -32022".to_string()
                 ),
             ]
         );

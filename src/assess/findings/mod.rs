@@ -1,12 +1,8 @@
 //! The server-design checklist: rules run over the measured report, each finding with a rule id,
 //! a severity, the tool and a one-line fix. `mcp-budget audit --explain RULE` prints a rule.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use crate::assess::limits::{claude_code_token_limits, client_limits};
-use crate::facts::{Finding, Report, SchemaLint, ServerReport, Status};
+use crate::facts::{Finding, Report, SchemaLint, ServerReport, Status, ToolCost};
 use crate::units::thousands;
 
 mod compat;
@@ -15,7 +11,7 @@ mod list;
 mod rules;
 mod score;
 
-use crate::measure::LONG_DESCRIPTION_TOKENS;
+use crate::measure::{limit_named, list_shaped, unbounded_message, LONG_DESCRIPTION_TOKENS};
 pub use rules::{Rule, RULES};
 pub use score::schema_score;
 
@@ -36,15 +32,6 @@ pub fn explain(rule: &Rule) -> String {
         fix = rule.fix
     )
 }
-
-static LIST_SHAPED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(^|[_\-.])(list|search|query|find|browse|get_all|fetch_all)([_\-.]|s?$)|^list|^search")
-        .expect("static regex")
-});
-static LIMIT_PARAM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(limit|max|max_?results|max_?items|max_?count|per_?page|page_?size|count|top|first|n|num_?results|k|top_?k|cursor|page|offset|after|page_?token|next_?token|start_?index)$")
-        .expect("static regex")
-});
 
 fn finding(rule: &Rule, tool: Option<&str>, message: String) -> Finding {
     Finding {
@@ -76,22 +63,7 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
         return out;
     }
     for t in &s.tools {
-        if LIST_SHAPED.is_match(&t.name) && !t.input_params.iter().any(|p| LIMIT_PARAM.is_match(p))
-        {
-            out.push(finding(
-                by_id("list-without-limit"),
-                Some(&t.name),
-                format!(
-                    "`{}` looks list-shaped but takes no limit or cursor (parameters: {})",
-                    t.name,
-                    if t.input_params.is_empty() {
-                        "none".to_string()
-                    } else {
-                        t.input_params.join(", ")
-                    }
-                ),
-            ));
-        }
+        out.extend(list_finding(t));
         let measured = t.fixed_model_tokens.is_some();
         if !measured && t.description_tokens > LONG_DESCRIPTION_TOKENS {
             // a report written before the definitions were measured (a baseline)
@@ -231,13 +203,39 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
     out
 }
 
+/// `list-without-limit` on one tool: the verdict `measure` gave on the whole input schema (a limit
+/// inside a wrapper object counts, and so does a query in a language with a limit clause); on a
+/// report written before the definitions were measured (a baseline), the top-level names.
+fn list_finding(t: &ToolCost) -> Option<Finding> {
+    let rule = by_id("list-without-limit");
+    let message = if t.fixed_model_tokens.is_some() {
+        t.schema_lints
+            .iter()
+            .find(|l| l.rule == rule.id)?
+            .message
+            .clone()
+    } else {
+        if !list_shaped(&t.name) || t.input_params.iter().any(|p| limit_named(p)) {
+            return None;
+        }
+        let params: Vec<&str> = t.input_params.iter().map(String::as_str).collect();
+        unbounded_message(&t.name, &params, None)
+    };
+    Some(finding(rule, Some(&t.name), message))
+}
+
 /// The definition rules' verdicts: one finding per tool, or, for a rule that hits more than
 /// [`PER_TOOL_AT_MOST`] tools, one for the server with the total and the largest savings (each
 /// tool's is in the JSON report's `schema_lints`).
 fn lint_findings(s: &ServerReport) -> Vec<Finding> {
     let mut by_rule: Vec<(&str, Vec<(&str, &SchemaLint)>)> = Vec::new();
     for t in &s.tools {
-        for l in &t.schema_lints {
+        // one finding per tool, with no saving: made by `list_finding`
+        for l in t
+            .schema_lints
+            .iter()
+            .filter(|l| l.rule != "list-without-limit")
+        {
             match by_rule.iter_mut().find(|(r, _)| *r == l.rule) {
                 Some((_, hits)) => hits.push((&t.name, l)),
                 None => by_rule.push((&l.rule, vec![(&t.name, l)])),
@@ -344,6 +342,37 @@ mod tests {
                 ("list-without-limit".into(), Some("query".into())),
             ]
         );
+    }
+
+    /// A measured tool's verdict is the one `measure` gave on its whole schema: a limit inside
+    /// a wrapper (no lint) is no finding, and each lint is one finding with no saving, never
+    /// grouped with other tools'.
+    #[test]
+    fn a_measured_tools_list_verdict_comes_from_its_schema() {
+        let mut s = ServerReport::new("s", "stdio", "x", "t");
+        let measured = |name: &str, params: &[&str], flagged: bool| {
+            let mut t = tool(name, params);
+            t.fixed_model_tokens = Some(0);
+            if flagged {
+                t.schema_lints = vec![SchemaLint {
+                    rule: "list-without-limit".into(),
+                    saves_tokens: 0,
+                    saves_wire_tokens: 0,
+                    message: format!("`{name}` looks list-shaped"),
+                }];
+            }
+            t
+        };
+        s.tools = vec![measured("list_incidents", &["query_model"], false)];
+        s.tools
+            .extend((0..5).map(|i| measured(&format!("list_{i}"), &[], true)));
+        let f = check_server(&s);
+        assert_eq!(f.len(), 5, "{f:?}");
+        assert!(f
+            .iter()
+            .all(|f| f.rule == "list-without-limit" && f.saves_tokens.is_none()));
+        assert_eq!(f[0].tool.as_deref(), Some("list_0"));
+        assert_eq!(f[0].message, "`list_0` looks list-shaped");
     }
 
     #[test]
