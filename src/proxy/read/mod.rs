@@ -206,6 +206,11 @@ pub fn read_within(
                 cut -= 1;
             }
         }
+        // on a boundary (a whole JSON element, a word), never inside a value
+        let cut = match cut < line.len() {
+            true => crate::text::boundary_before(line, cut).0,
+            false => cut,
+        };
         let cut = cut.max(line.chars().next().map_or(0, char::len_utf8));
         out.push_str(&line[..cut]);
         out.push('\n');

@@ -40,12 +40,19 @@ pub(super) fn windows(
         }
         let a = floor_char_boundary(whole, start.saturating_sub(CONTEXT_BYTES).max(shown_to));
         // a long match is shown in part: the window never passes 4 contexts
-        let b = ceil_char_boundary(
+        let mut b = ceil_char_boundary(
             whole,
             (end + CONTEXT_BYTES)
                 .min(a + 4 * CONTEXT_BYTES)
                 .min(whole.len()),
         );
+        // the context after the match ends on a boundary, never inside a value
+        if b < whole.len() {
+            let (cut, _) = crate::text::boundary_before(&whole[a..], b - a);
+            if a + cut >= end {
+                b = a + cut;
+            }
+        }
         let mut piece = format!(
             "{number}: [bytes {a}-{b} of {}; start_char={a}] {}\n",
             whole.len(),
@@ -145,6 +152,14 @@ mod tests {
         assert!(
             page.contains("1 matching lines shown; searched to the end"),
             "{page}"
+        );
+        // the window's context ends on a boundary (a JSON element or between words), never
+        // inside a word or a number (issue 37)
+        let window = page.lines().next().unwrap();
+        let b: usize = window.split(['-', ' ']).nth(3).unwrap().parse().unwrap();
+        assert!(
+            window.ends_with([',', '}', ']']) || line.as_bytes()[b].is_ascii_whitespace(),
+            "{window}"
         );
         // many matches in the line: as many windows as fit, then where to continue
         a.grep = Some("Entity_\\d+".into());
