@@ -21,6 +21,22 @@ struct Repo {
 }
 
 impl Repo {
+    /// `unwrap --project` puts every file back byte for byte and leaves nothing in the work tree.
+    fn unwrap_restores_every_file(&self) {
+        let (code, out, err) = self.run(&["unwrap", "--project"]);
+        assert_eq!(code, 0, "{out}{err}");
+        for (path, text) in &self.files {
+            assert_eq!(&std::fs::read_to_string(path).unwrap(), text);
+        }
+        assert_eq!(
+            git(
+                &self.repo(),
+                &["status", "--porcelain", "--untracked-files=all"]
+            ),
+            ""
+        );
+    }
+
     fn new() -> Repo {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("home/proj");
@@ -218,18 +234,7 @@ fn a_project_file_gets_references_never_the_otlp_key_nor_a_literal_header() {
         "Bearer ${API_TOKEN}"
     );
     // unwrap: every file byte for byte, and nothing left behind in the work tree
-    let (code, out, err) = r.run(&["unwrap", "--project"]);
-    assert_eq!(code, 0, "{out}{err}");
-    for (path, text) in &r.files {
-        assert_eq!(&std::fs::read_to_string(path).unwrap(), text);
-    }
-    assert_eq!(
-        git(
-            &r.repo(),
-            &["status", "--porcelain", "--untracked-files=all"]
-        ),
-        ""
-    );
+    r.unwrap_restores_every_file();
 }
 
 #[test]
@@ -287,18 +292,7 @@ fn a_project_file_names_mcp_budget_by_the_path_and_keeps_its_backup_out_of_the_t
     assert_eq!(warned.len(), 1, "{err}");
     assert!(warned[0].contains("mcp-budget"), "{err}");
     // unwrap: byte for byte, the backups of the unwrap in the state folder too
-    let (code, out, err) = r.run(&["unwrap", "--project"]);
-    assert_eq!(code, 0, "{out}{err}");
-    for (path, text) in &r.files {
-        assert_eq!(&std::fs::read_to_string(path).unwrap(), text);
-    }
-    assert_eq!(
-        git(
-            &r.repo(),
-            &["status", "--porcelain", "--untracked-files=all"]
-        ),
-        ""
-    );
+    r.unwrap_restores_every_file();
 }
 
 #[test]
