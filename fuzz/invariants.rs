@@ -222,7 +222,7 @@ fn check_reduced(input: &Value, raw: &str, out: &Budgeted, note_first: bool) -> 
     let json_out = body.iter().filter(|b| json_text(b).is_some()).count();
     let note_text = note_block["text"].as_str().unwrap_or("");
     let as_items = format!(
-        "content: {} of {} items kept",
+        "content: the first {} of {} JSON blocks kept",
         thousands(json_out),
         thousands(json_in)
     );

@@ -1,5 +1,6 @@
 //! The router: least destructive stage first, stop as soon as the result and its note fit.
 
+mod fill_stage;
 mod json_stage;
 mod spill_stage;
 
@@ -71,6 +72,8 @@ pub struct Budgeted {
     /// Why the full original could not be saved (the result then says so, and the caller must
     /// make it loud: nothing cut may go unnoticed).
     pub spill_error: Option<String>,
+    /// The largest list the engine cut: how many of its items reached the model whole.
+    pub list: Option<crate::facts::ItemsKept>,
 }
 
 /// Which call a result came from (the server and tool name the spill file).
@@ -111,6 +114,8 @@ struct Run<'a> {
     /// Where the prefix strip of the first prose text cut its chunks (see
     /// [`super::prefix_strip::StrippedPrefix::chunks`]), for mapping the preview's end back.
     prose_chunks: Vec<(usize, usize)>,
+    /// The largest list a fill cut, in the work as it stands.
+    list: Option<crate::facts::ItemsKept>,
 }
 
 impl Engine {
@@ -171,6 +176,13 @@ impl Engine {
     }
 
     /// The exact model-view cost of a result (what the engine measures against the budget).
+    /// Of a result that was over the budget (`tokens_before`), the share of the budget the
+    /// model is sent.
+    pub fn fill(out: &Budgeted, tokens_before: usize) -> Option<f64> {
+        (tokens_before > out.budget && out.budget > 0)
+            .then(|| out.tokens_after as f64 / out.budget as f64)
+    }
+
     pub fn cost(&self, result: &Value) -> usize {
         self.counter
             .units(Work::parse(result, &self.counter).cost(&self.counter))
@@ -185,7 +197,7 @@ impl Engine {
         let limit = self.counter.bpe_budget(policy.budget);
         let clock = Instant::now();
         let mut original = Work::parse(result, &self.counter);
-        original.verify_json(policy.project.is_none().then(|| policy.shrink_caps()));
+        original.verify_json();
         // A large text is stripped first and counted once: where the stripped text still
         // shares the beginning of the original, its count proves the original over budget too.
         let large = original.text_bytes() > limit * 8;
@@ -216,6 +228,7 @@ impl Engine {
                 spill: None,
                 note: None,
                 spill_error: None,
+                list: None,
             };
         }
         if !large {
@@ -246,6 +259,7 @@ impl Engine {
             stages: Vec::new(),
             clock,
             prose_chunks,
+            list: None,
         };
         run.stage("measure+strip");
         if let Some(done) = self.try_finish(&mut run, Strategy::Stripped) {
@@ -402,6 +416,7 @@ impl Engine {
             spill: run.facts.spill.clone(),
             note: Some(note),
             spill_error: run.facts.spill_error.clone(),
+            list: run.list.take(),
         }
     }
 }

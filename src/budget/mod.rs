@@ -4,12 +4,12 @@
 //! result carries a note saying what was cut and where the full original is. Synchronous and
 //! pure except the spill store.
 
-mod capped;
 mod chunks;
 mod client;
 mod compaction;
 mod engine;
 mod exact;
+mod fill;
 mod github;
 mod input;
 mod note;
@@ -18,13 +18,13 @@ mod policy;
 mod prefix;
 mod prefix_strip;
 mod project;
-mod shrink;
 mod size;
 mod spill;
 mod strip;
 mod toon;
 
 pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
+pub use fill::{scan, ArrayCut, Caps as FillCaps, FillReport, Filler};
 pub use input::{load_payload, parse_result, Payload, PayloadError};
 pub use policy::{
     Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET, MIN_SIZE_CHARS,
@@ -32,7 +32,6 @@ pub use policy::{
 };
 pub use prefix::{PrefixCounter, Scan};
 pub use project::Projection;
-pub use shrink::{shrink, Caps, ShrinkReport};
 pub use size::{Size, SizeLimits};
 pub use spill::{
     content_hash, sanitize, SpillEntry, SpillHandle, SpillLines, SpillReadError, SpillStore,

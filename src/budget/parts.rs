@@ -9,7 +9,6 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use super::shrink::Caps;
 use super::{PrefixCounter, Scan, Size};
 pub use json::{JsonValue, Structured};
 
@@ -160,11 +159,9 @@ impl<'a> Work<'a> {
         }
     }
 
-    /// Check the large texts taken for JSON by their look ([`READ_SHRUNK_BYTES`]): each is read
-    /// once for the shrink ladder that starts at `caps` (`None`: the policy projects the JSON
-    /// first, so it is only checked), which checks it too (and, when it cannot, as for a
-    /// repeated key, checked alone); one that is not JSON becomes prose.
-    pub fn verify_json(&mut self, caps: Option<Caps>) {
+    /// Check the large texts taken for JSON by their look ([`READ_SHRUNK_BYTES`]), read once
+    /// without building anything; one that is not JSON becomes prose.
+    pub fn verify_json(&mut self) {
         for p in &mut self.parts {
             let Part::Json { text, value } = p else {
                 continue;
@@ -172,7 +169,7 @@ impl<'a> Work<'a> {
             if value.checked {
                 continue;
             }
-            if caps.is_some_and(|c| value.capped(text, c).is_some()) || is_json_text(text) {
+            if is_json_text(text) {
                 value.checked = true;
             } else {
                 *p = Part::Prose {

@@ -46,12 +46,12 @@ pub struct ToolPolicy {
     /// what it is sent, the handle to the full original is never what it drops.
     pub note_first: bool,
     pub project: Option<Projection>,
-    /// Arrays are first capped to this many items; the cap is lowered until the result fits.
-    pub max_array_items: usize,
-    /// Strings are first cut to this many characters; lowered until the result fits.
-    pub max_string_chars: usize,
-    /// Containers deeper than this become empty.
-    pub max_depth: usize,
+    /// At most this many items of an array are kept (none: as many as fill the budget).
+    pub max_array_items: Option<usize>,
+    /// A string longer than this is cut, in bytes as written in the JSON (none: only to fit).
+    pub max_string_chars: Option<usize>,
+    /// Containers at this depth and below are kept empty (none: only to fit).
+    pub max_depth: Option<usize>,
     /// Upper bound on a spill preview; by default the preview fills the budget.
     pub preview_tokens: Option<usize>,
     pub strip: StripRules,
@@ -83,11 +83,11 @@ pub struct ToolPolicy {
 }
 
 impl ToolPolicy {
-    /// The caps the shrink ladder starts from (the loosest it tries).
-    pub fn shrink_caps(&self) -> super::Caps {
-        super::Caps {
-            array_items: self.max_array_items,
-            string_chars: self.max_string_chars,
+    /// The bounds the JSON fill meets beside the budget.
+    pub fn fill_caps(&self) -> super::fill::Caps {
+        super::fill::Caps {
+            items: self.max_array_items,
+            string_bytes: self.max_string_chars,
             depth: self.max_depth,
         }
     }
@@ -100,9 +100,9 @@ impl Default for ToolPolicy {
             size: SizeLimits::default(),
             note_first: false,
             project: None,
-            max_array_items: 20,
-            max_string_chars: 500,
-            max_depth: 12,
+            max_array_items: None,
+            max_string_chars: None,
+            max_depth: None,
             preview_tokens: None,
             strip: StripRules::default(),
             url_max_chars: 200,
@@ -227,7 +227,8 @@ impl Policy {
     pub fn builtin() -> Policy {
         let mut p = Policy::default();
         for (tool, expr) in super::github::PROJECTIONS {
-            let project = Projection::compile(expr).expect("built-in projections are valid");
+            let project = Projection::builtin(expr, super::github::KNOWN)
+                .expect("built-in projections are valid");
             p.rules.push(Rule {
                 pattern: tool.to_string(),
                 matcher: Glob::new(tool)
@@ -391,11 +392,9 @@ fn apply(p: &mut ToolPolicy, r: &RuleToml, tool: &str) -> Result<(), PolicyError
     if let Some(n) = r.note_first {
         p.note_first = n;
     }
-    p.max_array_items =
-        positive(r.max_array_items, "max_array_items")?.unwrap_or(p.max_array_items);
-    p.max_string_chars =
-        positive(r.max_string_chars, "max_string_chars")?.unwrap_or(p.max_string_chars);
-    p.max_depth = positive(r.max_depth, "max_depth")?.unwrap_or(p.max_depth);
+    p.max_array_items = positive(r.max_array_items, "max_array_items")?.or(p.max_array_items);
+    p.max_string_chars = positive(r.max_string_chars, "max_string_chars")?.or(p.max_string_chars);
+    p.max_depth = positive(r.max_depth, "max_depth")?.or(p.max_depth);
     p.url_max_chars = positive(r.url_max_chars, "url_max_chars")?.unwrap_or(p.url_max_chars);
     if let Some(t) = positive(r.preview_tokens, "preview_tokens")? {
         p.preview_tokens = Some(t);

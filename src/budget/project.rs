@@ -2,6 +2,7 @@
 //! crate returns objects with keys sorted, which changes the text and its token count), run on
 //! the data without what the expression cannot read (`need.rs`).
 
+mod fits;
 mod need;
 
 use std::sync::Arc;
@@ -20,6 +21,9 @@ pub struct Projection {
     key_orders: Vec<Vec<String>>,
     /// What the expression can read of its input.
     need: Need,
+    /// A built-in projection's guess: every field of the shape it was written for (data with
+    /// another field is not that shape).
+    known: Option<&'static [&'static str]>,
 }
 
 impl std::fmt::Debug for Projection {
@@ -45,7 +49,27 @@ impl Projection {
             compiled: Arc::new(compiled),
             key_orders,
             need,
+            known: None,
         })
+    }
+
+    /// A built-in projection, used only on data of the shape whose fields are `known`.
+    pub fn builtin(expression: &str, known: &'static [&'static str]) -> Result<Projection, String> {
+        Ok(Projection {
+            known: Some(known),
+            ..Projection::compile(expression)?
+        })
+    }
+
+    /// Whether the expression is a built-in guess (from the tool's name).
+    pub fn is_builtin(&self) -> bool {
+        self.known.is_some()
+    }
+
+    /// Why this projection does not fit the JSON `text` (a field it names is missing, or a
+    /// built-in meets a field of another shape), or `None` when it fits.
+    pub fn misfit(&self, text: &str) -> Option<String> {
+        fits::misfit(&self.need, self.known, text)
     }
 
     /// Apply to `value`; `None` when it does not fit the data (null result or runtime error).

@@ -631,7 +631,10 @@ fn one_json_block_per_record_is_cut_like_an_array() {
         assert!(!kept.is_empty() && kept.len() < 2000);
         assert_eq!(kept[..], rows[..kept.len()]);
         let note = content.last().unwrap()["text"].as_str().unwrap();
-        let said = format!("content: {} of 2,000 items kept", kept.len());
+        let said = format!(
+            "content: the first {} of 2,000 JSON blocks kept",
+            kept.len()
+        );
         assert!(note.contains(&said), "{note}");
         let structured = out.result["structuredContent"]["result"]
             .as_array()

@@ -1,4 +1,5 @@
-//! The JSON stages: the policy's projection, then the shrink ladder searched by bisection.
+//! The JSON stages: the policy's projection, then the fill that keeps as much whole JSON as
+//! fits ([`super::fill_stage`]).
 
 use std::borrow::Cow;
 
@@ -7,8 +8,8 @@ use serde_json::Value;
 use super::super::exact::has_f64;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Structured, Work, READ_SHRUNK_BYTES};
-use super::super::shrink::{ladder, shrink, Caps, ShrinkReport};
 use super::super::toon::{decode, encode, encode_exact};
+use super::fill_stage::{json_size, size_ratio, Filled, JsonFill, Try};
 use super::{Budgeted, Engine, Run, Strategy};
 
 impl Engine {
@@ -27,18 +28,37 @@ impl Engine {
         rest.parts.retain(|p| !matches!(p, Part::Json { .. }));
         rest.structured = None;
         rest.cost_up_to(&self.counter, run.limit)?;
-        keep_unexact(
-            &mut run.work,
-            &mut run.facts.cuts,
-            run.policy.project.is_some(),
-        );
+        // a projection or TOON writes the JSON from its value: it must read back exactly (the
+        // fill copies what it keeps from the text, so any JSON text is filled exactly)
+        if run.policy.project.is_some() || run.policy.toon {
+            keep_unexact(
+                &mut run.work,
+                &mut run.facts.cuts,
+                run.policy.project.is_some(),
+            );
+        }
         let base_cuts = run.facts.cuts.clone();
         if run.policy.toon {
             if let Some(done) = self.toon_stage(run) {
                 return Some(done);
             }
         }
-        if let Some(projection) = run.policy.project.clone() {
+        // a projection named by the tool's name is a guess: used only where the data has the
+        // fields it names (and, built in, no field of another shape)
+        let misfit = run.policy.project.as_ref().and_then(|p| {
+            json_texts(&run.work)
+                .iter()
+                .find_map(|t| p.misfit(t))
+                .map(|why| (p.is_builtin(), why))
+        });
+        if let Some((builtin, why)) = &misfit {
+            let whose = match builtin {
+                true => "the built-in projection for this tool's name",
+                false => "the policy's projection",
+            };
+            run.facts.cuts.push(format!("{whose} not used: {why}"));
+        }
+        if let Some(projection) = run.policy.project.clone().filter(|_| misfit.is_none()) {
             let mut applied = false;
             for_each_json(&mut run.work, |json| {
                 let out = match json {
@@ -60,48 +80,15 @@ impl Engine {
         }
         let projected = run.work.clone();
         let cuts = run.facts.cuts.clone();
-        let start = run.policy.shrink_caps();
-        // the ladder only tightens, so the first step that fits is found by bisection, after
-        // the first step alone (the least destructive, and the one that fits most often)
-        let steps = ladder(start);
-        let fits = |caps: Caps| -> Option<(Work, ShrinkReport)> {
-            let (mut w, report) = shrunk(&projected, caps, start);
-            let mut facts = run.facts.clone();
-            facts.cuts = cuts.clone();
-            facts.cuts.extend(report.describe());
-            facts.strategy = Strategy::Shrunk.name();
-            let text = render(&facts);
-            let note = self.counter.count(&text);
-            let size = &run.policy.size;
-            let sized =
-                size.is_unbounded() || size.fits(w.size_with(Some(&text), run.policy.note_first));
-            run.limit
-                .checked_sub(note)
-                .filter(|_| sized)
-                .and_then(|room| w.cost_up_to(&self.counter, room))
-                .map(|_| (w, report))
-        };
-        let mut best = fits(steps[0]);
-        if best.is_none() {
-            let (mut lo, mut hi) = (1, steps.len());
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                match fits(steps[mid]) {
-                    Some(found) => {
-                        best = Some(found);
-                        hi = mid;
-                    }
-                    None => lo = mid + 1,
-                }
-            }
-        }
-        if let Some((w, report)) = best {
-            run.work = w;
+        if let Some(filled) = self.fill_to(run, &projected, &cuts, run.limit, None) {
+            run.work = filled.work;
             run.facts.cuts = cuts.clone();
-            run.facts.cuts.extend(report.describe());
+            run.facts.cuts.extend(filled.cuts);
+            run.list = filled.list;
             if let Some(done) = self.try_finish(run, Strategy::Shrunk) {
                 return Some(done);
             }
+            run.list = None;
         }
         run.work = projected;
         run.facts.cuts = if run.facts.cuts.is_empty() {
@@ -202,78 +189,60 @@ fn for_each_json(work: &mut Work, mut f: impl FnMut(Json) -> Option<Value>) {
     }
 }
 
-/// `work` with every JSON part shrunk by `caps`, and what was cut.
-pub(super) fn shrunk<'a>(work: &Work<'a>, caps: Caps, start: Caps) -> (Work<'a>, ShrinkReport) {
-    let mut report = ShrinkReport {
-        string_chars: caps.string_chars,
-        depth: caps.depth,
-        ..ShrinkReport::default()
-    };
-    // more JSON blocks than the policy keeps items of an array are records (the Python SDK
-    // sends a list as one block per item): they are capped like an array's items, at least one
-    // kept, and the note says how many; fewer are each kept and shrunk
-    let blocks = work
-        .parts
-        .iter()
-        .filter(|p| matches!(p, Part::Json { .. }))
-        .count();
-    let keep = if blocks > start.array_items {
-        caps.array_items.max(1)
-    } else {
-        usize::MAX
-    };
-    if blocks > keep {
-        report.arrays.insert("content".into(), (1, keep, blocks));
-    }
-    let mut seen = 0;
-    // build the shrunk copy directly: cloning a large JSON value first would double the work
-    let parts = work
-        .parts
-        .iter()
-        .filter(|p| {
-            let json = matches!(p, Part::Json { .. });
-            seen += usize::from(json);
-            !json || seen <= keep
-        })
-        .map(|p| match p {
-            Part::Json { text, value: json } => {
-                let (value, r) = shrink_json(text, json, caps, start);
-                // its numbers as the text wrote them; kept whole when that cannot be told
-                let Ok(written) = json.write(text, &value) else {
-                    return p.clone();
-                };
-                report.merge(r);
-                Part::Json {
-                    text: Cow::Owned(written),
-                    value: JsonValue::parsed(value),
+impl Engine {
+    /// `from`'s JSON filled to the most that fits `limit` tokens with the note (the cuts so
+    /// far, then the fill's), the rest of the work as it is; with `json_only`, only the JSON
+    /// and the note are held to `limit` and to that share of the size bounds (the spill
+    /// stage's room for JSON beside a preview). `None` when not even the least of it fits.
+    pub(super) fn fill_to<'a>(
+        &self,
+        run: &Run<'a>,
+        from: &Work<'a>,
+        cuts: &[String],
+        limit: usize,
+        json_only: Option<f64>,
+    ) -> Option<Filled<'a>> {
+        let structured_text = from.structured.as_ref().map(|s| compact(s.value()));
+        let mut fill = JsonFill::new(from, structured_text.as_deref(), run.policy.fill_caps())?;
+        // the tokens of what is not JSON, and the size bounds, stay the same in every try
+        let mut rest = from.clone();
+        rest.parts.retain(|p| !matches!(p, Part::Json { .. }));
+        rest.structured = None;
+        let rest_tokens = match json_only {
+            Some(_) => 0,
+            None => rest.cost(&self.counter),
+        };
+        let size = &run.policy.size;
+        fill.search(limit.saturating_mul(4), |f| {
+            let mut facts = run.facts.clone();
+            facts.cuts = cuts.to_vec();
+            facts.cuts.extend(f.cuts.iter().cloned());
+            facts.strategy = Strategy::Shrunk.name();
+            let text = render(&facts);
+            let note = self.counter.count(&text);
+            let json_tokens: usize = json_texts(&f.work)
+                .iter()
+                .map(|t| self.counter.count(t))
+                .sum();
+            let (sized, size_ratio) = match size.is_unbounded() {
+                true => (true, 1.0),
+                false => {
+                    let (bounds, measured) = match json_only {
+                        Some(share) => (size.share(share), json_size(&f.work, &text)),
+                        None => (*size, f.work.size_with(Some(&text), run.policy.note_first)),
+                    };
+                    (bounds.fits(measured), size_ratio(&bounds, measured))
                 }
+            };
+            let room = limit.saturating_sub(rest_tokens + note);
+            Try {
+                fits: sized && json_tokens <= room,
+                json_tokens,
+                room,
+                size_ratio,
             }
-            other => other.clone(),
         })
-        .collect();
-    let structured = work.structured.as_ref().map(|s| {
-        let (s, r) = shrink(s.value(), caps);
-        report.merge(r);
-        Structured::owned(s)
-    });
-    let out = Work {
-        parts,
-        structured,
-        structured_duplicate: work.structured_duplicate,
-        rest: work.rest.clone(),
-    };
-    (out, report)
-}
-
-/// A JSON part shrunk by `caps`, the ladder starting at `start`: a large text not yet parsed is
-/// read once with the loosest caps, and every step is made from what that kept.
-fn shrink_json(text: &str, value: &JsonValue, caps: Caps, start: Caps) -> (Value, ShrinkReport) {
-    if !value.is_parsed() && text.len() >= READ_SHRUNK_BYTES {
-        if let Some(done) = value.capped(text, start).and_then(|c| c.shrink(caps)) {
-            return done;
-        }
     }
-    shrink(value.get(text), caps)
 }
 
 pub(super) fn json_texts<'w>(work: &'w Work) -> Vec<Cow<'w, str>> {

@@ -1,4 +1,4 @@
-//! The spill stage: JSON shrunk to leave room, extra blocks left out, and a preview of the text
+//! The spill stage: JSON filled to half the budget to leave room, extra blocks left out, and a preview of the text
 //! that fills the rest of the budget exactly; plus what the spill file holds.
 
 use std::borrow::Cow;
@@ -8,41 +8,20 @@ use serde_json::Value;
 use super::super::note::render;
 use super::super::parts::{compact, Part, Work};
 use super::super::prefix_strip::original_offset;
-use super::super::shrink::{ladder, ShrinkReport};
-use super::super::{Scan, Size, SizeLimits};
-use super::json_stage::{json_texts, shrunk};
+use super::super::{Scan, SizeLimits};
 use super::{Budgeted, Engine, Run, Strategy};
 use crate::text::{boundary_before, line_count, Boundary};
 
 impl Engine {
     pub(super) fn spill_stage(&self, run: &mut Run) -> Budgeted {
         let cuts = run.facts.cuts.clone();
-        // JSON: the loosest caps that leave half the budget for the rest
-        let start = run.policy.shrink_caps();
+        // JSON: as much as fits half the budget (and half the size bounds), beside the preview
         let projected = run.work.clone();
-        let mut json_cuts = ShrinkReport::default();
-        for caps in ladder(start) {
-            let (w, r) = shrunk(&projected, caps, start);
-            run.work = w;
-            json_cuts = r;
-            let json: usize = json_texts(&run.work)
-                .iter()
-                .map(|t| self.counter.count(t))
-                .sum();
-            let mut facts = run.facts.clone();
-            facts.cuts = cuts.clone();
-            facts.cuts.extend(json_cuts.describe());
-            let text = render(&facts);
-            let note = self.counter.count(&text);
-            let json_size = json_texts(&run.work)
-                .iter()
-                .fold(Size::of(&text), |s, t| s + Size::of(t));
-            if json + note <= run.limit / 2 && run.policy.size.share(0.5).fits(json_size) {
-                break;
-            }
+        if let Some(filled) = self.fill_to(run, &projected, &cuts, run.limit / 2, Some(0.5)) {
+            run.work = filled.work;
+            run.facts.cuts.extend(filled.cuts);
+            run.list = filled.list;
         }
-        run.facts.cuts = cuts;
-        run.facts.cuts.extend(json_cuts.describe());
         self.drop_extras(run);
         run.facts.strategy = Strategy::Spilled.name();
         // the first prose-like part carries the preview; the rest is in the spilled original

@@ -1,5 +1,4 @@
 use super::*;
-use crate::budget::shrink::{shrink, Caps};
 use crate::budget::toon::{decode, encode_exact};
 use proptest::prelude::*;
 
@@ -45,7 +44,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     /// A rewrite writes every number it keeps as the token it was read from, or refuses.
     #[test]
-    fn shrink_and_toon_keep_number_tokens((text, tokens) in table(), keep in 1usize..12) {
+    fn a_cut_table_and_toon_keep_number_tokens((text, tokens) in table(), keep in 1usize..12) {
         let value = match read_value(&text) {
             Ok(v) => v,
             Err(e) => { prop_assert_eq!(e, Unexact::Unreadable); return Ok(()); }
@@ -54,8 +53,11 @@ proptest! {
             Ok(n) => n,
             Err(_) => return Ok(()),
         };
-        let caps = Caps { array_items: keep, string_chars: 100, depth: 12 };
-        let (shrunk, _) = shrink(&value, caps);
+        // the first rows of the table, as a stage that drops rows keeps them
+        let mut shrunk = value.clone();
+        if let Some(items) = shrunk["items"].as_array_mut() {
+            items.truncate(keep);
+        }
         let out = compact_exact(&shrunk, &numbers);
         let kept = keep.min(tokens.len() / 2) * 2;
         prop_assert_eq!(tokens_in(&out), tokens[..kept].to_vec());

@@ -8,9 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use super::super::capped::Capped;
 use super::super::exact::{compact_exact, has_f64, read_value, Numbers, Unexact};
-use super::super::shrink::Caps;
 use super::compact;
 
 /// A JSON text's value, parsed on first use and shared by the copies of a part: a result within
@@ -20,7 +18,6 @@ use super::compact;
 #[derive(Debug, Clone)]
 pub struct JsonValue<'a> {
     value: Arc<OnceLock<Cow<'a, Value>>>,
-    capped: Arc<OnceLock<Option<Capped>>>,
     /// Why the text cannot be rewritten exactly, found when it was read whole.
     unexact: Arc<OnceLock<Unexact>>,
     /// The texts of its numbers (scanned when a rewrite first writes an `f64`).
@@ -36,7 +33,6 @@ impl<'a> JsonValue<'a> {
     pub fn checked() -> Self {
         JsonValue {
             value: Arc::default(),
-            capped: Arc::default(),
             unexact: Arc::default(),
             numbers: Arc::default(),
             counted: Arc::default(),
@@ -89,9 +85,6 @@ impl<'a> JsonValue<'a> {
     /// Whether a stage may rewrite `text` from its value: serde reads it and no object repeats
     /// a key (known without a second read when the shrink's read of it held).
     pub fn rewritable(&self, text: &str) -> Result<(), Unexact> {
-        if !self.is_parsed() && matches!(self.capped.get(), Some(Some(_))) {
-            return Ok(());
-        }
         self.get(text);
         self.unexact.get().map_or(Ok(()), |e| Err(e.clone()))
     }
@@ -119,13 +112,6 @@ impl<'a> JsonValue<'a> {
             counted: Arc::default(),
             ..self.clone()
         }
-    }
-
-    /// `text` read for a shrink ladder that starts at `caps` (the first call's caps are kept).
-    pub fn capped(&self, text: &str, caps: Caps) -> Option<&Capped> {
-        self.capped
-            .get_or_init(|| Capped::read(text, caps))
-            .as_ref()
     }
 }
 

@@ -25,7 +25,7 @@ max_array_items = 5
     let snap = p.for_tool("browser_snapshot");
     assert_eq!(
         (snap.budget, snap.max_array_items, snap.strip.blank_lines),
-        (3000, 5, false)
+        (3000, Some(5), false)
     );
     assert!(
         p.for_tool("search_code").project.is_some(),

@@ -1,0 +1,269 @@
+//! The JSON of a result filled to its room: every JSON text block (and the structuredContent)
+//! written by [`Filler`] at the largest byte budget whose result fits, found by a search that
+//! scales the bytes by the tokens they cost. Many JSON blocks (a list sent as one block per
+//! item) keep the first ones whole, as an array keeps items; a few share the room.
+
+use std::borrow::Cow;
+
+use super::super::fill::{ArrayCut, Caps, FillReport, Filler};
+use super::super::parts::{compact, JsonValue, Part, Structured, Work};
+use super::super::Size;
+use crate::facts::ItemsKept;
+
+/// More JSON blocks than this are records (the Python SDK sends a list as one block per item):
+/// kept from the head as an array keeps its items.
+const RECORDS_OVER: usize = 20;
+/// Tries of the byte budget before the best that fitted is taken.
+const TRIES: usize = 12;
+/// A try that fills this share of the room ends the search.
+const GOOD: f64 = 0.985;
+
+/// A filled work and what the fill cut.
+pub(super) struct Filled<'a> {
+    pub work: Work<'a>,
+    pub cuts: Vec<String>,
+    pub list: Option<ItemsKept>,
+}
+
+/// How one try came out: whether it fits, the tokens of its JSON and the tokens it may have.
+pub(super) struct Try {
+    pub fits: bool,
+    pub json_tokens: usize,
+    pub room: usize,
+    /// The least of the size bounds over what they measure (1.0 when there are none).
+    pub size_ratio: f64,
+}
+
+/// The JSON of one work, ready to be filled at any byte budget.
+pub(super) struct JsonFill<'w, 'a> {
+    from: &'w Work<'a>,
+    /// One per JSON part, in order, then the structuredContent's.
+    fillers: Vec<Filler<'w>>,
+    /// Many blocks are records: whole ones from the head, as an array keeps items.
+    records: bool,
+}
+
+impl<'w, 'a> JsonFill<'w, 'a> {
+    /// `structured_text`: the structuredContent written compactly (owned by the caller).
+    /// `None` when a JSON part cannot be read (it is then kept as it is by the caller).
+    pub fn new(from: &'w Work<'a>, structured_text: Option<&'w str>, caps: Caps) -> Option<Self> {
+        let mut fillers = Vec::new();
+        for p in &from.parts {
+            if let Part::Json { text, .. } = p {
+                fillers.push(Filler::new(text, caps)?);
+            }
+        }
+        let blocks = fillers.len();
+        if let Some(t) = structured_text {
+            fillers.push(Filler::new(t, caps)?);
+        }
+        Some(JsonFill {
+            from,
+            fillers,
+            records: blocks > RECORDS_OVER,
+        })
+    }
+
+    /// All of the JSON written compactly, in bytes: the search's ceiling.
+    pub fn whole_bytes(&self) -> usize {
+        self.fillers.iter().map(|f| f.whole_bytes()).sum()
+    }
+
+    /// The work with its JSON filled to `bytes` in all.
+    pub fn at(&mut self, bytes: usize) -> Filled<'a> {
+        let sizes: Vec<usize> = self.fillers.iter().map(|f| f.whole_bytes()).collect();
+        let blocks = self.fillers.len() - usize::from(self.from.structured.is_some());
+        let shares = if self.records {
+            records_plan(&sizes[..blocks], bytes)
+                .into_iter()
+                .chain(self.from.structured.as_ref().map(|_| Some(bytes / 4)))
+                .collect()
+        } else {
+            shares(&sizes, bytes)
+        };
+        let mut report = FillReport::default();
+        let mut texts: Vec<Option<String>> = Vec::new();
+        for (f, share) in self.fillers.iter_mut().zip(&shares) {
+            texts.push(share.map(|s| {
+                let (t, r) = f.fill(s);
+                report.merge(r);
+                t
+            }));
+        }
+        let mut texts = texts.into_iter();
+        let mut kept_blocks = 0;
+        let parts = self
+            .from
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Json { .. } => texts.next().flatten().map(|t| {
+                    kept_blocks += 1;
+                    Part::Json {
+                        text: Cow::Owned(t),
+                        value: JsonValue::checked(),
+                    }
+                }),
+                other => Some(other.clone()),
+            })
+            .collect();
+        let structured = self.from.structured.as_ref().and_then(|_| {
+            let t = texts.next().flatten()?;
+            Some(Structured::owned(serde_json::from_str(&t).ok()?))
+        });
+        let mut cuts = Vec::new();
+        if kept_blocks < blocks {
+            cuts.push(format!(
+                "content: the first {} of {} JSON blocks kept",
+                crate::units::thousands(kept_blocks),
+                crate::units::thousands(blocks)
+            ));
+        }
+        cuts.extend(report.describe());
+        let list = report
+            .main_list()
+            .map(|(path, a): (&str, ArrayCut)| ItemsKept {
+                path: path.to_string(),
+                whole: a.whole,
+                inside: a.inside,
+                total: a.total,
+            });
+        let list = match (list, kept_blocks < blocks) {
+            (None, true) => Some(ItemsKept {
+                path: "content".into(),
+                whole: kept_blocks,
+                inside: 0,
+                total: blocks,
+            }),
+            (list, _) => list,
+        };
+        Filled {
+            work: Work {
+                parts,
+                structured,
+                structured_duplicate: self.from.structured_duplicate,
+                rest: self.from.rest.clone(),
+            },
+            cuts,
+            list,
+        }
+    }
+
+    /// The largest fill that `judge` says fits, searched from a first guess of `start` bytes
+    /// by scaling the bytes with the tokens they cost; `None` when not even the least fits.
+    pub fn search(
+        &mut self,
+        start: usize,
+        mut judge: impl FnMut(&mut Filled<'a>) -> Try,
+    ) -> Option<Filled<'a>> {
+        let ceiling = self.whole_bytes();
+        let mut best: Option<(usize, Filled<'a>)> = None;
+        let mut over = ceiling + 1;
+        let mut b = start.clamp(1, ceiling.max(1));
+        for _ in 0..TRIES {
+            let mut f = self.at(b);
+            let t = judge(&mut f);
+            let scaled = |factor: f64| (b as f64 * factor) as usize;
+            let ratio = (t.room as f64 / t.json_tokens.max(1) as f64).min(t.size_ratio);
+            let next = if t.fits {
+                let good = t.json_tokens as f64 >= t.room as f64 * GOOD;
+                best = Some((b, f));
+                if good || b >= ceiling {
+                    break;
+                }
+                scaled(ratio.max(1.01))
+            } else {
+                over = over.min(b);
+                scaled(ratio.min(0.99) * 0.995)
+            };
+            let low = best.as_ref().map_or(0, |(lb, _)| *lb);
+            if low + 1 >= over {
+                break;
+            }
+            // within the bounds found, and halfway when the scale would not move
+            b = match next.clamp(low + 1, over - 1) {
+                n if n == b => (low + over) / 2,
+                n => n,
+            };
+            if b == 0 {
+                break;
+            }
+        }
+        if best.is_none() {
+            let mut f = self.at(0);
+            if judge(&mut f).fits {
+                return Some(f);
+            }
+        }
+        best.map(|(_, f)| f)
+    }
+}
+
+/// The few blocks' shares of `bytes`: small ones whole, the rest equal shares of what is left.
+fn shares(sizes: &[usize], bytes: usize) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| sizes[i]);
+    let mut out: Vec<Option<usize>> = sizes.iter().map(|&s| Some(s)).collect();
+    let mut left = bytes;
+    for (done, &i) in order.iter().enumerate() {
+        let share = left / (sizes.len() - done);
+        if sizes[i] <= share {
+            left -= sizes[i];
+        } else {
+            for &j in &order[done..] {
+                out[j] = Some(share);
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// Records: whole blocks from the head while they fit; the next cut to what is left when
+/// that is worth a tenth; at least the first one, cut to all of it.
+fn records_plan(sizes: &[usize], bytes: usize) -> Vec<Option<usize>> {
+    let mut out = vec![None; sizes.len()];
+    let mut left = bytes;
+    for (i, &s) in sizes.iter().enumerate() {
+        if s <= left {
+            out[i] = Some(s);
+            left -= s;
+        } else {
+            if i == 0 || left >= bytes / 10 {
+                out[i] = Some(left);
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// The least of `limits` over `size` in the units they bound (1.0 when they bound none).
+pub(super) fn size_ratio(limits: &super::super::SizeLimits, size: Size) -> f64 {
+    let ratio =
+        |limit: Option<usize>, v: usize| limit.map_or(f64::MAX, |l| l as f64 / v.max(1) as f64);
+    let r = ratio(limits.bytes, size.bytes)
+        .min(ratio(limits.chars, size.chars))
+        .min(ratio(limits.lines, size.lines));
+    if r == f64::MAX {
+        1.0
+    } else {
+        r
+    }
+}
+
+/// The size of the JSON texts of `work` (and its structuredContent) with `note`.
+pub(super) fn json_size(work: &Work, note: &str) -> Size {
+    work.parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Json { text, .. } => Some(Size::of(text)),
+            _ => None,
+        })
+        .chain(
+            work.structured
+                .as_ref()
+                .map(|s| Size::of(&compact(s.value()))),
+        )
+        .fold(Size::of(note), |a, b| a + b)
+}
