@@ -10,10 +10,12 @@ use mcp_budget::upstream::Protocol;
 mod formats;
 mod intercept;
 mod lab;
+mod replay;
 mod setup;
 pub use formats::{GateFormat, ListFormat, StatsFormat};
 pub use intercept::InterceptArgs;
 pub use lab::{LabArgs, LabTapArgs};
+pub use replay::ReplayArgs;
 pub use setup::{CompletionsArgs, ManArgs, SchemaArgs, UnwrapArgs, WrapArgs, WrapWhere};
 
 #[derive(Debug, Parser)]
@@ -419,37 +421,6 @@ pub struct TrustArgs {
     /// default) and their own env; `${VAR}` in configs reads only those too
     #[arg(long, env = "MCP_BUDGET_CLEAN_ENV", value_parser = clap::builder::BoolishValueParser::new())]
     pub clean_env: bool,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct ReplayArgs {
-    /// Payload files: a JSON-RPC response line, a bare tool result JSON, or any text file
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
-    /// Tool name for policy lookup [default: from a `<server>__<tool>` file name, else the stem]
-    #[arg(long)]
-    pub tool: Option<String>,
-    /// The tool has an `outputSchema`: a structuredContent repeating the text is kept, as in audit
-    #[arg(long)]
-    pub output_schema: bool,
-    #[command(flatten)]
-    pub engine: EngineArgs,
-    /// Engine passes per file; the median time is reported
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub runs: usize,
-    /// Budget for these clients, ids comma-separated (claude-code, codex, …) or `all`: the
-    /// tightest of their limits in tokens, bytes, characters and lines tightens the budget
-    #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "LIST")]
-    pub client: Option<ClientList>,
-    /// Tokenizer the budget is counted in
-    #[arg(long, default_value = "cl100k_base", value_name = "NAME")]
-    pub tokenizer: Tokenizer,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
-    pub format: ListFormat,
-    /// Table width [default: terminal width]
-    #[arg(long, value_name = "COLUMNS")]
-    pub width: Option<u16>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -199,6 +199,7 @@ mod tests {
                 text_bytes: 30_000,
                 text_chars: 30_000,
                 text_lines: 100,
+                ..BudgetedCost::default()
             }),
             ..ProbeResult::new("scrape")
         });

@@ -4,10 +4,12 @@
 //! report's facts; it writes nothing out (that is `report/`).
 
 pub mod clients;
+pub mod compare;
 pub mod findings;
 pub mod limits;
 mod policy;
 pub mod pricing;
+pub mod quality;
 
 pub use policy::{suggested_policy, suggested_tax};
 

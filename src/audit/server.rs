@@ -336,13 +336,16 @@ fn replay(engine: &Engine, call: &CallInfo, value: &serde_json::Value) -> Budget
             (text_bytes, text_chars, text_lines) = (text_bytes + b, text_chars + c, text_lines + l);
         }
     }
+    let tokens_before = engine.tokens_before(&out, value);
     BudgetedCost {
+        fill: Engine::fill(&out, tokens_before),
+        items: out.list.clone(),
         text_bytes,
         text_chars,
         text_lines,
         budget: out.budget,
         tokens: out.tokens_after,
-        tokens_before: engine.tokens_before(&out, value),
+        tokens_before,
         strategy: out.strategy.name().to_string(),
         engine_us,
         spill_path: out.spill.map(|s| s.path.display().to_string()),

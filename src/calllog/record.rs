@@ -22,6 +22,14 @@ pub struct CallRecord {
     /// The upstream's result in the budget's tokens (model view, as `returned_tokens`).
     pub raw_tokens: usize,
     pub returned_tokens: usize,
+    /// Of a result over the budget: the share of the budget the client was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<f64>,
+    /// Of the largest list the engine cut: its items sent whole, and its items in all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items_kept: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items_total: Option<usize>,
     pub strategy: String,
     pub spill_id: Option<String>,
     /// Why the full original could not be saved, when it could not (the client's result says

@@ -103,6 +103,7 @@ pub(crate) fn call(tool: &str, raw: usize, ret: usize, ms: f64) -> CallRecord {
         schema_tokens_upstream: None,
         schema_tokens_shown: None,
         via: None,
+        ..CallRecord::default()
     }
 }
 

@@ -1,7 +1,8 @@
 //! `mcp-budget replay`: run saved tool results through the budget engine, offline.
 
 use mcp_budget::budget::{load_payload, CallInfo, Engine};
-use mcp_budget::report::{render_replay, ReplayRow};
+use mcp_budget::profiles::{profiles, ClientProfile};
+use mcp_budget::report::{render_compare, render_replay, CompareRow, ReplayRow};
 
 use crate::cli::{ListFormat, ReplayArgs};
 use crate::exit::Failure;
@@ -9,6 +10,9 @@ use crate::settings;
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let settings::Replay { engine } = settings::Replay::resolve(&args)?;
+    if args.compare {
+        return compare(&engine, &args);
+    }
     let mut rows = Vec::new();
     let mut failed = false;
     for file in &args.files {
@@ -58,10 +62,13 @@ fn replay_one(
     }
     times.sort_unstable();
     let b = last.expect("at least one run");
+    let tokens_before = engine.tokens_before(&b, &payload.result);
     Ok(ReplayRow {
+        fill: Engine::fill(&b, tokens_before),
+        items: b.list.clone(),
         file: file.display().to_string(),
         tool: payload.tool.clone(),
-        tokens_before: engine.tokens_before(&b, &payload.result),
+        tokens_before,
         tokens_after: b.tokens_after,
         budget: b.budget,
         strategy: b.strategy.name().to_string(),
@@ -77,4 +84,52 @@ fn replay_one(
         result: b.result,
         toon_tokens: mcp_budget::budget::toon_result(&payload.result).map(|t| engine.cost(&t)),
     })
+}
+
+/// `--compare`: every file as each contender gives it to the model.
+fn compare(engine: &Engine, args: &ReplayArgs) -> anyhow::Result<()> {
+    let clients: Vec<&ClientProfile> = match &args.client {
+        Some(list) => list.profiles.clone(),
+        None => profiles().iter().collect(),
+    };
+    // the engine alone, at the budget: each client's limits are met in its own row
+    let plain = settings::Replay::plain_engine(args)?;
+    let _ = engine;
+    let mut rows = Vec::new();
+    let mut failed = false;
+    for file in &args.files {
+        match load_payload(file, args.tool.as_deref()) {
+            Ok(payload) => {
+                let call = CallInfo {
+                    server: &payload.server,
+                    tool: &payload.tool,
+                    raw: payload.raw.as_deref(),
+                    output_schema: args.output_schema,
+                };
+                let comparison = mcp_budget::assess::compare::compare(
+                    &plain,
+                    &call,
+                    &payload.result,
+                    &clients,
+                    args.tokenizer,
+                    args.needles,
+                    args.seed,
+                );
+                rows.push(CompareRow {
+                    file: file.display().to_string(),
+                    tool: payload.tool.clone(),
+                    comparison,
+                });
+            }
+            Err(e) => {
+                crate::printer::warn(&format!("error: {e:#}"));
+                failed = true;
+            }
+        }
+    }
+    let format = args.format.listing(args.width);
+    crate::printer::rendered(args.format == ListFormat::Table, |out| {
+        render_compare(&rows, format, out)
+    })?;
+    Failure::unless_failed(failed)
 }

@@ -6,6 +6,8 @@
 mod clients;
 mod definitions;
 mod era;
+mod items;
+pub use items::ItemsKept;
 mod report;
 
 pub use clients::{ClientResult, ClientSchema, MeasuredClient, MeasuredDefinitions};

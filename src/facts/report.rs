@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::ItemsKept;
+
 use super::clients::{ClientResult, ClientSchema, MeasuredClient};
 use super::definitions::{SchemaScore, SharedParameter, ToolCost};
 use crate::profiles::ClientProfile;
@@ -292,6 +294,13 @@ pub struct BudgetedCost {
     pub text_chars: usize,
     #[serde(default)]
     pub text_lines: usize,
+    /// Of a result over the budget: the share of the budget the model is sent (its tokens over
+    /// the budget; 1.0 is the whole budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<f64>,
+    /// The largest list the engine cut, and what of it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<ItemsKept>,
 }
 
 /// What a tool result costs, as received.

@@ -131,6 +131,8 @@ pub fn seen(o: &ProbeOutcome, client: &str, name: &str, version: &str) -> Client
         sent,
         rules: vec![format!("measured: {name} {version}")],
         breaks: breaks(o, outcome, kept, client),
+        // a measured run keeps its numbers, not the text (that is in the run's folder)
+        text: String::new(),
     }
 }
 

@@ -362,6 +362,11 @@ pub struct ClientSeen {
     /// How the client breaks this result, beyond cutting it (a finding names it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breaks: Option<Break>,
+    /// The text the model is shown (the client's markers and wrapper included; the texts
+    /// joined by line breaks when shown whole). Not in the reports: `replay --compare` shows it.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub text: String,
 }
 
 /// A way a client breaks a result beyond a cut that keeps a head and a tail: each is a

@@ -236,11 +236,18 @@ pub fn client_view_counted(
         Some(w) if !t.is_empty() => w.replace("{text}", t),
         _ => t.to_string(),
     };
+    let seen_text = match &shown {
+        Some(text) => wrap(text),
+        None => v
+            .texts
+            .iter()
+            .filter(|t| !t.is_empty())
+            .map(|t| wrap(t))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
     let (tokens, bytes) = match shown {
-        Some(text) => {
-            let text = wrap(&text);
-            (count(&text), text.len())
-        }
+        Some(_) => (count(&seen_text), seen_text.len()),
         // shown whole: each text counted alone, with the wrapper it gets
         None => {
             let wrapper = wrap("\u{0}");
@@ -274,6 +281,7 @@ pub fn client_view_counted(
         sent: v.sent,
         rules: acted,
         breaks,
+        text: seen_text,
     }
 }
 

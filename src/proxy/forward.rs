@@ -155,6 +155,8 @@ impl Proxy {
             let record = CallRecord {
                 raw_bytes,
                 returned_tokens: budgeted.tokens_after,
+                items_kept: budgeted.list.as_ref().map(|l| l.whole),
+                items_total: budgeted.list.as_ref().map(|l| l.total),
                 strategy: budgeted.strategy.name().to_string(),
                 spill_id: budgeted.spill.as_ref().map(|s| s.id.clone()),
                 spill_error: budgeted.spill_error.clone(),
@@ -282,13 +284,17 @@ impl Proxy {
     ) {
         let shared = self.shared.clone();
         let (strategy, tokens_after) = (budgeted.strategy, budgeted.tokens_after);
+        let budget = budgeted.budget;
         let answered = SystemTime::now();
         let finish = move || {
+            let raw_tokens = shared
+                .opts
+                .engine
+                .tokens_before_of(strategy, tokens_after, &raw);
             let record = CallRecord {
-                raw_tokens: shared
-                    .opts
-                    .engine
-                    .tokens_before_of(strategy, tokens_after, &raw),
+                raw_tokens,
+                fill: (raw_tokens > budget && budget > 0)
+                    .then(|| tokens_after as f64 / budget as f64),
                 ..record
             };
             if let Some(log) = &shared.opts.log {

@@ -91,6 +91,11 @@ struct ProbeRow<'a> {
     blocks: String,
     budget: Option<usize>,
     budgeted_tokens: Option<usize>,
+    /// Of a result over the budget: the share of the budget sent (three decimals).
+    fill: Option<f64>,
+    /// The largest list the engine cut: items kept whole, items in all.
+    items_kept: Option<usize>,
+    items_total: Option<usize>,
     strategy: &'a str,
     engine_us: Option<u64>,
     spill_path: &'a str,
@@ -362,6 +367,21 @@ fn probe_row<'a>(server: &'a str, p: &'a crate::facts::ProbeResult) -> ProbeRow<
         blocks: raw.block_summary(),
         budget: p.budgeted.as_ref().map(|b| b.budget),
         budgeted_tokens: p.budgeted.as_ref().map(|b| b.tokens),
+        fill: p
+            .budgeted
+            .as_ref()
+            .and_then(|b| b.fill)
+            .map(|f| (f * 1000.0).round() / 1000.0),
+        items_kept: p
+            .budgeted
+            .as_ref()
+            .and_then(|b| b.items.as_ref())
+            .map(|i| i.whole),
+        items_total: p
+            .budgeted
+            .as_ref()
+            .and_then(|b| b.items.as_ref())
+            .map(|i| i.total),
         strategy: p.budgeted.as_ref().map_or("", |b| b.strategy.as_str()),
         engine_us: p.budgeted.as_ref().map(|b| b.engine_us),
         spill_path: p

@@ -3,6 +3,7 @@
 
 pub mod bundle;
 pub mod charts;
+mod compare;
 mod count;
 mod csv;
 pub(crate) mod grid;
@@ -17,6 +18,7 @@ mod stats;
 mod table;
 
 pub use self::csv::CsvKind;
+pub use compare::{render_compare, CompareRow};
 pub use count::render_count;
 pub use render::{render, Format, Listing};
 pub use replay::{render_replay, ReplayRow};

@@ -34,6 +34,12 @@ pub struct ReplayRow {
     /// with the policy's `toon` and only when that fits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toon_tokens: Option<usize>,
+    /// Of a result over the budget: the share of the budget the model is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fill: Option<f64>,
+    /// The largest list the engine cut, and what of it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<crate::facts::ItemsKept>,
 }
 
 /// The table form.
@@ -53,11 +59,25 @@ pub fn render_replay(
     }
 }
 
+/// `0.994` as `99%`.
+fn percent(fill: f64) -> String {
+    format!("{:.0}%", fill * 100.0)
+}
+
+/// Whole items kept of the list's items: `206 of 60,000` (`+1 cut` when one more is cut inside).
+fn items(i: &crate::facts::ItemsKept) -> String {
+    let inside = match i.inside {
+        0 => String::new(),
+        n => format!(" +{} cut", thousands(n)),
+    };
+    format!("{}{inside} of {}", thousands(i.whole), thousands(i.total))
+}
+
 fn table(rows: &[ReplayRow], width: Option<u16>) -> String {
     let mut t = grid(Fit::Wrap(width));
     let toon = rows.iter().any(|r| r.toon_tokens.is_some());
     let mut header = vec![
-        "file", "tool", "before", "after", "budget", "strategy", "engine",
+        "file", "tool", "before", "after", "budget", "fill", "items", "strategy", "engine",
     ];
     if toon {
         header.push("as TOON");
@@ -72,6 +92,8 @@ fn table(rows: &[ReplayRow], width: Option<u16>) -> String {
             right(thousands(r.tokens_before)),
             right(thousands(r.tokens_after)),
             right(thousands(r.budget)),
+            right(r.fill.map_or("-".into(), percent)),
+            right(r.items.as_ref().map_or("-".into(), items)),
             Cell::new(&r.strategy),
             right(micros_as_ms(r.engine_us)),
         ];

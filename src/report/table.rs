@@ -234,6 +234,7 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
         "blocks",
         "latency",
         "budgeted",
+        "fill",
         "strategy",
         "engine",
     ];
@@ -267,6 +268,11 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
                 Cell::new(raw.block_summary()),
                 Cell::new(format!("{:.0} ms", p.latency_ms)).set_alignment(CellAlignment::Right),
                 b.map_or(Cell::new(""), |b| num(b.tokens)),
+                Cell::new(
+                    b.and_then(|b| b.fill)
+                        .map_or(String::new(), |f| format!("{:.0}%", f * 100.0)),
+                )
+                .set_alignment(CellAlignment::Right),
                 text(b.map_or("", |b| b.strategy.as_str())),
                 Cell::new(b.map_or(String::new(), |b| micros_as_ms(b.engine_us)))
                     .set_alignment(CellAlignment::Right),

@@ -93,6 +93,7 @@ fn with_clients(r: &mut Report) {
         sent: vec!["content".into()],
         rules: Vec::new(),
         breaks: None,
+        text: String::new(),
     };
     for s in &mut r.servers {
         for p in &mut s.probes {

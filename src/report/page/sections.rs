@@ -154,7 +154,7 @@ pub(super) fn probes(report: &Report, out: &mut Vec<Block>) {
     if !probes.is_empty() {
         out.push(Block::Heading("Probe results: raw and budgeted".into()));
         out.push(super::para(
-            "Raw and budgeted count the same thing: the content and `structuredContent` as a client that shows both pays (images at their pixel cost). Wire sizes are the JSON-RPC `result` member as the server sent it.",
+            "Raw and budgeted count the same thing: the content and `structuredContent` as a client that shows both pays (images at their pixel cost). Wire sizes are the JSON-RPC `result` member as the server sent it. Fill is the share of the budget a result over it is sent; items kept, the whole items of the largest list the engine cut.",
         ));
         let mut cols = vec![
             ("server", false, false),
@@ -162,6 +162,8 @@ pub(super) fn probes(report: &Report, out: &mut Vec<Block>) {
             ("status", false, false),
             ("raw tokens", true, false),
             ("budgeted", true, false),
+            ("fill", true, false),
+            ("items kept", true, false),
             ("strategy", false, false),
             ("clients over a limit (raw)", false, false),
             ("clients over a limit (budgeted)", false, false),
@@ -187,6 +189,11 @@ pub(super) fn probes(report: &Report, out: &mut Vec<Block>) {
                     .as_ref()
                     .map_or("-".into(), |r| thousands(r.model_tokens)),
                 b.map_or("-".into(), |b| thousands(b.tokens)),
+                b.and_then(|b| b.fill)
+                    .map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
+                b.and_then(|b| b.items.as_ref()).map_or("-".into(), |i| {
+                    format!("{} of {}", thousands(i.whole), thousands(i.total))
+                }),
                 b.map_or("-".into(), |b| b.strategy.clone()),
                 verdicts(&p.limits, false),
                 verdicts(&p.limits, true),
