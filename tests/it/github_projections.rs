@@ -86,3 +86,36 @@ fn list_issues_projection_fits_every_page() {
         }
     }
 }
+
+/// Issue 38: the built-in projections are guesses from a tool's name, checked against the data
+/// before they run. Every real GitHub body they are written for passes that check (the field
+/// list knows GitHub's objects), so a guess never refuses GitHub's own data.
+#[test]
+fn real_github_bodies_fit_their_builtin_projections() {
+    let cases = [
+        (
+            "search_issues",
+            "search-issues.raw-fixture.json",
+            "/search/issues",
+        ),
+        ("list_issues", "paginate-issues.raw-fixture.json", "/issues"),
+    ];
+    let mut checked = 0;
+    for (tool, file, path) in cases {
+        let Some(bodies) = bodies(file, path) else {
+            return;
+        };
+        for body in bodies.iter().filter(|b| b.is_array() || b.is_object()) {
+            let text = serde_json::to_string_pretty(body).unwrap();
+            assert_eq!(projection(tool).misfit(&text), None, "{tool} on {file}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "{checked}");
+    // and the rows of issue 38, which only look like a list of issues, do not
+    let rows = r#"[{"id": 1, "title": "Row 1", "state": "open", "amount": 2.5, "body": "b"}]"#;
+    let why = projection("list_issues")
+        .misfit(rows)
+        .expect("not GitHub's shape");
+    assert!(why.contains("the data has no `assignees`"), "{why}");
+}

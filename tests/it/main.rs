@@ -19,6 +19,7 @@ mod engine;
 mod eras;
 mod exact_numbers;
 mod fail_fast;
+mod fill_quality;
 mod gate;
 mod github_projections;
 mod handshake_fallback;
