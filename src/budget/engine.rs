@@ -424,8 +424,19 @@ impl Engine {
 /// Write each JSON text without whitespace between its tokens; whether any had some.
 fn compact_json(run: &mut Run) -> bool {
     let mut bytes = 0;
+    // no token of cl100k_base or o200k_base is over 128 bytes: a JSON text whose tokens alone
+    // pass that many bytes per token of the budget cannot fit compacted (the fill writes what
+    // it keeps compactly anyway), so it is not copied whole for nothing
+    let hopeless = run.limit.saturating_mul(128);
     for part in &mut run.work.parts {
         if let Part::Json { text, value } = part {
+            let b = text.as_bytes();
+            let start = super::fill::scan::skip_ws(b, 0);
+            if b.len() > hopeless
+                && super::fill::scan::compact_len(b, (start, b.len()), hopeless) > hopeless
+            {
+                continue;
+            }
             if let Some(c) = compact_text(text) {
                 bytes += text.len() - c.len();
                 *value = value.for_new_text();

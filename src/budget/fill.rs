@@ -43,7 +43,16 @@ pub struct Filler<'t> {
     root: Span,
     items: HashMap<usize, Rc<Vec<Span>>>,
     entries: HashMap<usize, Rc<Vec<(Span, Span)>>>,
+    /// What scans found of a value's compact length, by where it starts: exact, or more than.
+    sizes: HashMap<usize, Known>,
     whole: usize,
+}
+
+/// A value's compact length as far as a scan went.
+#[derive(Debug, Clone, Copy)]
+enum Known {
+    Exact(usize),
+    Over(usize),
 }
 
 /// What a share of the budget buys one child.
@@ -57,21 +66,25 @@ enum Alloc {
 impl<'t> Filler<'t> {
     /// `None` when `text` is not one JSON value.
     pub fn new(text: &'t str, caps: Caps) -> Option<Filler<'t>> {
-        if !crate::measure::is_json_text(text) {
-            return None;
-        }
+        crate::measure::is_json_text(text).then(|| Filler::checked(text, caps))
+    }
+
+    /// A text already checked to be one JSON object or array (the engine's JSON parts are
+    /// checked when the result is taken apart): read only when filled.
+    pub fn checked(text: &'t str, caps: Caps) -> Filler<'t> {
         let b = text.as_bytes();
         let start = skip_ws(b, 0);
         let root = (start, value_end(b, start));
         let whole = compact_len(b, root, usize::MAX);
-        Some(Filler {
+        Filler {
             text,
             caps,
             root,
             items: HashMap::new(),
             entries: HashMap::new(),
+            sizes: HashMap::new(),
             whole,
-        })
+        }
     }
 
     /// The text's length written compactly: at this budget or more it is kept whole.
@@ -109,6 +122,7 @@ impl<'t> Filler<'t> {
             push_compact(self.text, span, out);
             return;
         }
+        let b = self.text.as_bytes();
         if self.caps.depth.is_some_and(|d| depth >= d) && matches!(b[span.0], b'[' | b'{') {
             let empty = compact_len(b, span, 2) <= 2;
             out.push_str(if b[span.0] == b'[' { "[]" } else { "{}" });
@@ -156,15 +170,14 @@ impl<'t> Filler<'t> {
                 s
             }
         };
-        let b = self.text.as_bytes();
         let room = budget.saturating_sub(2);
         let n = spans.len().min(self.caps.items.unwrap_or(usize::MAX));
-        let plan = prefix(
-            n,
-            room,
-            |i, cap| compact_len(b, spans[i], cap),
-            |i| least_bytes(b, spans[i]),
-        );
+        let text = self.text.as_bytes();
+        let least: Vec<usize> = spans[..n.min(MIN_ITEMS)]
+            .iter()
+            .map(|s| least_bytes(text, *s))
+            .collect();
+        let plan = prefix(n, room, |i, cap| self.len(spans[i], cap), |i| least[i]);
         let len = path.len();
         path.push_str("[]");
         out.push('[');
@@ -226,18 +239,17 @@ impl<'t> Filler<'t> {
         // shared: every key kept, the shares are the values'; else a share holds its key too
         let shared = keys + least <= room;
         let plan = if shared {
-            let sizes: Vec<usize> = spans
-                .iter()
-                .map(|(_, v)| compact_len(b, *v, room - keys))
-                .collect();
-            share(&sizes, room - keys)
+            share_lazy(spans.len(), room - keys, |i, cap| self.len(spans[i].1, cap))
         } else {
             let key = |i: usize| spans[i].0 .1 - spans[i].0 .0 + 2;
+            let least: Vec<usize> = (0..spans.len().min(MIN_ITEMS))
+                .map(|i| key(i) + least_bytes(b, spans[i].1))
+                .collect();
             prefix(
                 spans.len(),
                 room,
-                |i, cap| key(i) + compact_len(b, spans[i].1, cap),
-                |i| key(i) + least_bytes(b, spans[i].1),
+                |i, cap| key(i) + self.len(spans[i].1, cap.saturating_sub(key(i))),
+                |i| least[i],
             )
         };
         out.push('{');
@@ -280,6 +292,27 @@ impl<'t> Filler<'t> {
 }
 
 impl Filler<'_> {
+    /// `span`'s compact length counted up to `cap` (then `cap + 1`), from what earlier scans
+    /// found where they tell (a long list is scanned once for all the tries of a search).
+    fn len(&mut self, span: Span, cap: usize) -> usize {
+        if span.1 - span.0 <= cap && span.1 - span.0 < 64 {
+            return compact_len(self.text.as_bytes(), span, cap);
+        }
+        match self.sizes.get(&span.0) {
+            Some(Known::Exact(n)) => return if *n <= cap { *n } else { cap + 1 },
+            Some(Known::Over(n)) if cap < *n => return cap + 1,
+            _ => {}
+        }
+        let n = compact_len(self.text.as_bytes(), span, cap);
+        let known = if n <= cap {
+            Known::Exact(n)
+        } else {
+            Known::Over(n)
+        };
+        self.sizes.insert(span.0, known);
+        n
+    }
+
     /// A cap holds inside values (a whole value is then still walked to meet it).
     fn caps_within(&self) -> bool {
         self.caps != Caps::default()
@@ -342,6 +375,38 @@ fn prefix(
     let left = room.saturating_sub(used + 1);
     if left >= room / 10 && left >= 8 {
         plan[whole] = Alloc::Cut(left);
+    }
+    plan
+}
+
+/// [`share`] with sizes read only as far as a share can reach: each round reads the children
+/// not yet known small up to the share they would get, so a round reads at most `room` bytes.
+fn share_lazy(n: usize, room: usize, mut size: impl FnMut(usize, usize) -> usize) -> Vec<Alloc> {
+    let mut plan = vec![Alloc::Whole; n];
+    let mut big: Vec<usize> = (0..n).collect();
+    let mut left = room;
+    while !big.is_empty() {
+        let share = left / big.len();
+        let mut still = Vec::with_capacity(big.len());
+        for &i in &big {
+            let s = size(i, share);
+            if s <= share {
+                left -= s;
+            } else {
+                still.push(i);
+            }
+        }
+        let done = still.len() == big.len();
+        big = still;
+        if done {
+            break;
+        }
+    }
+    if !big.is_empty() {
+        let share = left / big.len();
+        for i in big {
+            plan[i] = Alloc::Cut(share);
+        }
     }
     plan
 }

@@ -30,7 +30,7 @@ pub(super) struct Try {
     pub fits: bool,
     pub json_tokens: usize,
     pub room: usize,
-    /// The least of the size bounds over what they measure (1.0 when there are none).
+    /// The least of the size bounds over what they measure (infinite when there are none).
     pub size_ratio: f64,
 }
 
@@ -50,12 +50,13 @@ impl<'w, 'a> JsonFill<'w, 'a> {
         let mut fillers = Vec::new();
         for p in &from.parts {
             if let Part::Json { text, .. } = p {
-                fillers.push(Filler::new(text, caps)?);
+                // checked when the result was taken apart (a stage writes only JSON)
+                fillers.push(Filler::checked(text, caps));
             }
         }
         let blocks = fillers.len();
         if let Some(t) = structured_text {
-            fillers.push(Filler::new(t, caps)?);
+            fillers.push(Filler::checked(t, caps));
         }
         Some(JsonFill {
             from,
@@ -163,6 +164,12 @@ impl<'w, 'a> JsonFill<'w, 'a> {
         for _ in 0..TRIES {
             let mut f = self.at(b);
             let t = judge(&mut f);
+            if std::env::var_os("MCP_BUDGET_DEBUG_FILL").is_some() {
+                eprintln!(
+                    "fill try: {b} bytes -> {} of {} tokens, fits {}",
+                    t.json_tokens, t.room, t.fits
+                );
+            }
             let scaled = |factor: f64| (b as f64 * factor) as usize;
             let ratio = (t.room as f64 / t.json_tokens.max(1) as f64).min(t.size_ratio);
             let next = if t.fits {
@@ -238,18 +245,14 @@ fn records_plan(sizes: &[usize], bytes: usize) -> Vec<Option<usize>> {
     out
 }
 
-/// The least of `limits` over `size` in the units they bound (1.0 when they bound none).
+/// The least of `limits` over `size` in the units they bound (infinite when they bound none).
 pub(super) fn size_ratio(limits: &super::super::SizeLimits, size: Size) -> f64 {
-    let ratio =
-        |limit: Option<usize>, v: usize| limit.map_or(f64::MAX, |l| l as f64 / v.max(1) as f64);
-    let r = ratio(limits.bytes, size.bytes)
+    let ratio = |limit: Option<usize>, v: usize| {
+        limit.map_or(f64::INFINITY, |l| l as f64 / v.max(1) as f64)
+    };
+    ratio(limits.bytes, size.bytes)
         .min(ratio(limits.chars, size.chars))
-        .min(ratio(limits.lines, size.lines));
-    if r == f64::MAX {
-        1.0
-    } else {
-        r
-    }
+        .min(ratio(limits.lines, size.lines))
 }
 
 /// The size of the JSON texts of `work` (and its structuredContent) with `note`.

@@ -225,7 +225,7 @@ impl Engine {
                 .map(|t| self.counter.count(t))
                 .sum();
             let (sized, size_ratio) = match size.is_unbounded() {
-                true => (true, 1.0),
+                true => (true, f64::INFINITY),
                 false => {
                     let (bounds, measured) = match json_only {
                         Some(share) => (size.share(share), json_size(&f.work, &text)),

@@ -86,34 +86,25 @@ impl FillReport {
             .iter()
             .map(|(path, a)| {
                 let path = if path.is_empty() { "(top level)" } else { path };
-                let inside = match a.inside {
-                    0 => String::new(),
-                    1 if a.arrays == 1 => format!(", item {} cut inside", thousands(a.whole + 1)),
-                    n => format!(", {} more cut inside", thousands(n)),
-                };
-                match (a.arrays, a.whole) {
-                    (1, 0) if a.inside == 0 => {
-                        format!("{path}: none of {} items kept", thousands(a.total))
-                    }
-                    (1, 0) => format!(
-                        "{path}: {} of {} items kept, cut inside",
-                        thousands(a.inside),
-                        thousands(a.total)
+                let (n, total) = (thousands(a.whole + a.inside), thousands(a.total));
+                match (a.arrays, a.whole + a.inside, a.inside) {
+                    (1, 0, _) => format!("{path}: none of {total} items kept"),
+                    (1, 1, 0) => format!("{path}: item 1 of {total} kept whole"),
+                    (1, _, 0) => format!("{path}: items 1-{n} of {total} kept whole"),
+                    (1, 1, _) => format!("{path}: item 1 of {total} kept, cut inside"),
+                    // whole and cut ones are the first items, not always in that order
+                    (1, _, i) => format!(
+                        "{path}: items 1-{n} of {total} kept, {} of them cut inside",
+                        thousands(i)
                     ),
-                    (1, 1) => format!(
-                        "{path}: item 1 of {} kept whole{inside}",
-                        thousands(a.total)
+                    (arrays, _, 0) => format!(
+                        "{path}: {} arrays cut, the first {n} of {total} items kept whole",
+                        thousands(arrays)
                     ),
-                    (1, w) => format!(
-                        "{path}: items 1-{} of {} kept whole{inside}",
-                        thousands(w),
-                        thousands(a.total)
-                    ),
-                    (n, w) => format!(
-                        "{path}: {} arrays cut, the first {} of {} items kept whole{inside}",
-                        thousands(n),
-                        thousands(w),
-                        thousands(a.total)
+                    (arrays, _, i) => format!(
+                        "{path}: {} arrays cut, the first {n} of {total} items kept, {} cut inside",
+                        thousands(arrays),
+                        thousands(i)
                     ),
                 }
             })

@@ -94,15 +94,14 @@ fn a_long_list_keeps_as_many_whole_rows_as_fill_the_budget() {
     // whole rows are the original's first ones, byte for byte
     let original: Vec<Value> = serde_json::from_str(&text).unwrap();
     assert_eq!(got[..a.whole], original[..a.whole]);
-    assert_eq!(
-        report.describe()[0],
-        format!("(top level): items 1-{} of 60,000 kept whole", a.whole)
-            + &if a.inside == 1 {
-                format!(", item {} cut inside", a.whole + 1)
-            } else {
-                String::new()
-            }
-    );
+    let said = match a.inside {
+        0 => format!("(top level): items 1-{} of 60,000 kept whole", a.whole),
+        i => format!(
+            "(top level): items 1-{} of 60,000 kept, {i} of them cut inside",
+            a.whole + i
+        ),
+    };
+    assert_eq!(report.describe()[0], said);
 }
 
 #[test]
