@@ -6,6 +6,9 @@ client's own cut (the profiles, through `mcp-budget replay --compare`), judged t
     python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install tiktoken==0.14.0 jmespath
     cargo build --release
     /tmp/refvenv/bin/python scripts/quality-bench.py [--budgets 2000,8000,25000] [--seed 7] [--quick]
+    # and headroom's SmartCrusher as a contender (it runs offline; it takes no budget):
+    python3 -m venv /tmp/hrvenv && /tmp/hrvenv/bin/pip install headroom-ai==0.42.0
+    /tmp/refvenv/bin/python scripts/quality-bench.py --headroom-python /tmp/hrvenv/bin/python
 
 Payloads: the corpus's real results (../shared/corpus/responses) and shapes generated from the
 seed (lists of flat and nested objects, lists of lists, a few huge items, a 60,000-row list,
@@ -254,6 +257,26 @@ def run_clients(path, budget, spill, tool):
     return [v for v in json.loads(out.stdout)["results"][0]["views"] if v["contender"] != "mcp-budget"]
 
 
+HEADROOM = """
+import json, sys, time
+from headroom.transforms.smart_crusher import smart_crush_tool_output
+text = open(sys.argv[1], encoding="utf-8").read()
+times = []
+for _ in range(3):
+    t = time.perf_counter()
+    out, _, info = smart_crush_tool_output(text)
+    times.append((time.perf_counter() - t) * 1000)
+json.dump({"text": out, "ms": sorted(times)[1], "info": info}, open(sys.argv[2], "w"))
+"""
+
+
+def run_headroom(python, text, work):
+    src, dst = pathlib.Path(work) / "in.txt", pathlib.Path(work) / "out.json"
+    src.write_text(text, encoding="utf-8")
+    subprocess.run([python, "-c", HEADROOM, str(src), str(dst)], check=True, capture_output=True)
+    return json.loads(dst.read_text())
+
+
 def run_seed(text, budget, spill, tool):
     times = []
     for _ in range(3):
@@ -274,6 +297,7 @@ def main():
     ap.add_argument("--mb", type=float, default=0.3, help="size of each generated text shape")
     ap.add_argument("--quick", action="store_true", help="one budget (8,000), no corpus, fewer shapes")
     ap.add_argument("--out", default=str(ROOT / "target" / "quality"))
+    ap.add_argument("--headroom-python", help="a Python with headroom-ai installed: its SmartCrusher is a contender")
     args = ap.parse_args()
     budgets = [8000] if args.quick else [int(b) for b in args.budgets.split(",")]
     out_dir = pathlib.Path(args.out)
@@ -293,6 +317,7 @@ def main():
         gen = {k: gen[k] for k in ["list_flat", "list_nested", "few_huge_items", "prose", "log"]}
     payloads.update({f"shape__{k}": v for k, v in gen.items()})
     rows = []
+    headroom = {}
     started = time.time()
     for name, text in payloads.items():
         planted, facts = plant(text, args.needles, random.Random(f"{args.seed}:{name}"))
@@ -311,6 +336,12 @@ def main():
             row = judge(orig, out, ntok(out), budget, before, facts, seed_spill)
             row.update(contender="seed", strategy=strategy, ms=ms)
             rows.append(dict(payload=name, budget=budget, before=before, **row))
+            if args.headroom_python:
+                h = headroom.get(name) or run_headroom(args.headroom_python, planted, spill)
+                headroom[name] = h
+                row = judge(orig, h["text"], ntok(h["text"]), budget, before, facts)
+                row.update(contender="headroom", strategy=h["info"][:40], ms=h["ms"])
+                rows.append(dict(payload=name, budget=budget, before=before, **row))
             for v in run_clients(path, budget, spill, tool):
                 if v["contender"].endswith("behind mcp-budget") and budget != 8000:
                     continue

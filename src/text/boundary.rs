@@ -50,14 +50,16 @@ pub fn boundary_before(text: &str, len: usize) -> (usize, Boundary) {
     let json = looks_like_json(text)
         .then(|| last_json_element_end(head))
         .flatten();
-    // before white space (the space itself is left out); a break right at `len` counts
+    // before white space (the space itself is left out); a break right at `len` counts; a
+    // `\` just before the break would read as an escape of what follows: it is left out too
     let word = if text.as_bytes()[len].is_ascii_whitespace() {
         Some(len)
     } else {
         head.iter()
             .rposition(|b| b.is_ascii_whitespace())
             .filter(|&i| i > 0)
-    };
+    }
+    .map(|at| before_a_lone_backslash(head, at));
     let candidates = [
         (line, Boundary::Line, near),
         (json, Boundary::JsonElement, near_json),
@@ -109,6 +111,12 @@ fn outside_a_value(text: &str, len: usize) -> usize {
         }
     }
     at
+}
+
+/// `at`, or one byte back where `head[..at]` ends in an odd run of `\\`.
+fn before_a_lone_backslash(head: &[u8], at: usize) -> usize {
+    let run = head[..at].iter().rev().take_while(|&&c| c == b'\\').count();
+    at - run % 2
 }
 
 /// Whether a text is a JSON array or object (its first non-blank character).
@@ -188,6 +196,9 @@ mod tests {
         assert_eq!(boundary_before("abc12345678901234567890", 8).0, 8);
         assert_eq!(boundary_before(r#"["abc\u00e9def"#, 9).0, 5);
         assert_eq!(boundary_before(r#"["abc\\def"#, 6).0, 5);
+        // a break after a lone backslash: the backslash is left out, an escaped one kept
+        assert_eq!(boundary_before("one two\\ three four", 12).0, 7);
+        assert_eq!(boundary_before("one two\\\\ three four", 13).0, 9);
         let wide = "日本語".repeat(20);
         let (at, kind) = boundary_before(&wide, 10);
         assert_eq!((at, kind), (9, Boundary::Character));

@@ -21,6 +21,8 @@ const GOOD: f64 = 0.985;
 /// A filled work and what the fill cut.
 pub(super) struct Filled<'a> {
     pub work: Work<'a>,
+    /// The tokens of its JSON, once a try counted them.
+    pub json_tokens: Option<usize>,
     pub cuts: Vec<String>,
     pub list: Option<ItemsKept>,
 }
@@ -63,6 +65,16 @@ impl<'w, 'a> JsonFill<'w, 'a> {
             fillers,
             records: blocks > RECORDS_OVER,
         })
+    }
+
+    /// Bytes per token of the JSON's first 4 KB written compactly (`count` counts a text): the
+    /// search's first guess then lands near the budget, and most searches count twice.
+    pub fn bytes_per_token(&mut self, count: impl Fn(&str) -> usize) -> f64 {
+        let Some(f) = self.fillers.first_mut() else {
+            return 4.0;
+        };
+        let (sample, _) = f.fill(4096);
+        (sample.len() as f64 / count(&sample).max(1) as f64).clamp(1.0, 16.0)
     }
 
     /// All of the JSON written compactly, in bytes: the search's ceiling.
@@ -139,6 +151,7 @@ impl<'w, 'a> JsonFill<'w, 'a> {
             (list, _) => list,
         };
         Filled {
+            json_tokens: None,
             work: Work {
                 parts,
                 structured,
@@ -164,16 +177,11 @@ impl<'w, 'a> JsonFill<'w, 'a> {
         for _ in 0..TRIES {
             let mut f = self.at(b);
             let t = judge(&mut f);
-            if std::env::var_os("MCP_BUDGET_DEBUG_FILL").is_some() {
-                eprintln!(
-                    "fill try: {b} bytes -> {} of {} tokens, fits {}",
-                    t.json_tokens, t.room, t.fits
-                );
-            }
             let scaled = |factor: f64| (b as f64 * factor) as usize;
             let ratio = (t.room as f64 / t.json_tokens.max(1) as f64).min(t.size_ratio);
             let next = if t.fits {
                 let good = t.json_tokens as f64 >= t.room as f64 * GOOD;
+                f.json_tokens = Some(t.json_tokens);
                 best = Some((b, f));
                 if good || b >= ceiling {
                     break;

@@ -85,6 +85,15 @@ impl Engine {
             run.facts.cuts = cuts.clone();
             run.facts.cuts.extend(filled.cuts);
             run.list = filled.list;
+            // the search counted this work with this note: it fits, and is not counted again
+            if let Some(counted) = filled.json_tokens {
+                run.facts.strategy = Strategy::Shrunk.name();
+                let note = self.counter.count(&render(&run.facts));
+                debug_assert_eq!(counted, run.work.cost(&self.counter), "the search's count");
+                if run.fits_size(&render(&run.facts)) && counted + note <= run.limit {
+                    return Some(self.finish(run, Strategy::Shrunk, counted + note));
+                }
+            }
             if let Some(done) = self.try_finish(run, Strategy::Shrunk) {
                 return Some(done);
             }
@@ -213,7 +222,10 @@ impl Engine {
             None => rest.cost(&self.counter),
         };
         let size = &run.policy.size;
-        fill.search(limit.saturating_mul(4), |f| {
+        let per_token = fill.bytes_per_token(|t| self.counter.count(t));
+        // the note and the rest are not known yet: aim a little under the room
+        let start = (limit.saturating_sub(rest_tokens + 200) as f64 * per_token * 0.98) as usize;
+        let mut filled = fill.search(start, |f| {
             let mut facts = run.facts.clone();
             facts.cuts = cuts.to_vec();
             facts.cuts.extend(f.cuts.iter().cloned());
@@ -241,7 +253,9 @@ impl Engine {
                 room,
                 size_ratio,
             }
-        })
+        })?;
+        filled.json_tokens = filled.json_tokens.map(|j| j + rest_tokens);
+        Some(filled)
     }
 }
 
