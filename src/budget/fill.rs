@@ -57,7 +57,7 @@ enum Known {
 
 /// What a share of the budget buys one child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Alloc {
+pub(crate) enum Alloc {
     Whole,
     Cut(usize),
     Drop,
@@ -412,7 +412,7 @@ fn share_lazy(n: usize, room: usize, mut size: impl FnMut(usize, usize) -> usize
 }
 
 /// Every child kept: the small ones whole, the rest cut to equal shares of what they leave.
-fn share(sizes: &[usize], room: usize) -> Vec<Alloc> {
+pub(crate) fn share(sizes: &[usize], room: usize) -> Vec<Alloc> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by_key(|&i| sizes[i]);
     let mut plan = vec![Alloc::Whole; sizes.len()];

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::super::fill::{ArrayCut, Caps, FillReport, Filler};
+use super::super::fill::{share, Alloc, ArrayCut, Caps, FillReport, Filler};
 use super::super::parts::{compact, JsonValue, Part, Structured, Work};
 use super::super::Size;
 use crate::facts::ItemsKept;
@@ -214,24 +214,17 @@ impl<'w, 'a> JsonFill<'w, 'a> {
     }
 }
 
-/// The few blocks' shares of `bytes`: small ones whole, the rest equal shares of what is left.
+/// The few blocks' shares of `bytes`: small ones whole, the rest equal shares of what is left
+/// (as an object's values share its room).
 fn shares(sizes: &[usize], bytes: usize) -> Vec<Option<usize>> {
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by_key(|&i| sizes[i]);
-    let mut out: Vec<Option<usize>> = sizes.iter().map(|&s| Some(s)).collect();
-    let mut left = bytes;
-    for (done, &i) in order.iter().enumerate() {
-        let share = left / (sizes.len() - done);
-        if sizes[i] <= share {
-            left -= sizes[i];
-        } else {
-            for &j in &order[done..] {
-                out[j] = Some(share);
-            }
-            break;
-        }
-    }
-    out
+    share(sizes, bytes)
+        .into_iter()
+        .zip(sizes)
+        .map(|(alloc, &size)| match alloc {
+            Alloc::Cut(n) => Some(n),
+            _ => Some(size),
+        })
+        .collect()
 }
 
 /// Records: whole blocks from the head while they fit; the next cut to what is left when
