@@ -238,11 +238,15 @@ async fn run_server(
                 .any(|t| t["name"] == p.tool.as_str());
             if !p.tool.is_empty() && listed && first.transcript.call_result(&p.tool).is_none() {
                 report.run_ms.push(first.elapsed_ms);
-                report.retried.push(failure(
-                    adapter,
-                    first,
-                    &format!("the client never called `{}`; run once more", p.tool),
-                ));
+                let why = if first.transcript.called(&p.tool) {
+                    format!(
+                        "the server's result of `{}` was not recorded; run once more",
+                        p.tool
+                    )
+                } else {
+                    format!("the client never called `{}`; run once more", p.tool)
+                };
+                report.retried.push(failure(adapter, first, &why));
                 result = run::run(&spec).await;
             }
         }

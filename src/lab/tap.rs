@@ -1,8 +1,8 @@
 //! The lab's tap (`mcp-budget lab-tap --out FILE -- COMMAND...`): the MCP server a client
 //! mounts in the lab. It starts the real server and passes every line between the two
-//! unchanged, writing each to FILE as it goes in the transcript form of `audit --record`
-//! (`{"dir", "at_ms", "line"}`), so what the server sent and what reached the model are counted
-//! on the same bytes. Reading a transcript back gives the server's tools and each call's result.
+//! unchanged, writing each to FILE (in the transcript form of `audit --record`: `{"dir",
+//! "at_ms", "line"}`) before it passes it on, so what the server sent and what reached the model
+//! are counted on the same bytes. Reading a transcript back gives the server's tools and each call's result.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -70,18 +70,23 @@ async fn pass(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if to.write_all(&line).await.is_err() || to.flush().await.is_err() {
-            break;
-        }
+        // recorded before it is passed on: a client that ends (and ends the tap) as soon as it
+        // has a result must not leave the transcript without it (a large result under a loaded
+        // machine was passed on, read and answered before the tap had written it down)
         let text = String::from_utf8_lossy(&line);
         let entry = serde_json::json!({
             "dir": dir,
             "at_ms": started.elapsed().as_millis() as u64,
             "line": text.trim_end_matches(['\n', '\r']),
         });
-        let mut file = log.lock().await;
-        let _ = file.write_all(format!("{entry}\n").as_bytes()).await;
-        let _ = file.flush().await;
+        {
+            let mut file = log.lock().await;
+            let _ = file.write_all(format!("{entry}\n").as_bytes()).await;
+            let _ = file.flush().await;
+        }
+        if to.write_all(&line).await.is_err() || to.flush().await.is_err() {
+            break;
+        }
     }
     let _ = to.shutdown().await;
 }

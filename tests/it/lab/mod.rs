@@ -376,3 +376,50 @@ fn issue_37_lab_exits_2_for_an_unknown_client_or_one_asked_for_and_not_found() {
         assert_eq!(client["status"], "not_installed", "{client:#}");
     }
 }
+
+/// The tap writes a line down before the client has it: a client that ends (and so ends the
+/// tap) the moment it has read a large result leaves a transcript that holds it. (The tap once
+/// passed the line on first; under CI's load Gemini CLI read two large results, answered and
+/// ended before the tap had written them, and the lab said the tool was never called.)
+#[test]
+fn the_tap_records_a_result_before_the_client_reads_it() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tap.jsonl");
+    // a server that answers its one request with a 16 MB line
+    let server = "import sys\nsys.stdin.readline()\nsys.stdout.write('{\"id\":1,\"result\":\"' + 'x' * (16 << 20) + '\"}\\n')\nsys.stdout.flush()\n";
+    let mut tap = std::process::Command::new(crate::support::bin_path())
+        .arg("lab-tap")
+        .arg("--out")
+        .arg(&out)
+        .args(["--", "python3", "-c", server])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = tap.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    BufReader::new(tap.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // read at once, as the client would have it, before the tap is asked to end
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = tap.kill();
+    let _ = tap.wait();
+    assert_eq!(line.len(), (16 << 20) + 21, "the client got the whole line");
+    let received: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["dir"] == "received")
+        .collect();
+    assert_eq!(
+        received.len(),
+        1,
+        "the transcript lacks the result it passed on"
+    );
+    assert_eq!(received[0]["line"].as_str(), Some(line.trim_end()));
+}
