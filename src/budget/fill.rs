@@ -173,11 +173,12 @@ impl<'t> Filler<'t> {
         let room = budget.saturating_sub(2);
         let n = spans.len().min(self.caps.items.unwrap_or(usize::MAX));
         let text = self.text.as_bytes();
-        let least: Vec<usize> = spans[..n.min(MIN_ITEMS)]
-            .iter()
-            .map(|s| least_bytes(text, *s))
-            .collect();
-        let plan = prefix(n, room, |i, cap| self.len(spans[i], cap), |i| least[i]);
+        let plan = prefix(
+            n,
+            room,
+            |i, cap| self.len(spans[i], cap),
+            |i| least_bytes(text, spans[i]),
+        );
         let len = path.len();
         path.push_str("[]");
         out.push('[');
@@ -242,14 +243,11 @@ impl<'t> Filler<'t> {
             share_lazy(spans.len(), room - keys, |i, cap| self.len(spans[i].1, cap))
         } else {
             let key = |i: usize| spans[i].0 .1 - spans[i].0 .0 + 2;
-            let least: Vec<usize> = (0..spans.len().min(MIN_ITEMS))
-                .map(|i| key(i) + least_bytes(b, spans[i].1))
-                .collect();
             prefix(
                 spans.len(),
                 room,
                 |i, cap| key(i) + self.len(spans[i].1, cap.saturating_sub(key(i))),
-                |i| least[i],
+                |i| key(i) + least_bytes(b, spans[i].1),
             )
         };
         out.push('{');
@@ -329,7 +327,7 @@ fn least_bytes(b: &[u8], (start, end): Span) -> usize {
 }
 
 /// Whole children from the head while they fit `room` (a comma between each); then the next
-/// one cut to what is left when that is at least a tenth of the room; with fewer than
+/// one cut to what is left when that is at least a tenth of the room and its `least`; with fewer than
 /// [`MIN_ITEMS`] whole, the first ones share the room, as many as can each have at least
 /// `least(i)`. `size(i, cap)` is child `i`'s compact length counted up to `cap`.
 fn prefix(
@@ -372,8 +370,9 @@ fn prefix(
         }
         return plan;
     }
+    // a child that cannot be cut below its least (a number, a key) is not cut to less
     let left = room.saturating_sub(used + 1);
-    if left >= room / 10 && left >= 8 {
+    if left >= room / 10 && left >= 8 && left >= least(whole) {
         plan[whole] = Alloc::Cut(left);
     }
     plan

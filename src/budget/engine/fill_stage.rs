@@ -67,14 +67,11 @@ impl<'w, 'a> JsonFill<'w, 'a> {
         })
     }
 
-    /// Bytes per token of the JSON's first 4 KB written compactly (`count` counts a text): the
-    /// search's first guess then lands near the budget, and most searches count twice.
-    pub fn bytes_per_token(&mut self, count: impl Fn(&str) -> usize) -> f64 {
-        let Some(f) = self.fillers.first_mut() else {
-            return 4.0;
-        };
-        let (sample, _) = f.fill(4096);
-        (sample.len() as f64 / count(&sample).max(1) as f64).clamp(1.0, 16.0)
+    /// The first JSON's first 4 KB written compactly: counted, its bytes per token make the
+    /// search's first guess land near the budget (most searches count twice), and its count
+    /// is reused by the first try, which begins with the same bytes when the JSON is a list.
+    pub fn sample(&mut self) -> Option<String> {
+        Some(self.fillers.first_mut()?.fill(4096).0)
     }
 
     /// All of the JSON written compactly, in bytes: the search's ceiling.

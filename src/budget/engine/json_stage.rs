@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::super::exact::has_f64;
 use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Structured, Work, READ_SHRUNK_BYTES};
+use super::super::prefix::Scan;
 use super::super::toon::{decode, encode, encode_exact};
 use super::fill_stage::{json_size, size_ratio, Filled, JsonFill, Try};
 use super::{Budgeted, Engine, Run, Strategy};
@@ -222,7 +223,19 @@ impl Engine {
             None => rest.cost(&self.counter),
         };
         let size = &run.policy.size;
-        let per_token = fill.bytes_per_token(|t| self.counter.count(t));
+        // each JSON text of the last try, with what counting it learnt: a try counts only
+        // past the bytes it shares with the last one (a longer list repeats its head)
+        let mut last: Vec<(String, Scan)> = Vec::new();
+        let per_token = match fill.sample() {
+            Some(sample) => {
+                let mut scan = Scan::default();
+                let n = self.counter.count_scanned(&sample, usize::MAX, &mut scan);
+                let per_token = sample.len() as f64 / n.unwrap_or(0).max(1) as f64;
+                last.push((sample, scan));
+                per_token.clamp(1.0, 16.0)
+            }
+            None => 4.0,
+        };
         // the note and the rest are not known yet: aim a little under the room
         let start = (limit.saturating_sub(rest_tokens + 200) as f64 * per_token * 0.98) as usize;
         let mut filled = fill.search(start, |f| {
@@ -232,10 +245,22 @@ impl Engine {
             facts.strategy = Strategy::Shrunk.name();
             let text = render(&facts);
             let note = self.counter.count(&text);
-            let json_tokens: usize = json_texts(&f.work)
-                .iter()
-                .map(|t| self.counter.count(t))
-                .sum();
+            let mut json_tokens = 0;
+            for (i, t) in json_texts(&f.work).into_iter().enumerate() {
+                let mut scan = match last.get(i) {
+                    Some((old, scan)) => Scan::rebase(old, scan, &t),
+                    None => Scan::default(),
+                };
+                json_tokens += self
+                    .counter
+                    .count_scanned(&t, usize::MAX, &mut scan)
+                    .unwrap_or_default();
+                let kept = (t.into_owned(), scan);
+                match last.get_mut(i) {
+                    Some(slot) => *slot = kept,
+                    None => last.push(kept),
+                }
+            }
             let (sized, size_ratio) = match size.is_unbounded() {
                 true => (true, f64::INFINITY),
                 false => {
