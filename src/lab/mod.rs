@@ -22,6 +22,7 @@ mod isolate;
 pub mod model;
 mod probe;
 mod profile;
+mod reap;
 mod report;
 mod run;
 mod runner;

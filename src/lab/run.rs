@@ -244,6 +244,8 @@ async fn run_client(
         }
     };
     drop(group);
+    // and what it started outside its group (a daemon in a session of its own)
+    super::reap::end_escaped();
     let tail = |b: &[u8]| crate::text::tail(&String::from_utf8_lossy(b), 2000).to_string();
     Ok((code, timed_out, format!("{}{}", tail(&err), tail(&out))))
 }

@@ -104,11 +104,15 @@ pub struct LabOptions {
 /// Run every client on every server.
 pub async fn run_lab(opts: &LabOptions, mut progress: impl FnMut(&str)) -> LabReport {
     let base_env = base_env();
+    // a daemon a client starts in a session of its own is handed to the lab and ended after
+    // each run (super::reap)
+    super::reap::adopt_orphans();
     let mut clients = Vec::new();
     for adapter in &opts.adapters {
         progress(&format!("{}: looking for it", adapter.id));
         clients.push(run_client(opts, adapter, &base_env, &mut progress).await);
     }
+    super::reap::end_escaped();
     LabReport {
         schema_version: LAB_SCHEMA_VERSION,
         tool: format!("mcp-budget {}", env!("CARGO_PKG_VERSION")),

@@ -271,6 +271,29 @@ fn a_client_that_hangs_is_ended_with_its_whole_process_group() {
     assert!(!running(pid), "the client's child {pid} outlived the lab");
 }
 
+/// A client that starts a daemon in a session of its own (out of its process group's reach,
+/// as Cline's hub daemon is) and ends normally: the daemon is ended with the run, not left
+/// running after the lab.
+#[test]
+fn a_daemon_a_client_starts_in_its_own_session_is_ended_with_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("daemon.pid");
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let adapter = test_adapter(dir.path(), &[("LAB_DAEMON", pid_file.to_str().unwrap())]);
+    let (report, code, stderr) = lab(dir.path(), &probes, &adapter, &[]);
+    assert_eq!(code, 0, "{stderr}\n{report:#}");
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let session = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+    assert!(
+        !running(pid),
+        "the client's daemon {pid} outlived the lab: {session:?}"
+    );
+}
+
 /// Whether process `pid` runs (a zombie waiting to be reaped does not).
 fn running(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
