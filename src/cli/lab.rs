@@ -47,6 +47,11 @@ pub struct LabArgs {
     /// Run without a network namespace (only the adapters' URLs are checked to be 127.0.0.1)
     #[arg(long)]
     pub no_isolation: bool,
+    /// Fail (exit 1) when a measured client has moved from its profile: an installed version
+    /// other than the profile's, or a result the profile does not predict (each said on
+    /// stderr): the step a team runs in CI when it upgrades its clients
+    #[arg(long)]
+    pub check: bool,
     /// Find each client's rules by bisection on the lab server's synthetic results (no server
     /// of yours is needed; with files given, they are measured too)
     #[arg(long)]

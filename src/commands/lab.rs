@@ -66,7 +66,17 @@ pub fn run(args: LabArgs) -> anyhow::Result<()> {
             c.looked_in.join(", ")
         ));
     }
-    Failure::unless_failed(failed || !not_found.is_empty())
+    // a client that moved from its profile: said always, a failure under --check
+    let drift = report.drift();
+    let level = if args.check { "error" } else { "warning" };
+    for line in &drift {
+        warn(&format!("{level}: lab: {line}"));
+    }
+    Failure::unless_failed(failed || !not_found.is_empty())?;
+    if args.check && !drift.is_empty() {
+        return Err(Failure::GateFailed.into());
+    }
+    Ok(())
 }
 
 /// `lab-tap`: relay stdio to the server, writing the transcript.

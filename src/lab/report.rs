@@ -105,6 +105,52 @@ impl LabReport {
     }
 }
 
+impl LabReport {
+    /// Where a measured client has moved from its profile, a line each: an installed version
+    /// that is not the one the profile was measured with (and what to run), and each probe
+    /// whose measurement the profile does not predict. Empty when every measured client is
+    /// as its profile says (`lab --check` fails on any line).
+    pub fn drift(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for c in &self.clients {
+            if c.status == ClientStatus::NotInstalled {
+                continue;
+            }
+            let probes = c.servers.iter().flat_map(|s| &s.probes);
+            let profiled = probes.clone().find_map(|p| p.modelled.as_ref());
+            let measured_on = profiled
+                .and_then(|m| m.profile_version.clone())
+                .or_else(|| {
+                    crate::profiles::profile(&c.id)
+                        .and_then(|p| p.measured.as_ref().map(|m| m.version.clone()))
+                });
+            if let (Some(installed), Some(on)) = (&c.version, &measured_on) {
+                if installed != on {
+                    out.push(format!(
+                        "{}: profile measured on {on}, installed {installed}: run `mcp-budget lab --derive --client {}`",
+                        c.id, c.id
+                    ));
+                }
+            }
+            for p in probes {
+                let Some(m) = p.modelled.as_ref().filter(|m| !m.agrees) else {
+                    continue;
+                };
+                out.push(format!(
+                    "{}: {}: the profile predicts {} tokens ({}), the client sent {} ({})",
+                    c.id,
+                    p.tool,
+                    crate::units::thousands(m.tokens),
+                    m.outcome.name(),
+                    crate::units::thousands(p.delivered.map_or(0, |d| d.tokens)),
+                    m.measured_outcome.name()
+                ));
+            }
+        }
+        out
+    }
+}
+
 impl ClientReport {
     /// The status the servers' results add up to.
     pub fn settle(&mut self) {

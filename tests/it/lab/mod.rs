@@ -446,3 +446,99 @@ fn the_tap_records_a_result_before_the_client_reads_it() {
     );
     assert_eq!(received[0]["line"].as_str(), Some(line.trim_end()));
 }
+
+/// `lab --check`, the gate a team runs when it upgrades its clients: a client whose installed
+/// version is not its profile's, and a result its profile does not predict, are a line each
+/// and exit 1; without `--check` the same lines are warnings and the run passes.
+#[test]
+fn lab_check_fails_on_a_client_that_moved_from_its_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(
+        dir.path(),
+        &[
+            (
+                "list_pull_requests",
+                "{ owner = \"acme\", repo = \"widgets\", per_page = 2 }",
+            ),
+            (
+                "scrape_as_markdown",
+                "{ url = \"demo://shop/search?q=wireless+earbuds\" }",
+            ),
+        ],
+    );
+    // the test client under Claude Code's id: neither its version nor its cut is Claude Code's
+    let adapter = test_adapter(dir.path(), &[("LAB_CUT", "10000")]);
+    let text = std::fs::read_to_string(&adapter)
+        .unwrap()
+        .replace("id = \"lab-test\"", "id = \"claude-code\"");
+    std::fs::write(&adapter, text).unwrap();
+    let profiles: toml::Value =
+        toml::from_str(&std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap())
+            .unwrap();
+    let measured_on = profiles["client"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"].as_str() == Some("claude-code"))
+        .unwrap()["measured"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let client = repo().join("tests/fixtures/lab/client.py");
+    let run = |extra: &[&str]| {
+        let out = mcp_budget(dir.path(), dir.path())
+            .env("TMPDIR", dir.path())
+            .arg("lab")
+            .arg(&probes)
+            .args(["--client", "claude-code", "--format", "json", "--adapter"])
+            .arg(&adapter)
+            .arg("--client-bin")
+            .arg(format!("claude-code={}", client.display()))
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+            serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null),
+        )
+    };
+    let (code, stderr, report) = run(&["--check"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "error: lab: claude-code: profile measured on {measured_on}, installed 0.1.0: run `mcp-budget lab --derive --client claude-code`"
+        )),
+        "{stderr}"
+    );
+    // a line for each result the report says DIFFERS, and only for those
+    let probes = report["clients"][0]["servers"][0]["probes"]
+        .as_array()
+        .unwrap();
+    assert_eq!(probes.len(), 2, "{report:#}");
+    for p in probes {
+        let line = format!(
+            "error: lab: claude-code: {}: the profile predicts {} tokens",
+            p["tool"].as_str().unwrap(),
+            mcp_budget::units::thousands(p["modelled"]["tokens"].as_u64().unwrap() as usize)
+        );
+        assert_eq!(
+            stderr.contains(&line),
+            p["modelled"]["agrees"] == false,
+            "{line}\n{stderr}"
+        );
+    }
+    // the test client cuts a large page at 10,000 characters, which Claude Code does not
+    assert!(
+        stderr.lines().any(|l| l
+            .starts_with("error: lab: claude-code: scrape_as_markdown: the profile predicts ")
+            && l.ends_with("(truncated)")),
+        "{stderr}"
+    );
+    let (code, stderr, _) = run(&[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning: lab: claude-code: profile measured on"),
+        "{stderr}"
+    );
+}
