@@ -21,6 +21,7 @@ use crate::printer::warn;
 use crate::progress::Bars;
 use crate::settings;
 
+mod drift;
 mod measured;
 
 pub fn run(args: AuditArgs) -> anyhow::Result<()> {
@@ -112,6 +113,9 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
             return Err(Failure::Reported.into());
         }
         findings::apply(&mut report);
+    } else {
+        // the lab says it for a measured client
+        drift::say(&report);
     }
     if !args.no_write {
         write_reports(&report, &args.out, !args.no_charts)?;

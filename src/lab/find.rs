@@ -112,6 +112,24 @@ pub fn version_in(text: &str) -> Option<String> {
         .map(|w| w.trim_end_matches('.').to_string())
 }
 
+/// The version of the built-in client `id` installed where the lab would find it (the npm
+/// folders of `MCP_BUDGET_LAB_NPM`, `./node_modules`, the global one, then PATH), read as the
+/// lab reads it (a cleared environment, a private HOME); `None` when it is not installed or
+/// says no version. What `audit --client` compares with the profile's.
+pub async fn installed_version(id: &str) -> Option<String> {
+    let adapter = Adapter::built_in().into_iter().find(|a| a.id == id)?;
+    let extra: Vec<PathBuf> = std::env::var_os("MCP_BUDGET_LAB_NPM")
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
+    let Found::At(bin) = find(&adapter, &BTreeMap::new(), &npm_folders(&extra)) else {
+        return None;
+    };
+    let home = tempfile::tempdir().ok()?;
+    let mut env = super::runner::base_env();
+    env.insert("HOME".into(), home.path().display().to_string());
+    version(&bin, &adapter, &env).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

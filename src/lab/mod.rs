@@ -36,7 +36,7 @@ pub use audit::merge as merge_into_report;
 pub use definitions::{Definitions, Form};
 pub use derive::ShapeRule;
 pub use error::LabError;
-pub use find::npm_folders;
+pub use find::{installed_version, npm_folders};
 pub use isolate::{loopback_only, Isolation};
 pub use probe::Modelled;
 pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};

@@ -124,7 +124,7 @@ pub async fn run_lab(opts: &LabOptions, mut progress: impl FnMut(&str)) -> LabRe
 }
 
 /// The environment every client starts from: PATH (the system's folders and node's), LANG.
-fn base_env() -> BTreeMap<String, String> {
+pub(super) fn base_env() -> BTreeMap<String, String> {
     let mut dirs = vec![
         "/usr/local/bin".to_string(),
         "/usr/bin".into(),

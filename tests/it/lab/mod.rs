@@ -542,3 +542,50 @@ fn lab_check_fails_on_a_client_that_moved_from_its_profile() {
         "{stderr}"
     );
 }
+
+/// `audit --client X` says when X is installed in another version than its profile's, and what
+/// to run; the profile's own version is not said.
+#[test]
+fn audit_client_says_an_installed_version_that_is_not_the_profiles() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
+    let profiles: toml::Value =
+        toml::from_str(&std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap())
+            .unwrap();
+    let measured_on = profiles["client"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"].as_str() == Some("codex"))
+        .unwrap()["measured"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let npm = dir.path().join("npm");
+    std::fs::create_dir_all(npm.join(".bin")).unwrap();
+    let run = |installed: &str| {
+        let bin = npm.join(".bin/codex");
+        std::fs::write(&bin, format!("#!/bin/sh\necho 'codex-cli {installed}'\n")).unwrap();
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let out = mcp_budget(dir.path(), dir.path())
+            .env("MCP_BUDGET_LAB_NPM", &npm)
+            .arg("audit")
+            .arg(&probes)
+            .args(["--client", "codex", "--out"])
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let stderr = run("0.1.2");
+    assert!(
+        stderr.contains(&format!(
+            "warning: codex: profile measured on {measured_on}, installed 0.1.2: run `mcp-budget lab --derive --client codex`"
+        )),
+        "{stderr}"
+    );
+    let stderr = run(&measured_on);
+    assert!(!stderr.contains("profile measured on"), "{stderr}");
+}
