@@ -81,12 +81,15 @@ pub fn run(args: LabArgs) -> anyhow::Result<()> {
 
 /// `lab-tap`: relay stdio to the server, writing the transcript.
 pub fn tap(args: LabTapArgs) -> anyhow::Result<()> {
-    let code = super::runtime()?.block_on(mcp_budget::lab::tap::run(
+    let runtime = super::runtime()?;
+    let code = runtime.block_on(mcp_budget::lab::tap::run(
         &args.out,
         args.env_file.as_deref(),
         &args.command,
-    ))?;
-    Failure::unless_failed(code != 0)
+    ));
+    // the read of stdin may still wait for the client: the tap ends without waiting for it
+    runtime.shutdown_background();
+    Failure::unless_failed(code? != 0)
 }
 
 /// `lab-server`: the lab's synthetic-result server on stdio.

@@ -246,7 +246,14 @@ async fn run_client(
     drop(group);
     // and what it started outside its group (a daemon in a session of its own)
     super::reap::end_escaped();
-    let tail = |b: &[u8]| crate::text::tail(&String::from_utf8_lossy(b), 2000).to_string();
+    // a client prints what its server said (its stderr): the server's variables are redacted,
+    // whole, before the end is cut
+    let mut redactor = crate::config::Redactor::of(crate::config::inherited_secrets());
+    redactor.add(spec.server.env.values().cloned());
+    let tail = |b: &[u8]| {
+        let text = redactor.redact(&String::from_utf8_lossy(b));
+        crate::text::tail(&text, 2000).to_string()
+    };
     Ok((code, timed_out, format!("{}{}", tail(&err), tail(&out))))
 }
 

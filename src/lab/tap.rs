@@ -36,7 +36,7 @@ pub async fn run(out: &Path, env_file: Option<&Path>, command: &[String]) -> Res
         .envs(env.lines().filter_map(|l| l.split_once('=')))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| LabError::Tap {
@@ -46,12 +46,94 @@ pub async fn run(out: &Path, env_file: Option<&Path>, command: &[String]) -> Res
     let started = Instant::now();
     let to_server = child.stdin.take().expect("stdin is piped");
     let from_server = child.stdout.take().expect("stdout is piped");
+    let errors = child.stderr.take().expect("stderr is piped");
     let up = pass(tokio::io::stdin(), to_server, "sent", log.clone(), started);
-    let down = pass(from_server, tokio::io::stdout(), "received", log, started);
-    // the client closing stdin ends the server's input; the server closing stdout ends the tap
-    let (_, _) = tokio::join!(up, down);
-    let status = child.wait().await.map_err(failed)?;
+    let down = pass(
+        from_server,
+        tokio::io::stdout(),
+        "received",
+        log.clone(),
+        started,
+    );
+    // the server's exit is written down as it happens, with the end of its stderr: a server
+    // that fails to start is then reported with why, whatever its client does next
+    let ended = async {
+        // the server's own variables are its secrets: redacted before a line is cut
+        let mut redactor = crate::config::Redactor::of(crate::config::inherited_secrets());
+        redactor.add(
+            env.lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(_, v)| v.to_string()),
+        );
+        let tail = tokio::spawn(stderr_tail(errors, redactor));
+        let status = child.wait().await;
+        let tail = tokio::time::timeout(std::time::Duration::from_secs(2), tail)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let code = status.as_ref().ok().and_then(|s| s.code());
+        let entry = serde_json::json!({
+            "dir": "exit",
+            "at_ms": started.elapsed().as_millis() as u64,
+            "code": code,
+            "stderr": tail,
+        });
+        let mut file = log.lock().await;
+        let _ = file.write_all(format!("{entry}\n").as_bytes()).await;
+        let _ = file.flush().await;
+        status
+    };
+    // the client closing stdin ends the server's input; the server closing stdout (and
+    // ending) ends the tap, whatever the client does: a client waiting for an answer from a
+    // server that died then reads the end of its input instead of waiting for its timeout
+    let rest = async {
+        let (_, status) = tokio::join!(down, ended);
+        status
+    };
+    tokio::pin!(rest);
+    let status = tokio::select! {
+        status = &mut rest => status,
+        _ = up => rest.await,
+    };
+    let status = status.map_err(failed)?;
     Ok(status.code().unwrap_or(1))
+}
+
+/// Lines of the server's stderr kept for the transcript, and characters of each.
+const STDERR_LINES: usize = 20;
+const STDERR_LINE_CHARS: usize = 400;
+
+/// Pass the server's stderr on to the tap's (the client's, as before), keeping its last lines.
+async fn stderr_tail(
+    from: impl tokio::io::AsyncRead + Unpin,
+    redactor: crate::config::Redactor,
+) -> Vec<String> {
+    let mut from = BufReader::new(from);
+    let mut to = tokio::io::stderr();
+    let mut kept = std::collections::VecDeque::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match from.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let _ = to.write_all(&line).await;
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end();
+        if text.is_empty() {
+            continue;
+        }
+        if kept.len() == STDERR_LINES {
+            kept.pop_front();
+        }
+        kept.push_back(crate::text::preview(
+            &redactor.redact(text),
+            STDERR_LINE_CHARS,
+        ));
+    }
+    kept.into()
 }
 
 /// Copy lines from `from` to `to`, logging each; stops at the end of `from` or a failed write.
@@ -96,6 +178,9 @@ async fn pass(
 pub struct Transcript {
     sent: Vec<Value>,
     received: Vec<String>,
+    /// The server's exit, when it ended before the tap was ended: its code (None: a signal)
+    /// and the last lines of its stderr.
+    exit: Option<(Option<i32>, Vec<String>)>,
 }
 
 impl Transcript {
@@ -111,6 +196,16 @@ impl Transcript {
             match entry["dir"].as_str() {
                 Some("sent") => t.sent.extend(serde_json::from_str(&line).ok()),
                 Some("received") => t.received.push(line),
+                Some("exit") => {
+                    let code = entry["code"].as_i64().map(|c| c as i32);
+                    let tail = entry["stderr"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|l| l.as_str().map(String::from))
+                        .collect();
+                    t.exit = Some((code, tail));
+                }
                 _ => {}
             }
         }
@@ -165,6 +260,12 @@ impl Transcript {
             .into_iter()
             .find(|(params, _)| params["name"] == tool)
             .map(|(_, msg)| msg["result"].clone())
+    }
+
+    /// The server's exit as the tap saw it (when it ended on its own before the tap): its
+    /// code and the last lines of its stderr.
+    pub fn server_exit(&self) -> Option<(Option<i32>, &[String])> {
+        self.exit.as_ref().map(|(c, t)| (*c, t.as_slice()))
     }
 
     /// Whether the client called `tool` at all.

@@ -589,3 +589,30 @@ fn audit_client_says_an_installed_version_that_is_not_the_profiles() {
     let stderr = run(&measured_on);
     assert!(!stderr.contains("profile measured on"), "{stderr}");
 }
+
+/// A server that fails to start is reported with what it said: its exit and the end of its
+/// stderr (its own variables redacted), not only "the client never listed the server's tools".
+#[test]
+fn a_server_that_fails_to_start_is_reported_with_its_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let probes = dir.path().join("probes.toml");
+    std::fs::write(
+        &probes,
+        "[servers.broken]\ncommand = \"sh\"\nargs = [\"-c\", \"echo starting >&2; echo \\\"bad token $BROKEN_TOKEN: config missing\\\" >&2; exit 3\"]\nenv = { BROKEN_TOKEN = \"tok-9f8e7d6c5b4a3928\" }\n\n[[servers.broken.probes]]\ntool = \"anything\"\n",
+    )
+    .unwrap();
+    let adapter = test_adapter(dir.path(), &[]);
+    let (report, code, stderr) = lab(dir.path(), &probes, &adapter, &[]);
+    assert_eq!(code, 2, "{stderr}\n{report:#}");
+    let error = report["clients"][0]["servers"][0]["error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        error.contains("the client never listed the server's tools: the server ended (exit 3), its stderr ending: starting | bad token <redacted>: config missing"),
+        "{error}"
+    );
+    assert!(
+        !report.to_string().contains("tok-9f8e7d6c5b4a3928"),
+        "{report:#}"
+    );
+}
