@@ -198,6 +198,7 @@ mod tests {
                 ),
             ],
             derive_errors: vec![],
+            derive_kept: vec![],
             profile: String::new(),
         };
         let text = entry(&c, "2026-12-01");

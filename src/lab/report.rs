@@ -56,6 +56,9 @@ pub struct ClientReport {
     pub rules: Vec<ShapeRule>,
     /// `--derive`: a shape whose bisection failed (a run that could not be measured).
     pub derive_errors: Vec<String>,
+    /// `--derive --keep`: where the bisection's runs' folders were left.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derive_kept: Vec<String>,
     /// `--derive`: the rules as a profile entry for `clients.toml` (TOML).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub profile: String,
@@ -186,6 +189,7 @@ mod tests {
             servers: Vec::new(),
             rules: Vec::new(),
             derive_errors: Vec::new(),
+            derive_kept: Vec::new(),
             profile: String::new(),
         }
     }

@@ -161,6 +161,7 @@ async fn run_client(
         servers: Vec::new(),
         rules: Vec::new(),
         derive_errors: Vec::new(),
+        derive_kept: Vec::new(),
         profile: String::new(),
     };
     let bin = match find::find(adapter, &opts.client_bins, &opts.npm_folders) {
@@ -179,7 +180,7 @@ async fn run_client(
     report.version = find::version(&bin, adapter, &version_env).await;
     report.status = ClientStatus::Measured;
     if !opts.derive.is_empty() {
-        (report.rules, report.derive_errors) =
+        (report.rules, report.derive_errors, report.derive_kept) =
             derive_client(opts, adapter, &bin, base_env, progress).await;
         let today = crate::units::now_rfc3339();
         report.profile = profile::entry(&report, today.get(..10).unwrap_or(&today));
@@ -272,14 +273,15 @@ async fn run_server(
     report
 }
 
-/// Find the client's rules on the lab server, shape by shape.
+/// Find the client's rules on the lab server, shape by shape: the rules, the shapes that
+/// failed, and (`--keep`) where the runs' folders are.
 async fn derive_client(
     opts: &LabOptions,
     adapter: &Adapter,
     bin: &Path,
     base_env: &BTreeMap<String, String>,
     progress: &mut impl FnMut(&str),
-) -> (Vec<ShapeRule>, Vec<String>) {
+) -> (Vec<ShapeRule>, Vec<String>, Vec<String>) {
     let server = LabServer {
         name: "lab".into(),
         command: vec![opts.exe.display().to_string(), "lab-server".into()],
@@ -287,6 +289,7 @@ async fn derive_client(
         probes: Vec::new(),
     };
     let (mut rules, mut errors) = (Vec::new(), Vec::new());
+    let kept = std::cell::RefCell::new(Vec::new());
     for &shape in &opts.derive {
         progress(&format!("{}: deriving {}", adapter.id, shape.name()));
         let run = |chars: usize| {
@@ -294,8 +297,13 @@ async fn derive_client(
                 tool: TOOL.into(),
                 arguments: serde_json::json!({"shape": shape.name(), "chars": chars}),
             };
-            let server = &server;
-            async move { probe_once(opts, adapter, bin, server, &probe, base_env).await }
+            let (server, kept) = (&server, &kept);
+            async move {
+                let (outcome, folders) =
+                    probe_once(opts, adapter, bin, server, &probe, base_env).await;
+                kept.borrow_mut().extend(folders);
+                outcome
+            }
         };
         match derive::bisect(shape, MAX_CHARS, run).await {
             Ok(found) => rules.extend(found),
@@ -303,10 +311,11 @@ async fn derive_client(
         }
     }
     derive::settle_units(&mut rules);
-    (rules, errors)
+    (rules, errors, kept.into_inner())
 }
 
-/// One run of one probe: what it became, or why it could not be measured.
+/// One run of one probe: what it became, or why it could not be measured; and where
+/// `--keep` left its folders.
 async fn probe_once(
     opts: &LabOptions,
     adapter: &Adapter,
@@ -314,19 +323,21 @@ async fn probe_once(
     server: &LabServer,
     probe: &LabProbe,
     base_env: &BTreeMap<String, String>,
-) -> Result<ProbeOutcome, String> {
+) -> (Result<ProbeOutcome, String>, Vec<String>) {
     let one = LabServer {
         probes: vec![probe.clone()],
         ..server.clone()
     };
     let mut report = run_server(opts, adapter, bin, &one, base_env).await;
+    let kept = std::mem::take(&mut report.kept);
     if let Some(e) = report.error.take().or_else(|| report.probe_errors.pop()) {
-        return Err(e);
+        return (Err(e), kept);
     }
-    report
+    let outcome = report
         .probes
         .pop()
-        .ok_or_else(|| "the run measured nothing".to_string())
+        .ok_or_else(|| "the run measured nothing".to_string());
+    (outcome, kept)
 }
 
 /// Read one run into the server's report: the definitions (first run), the probe's outcome.

@@ -50,6 +50,9 @@ fn table(report: &LabReport) -> String {
         for e in &c.derive_errors {
             let _ = writeln!(out, "  derive error: {e}");
         }
+        for k in &c.derive_kept {
+            let _ = writeln!(out, "  kept: {k}");
+        }
         if !c.profile.is_empty() {
             let _ = writeln!(out, "  as a profile entry (src/profiles/clients.toml):");
             for line in c.profile.lines() {

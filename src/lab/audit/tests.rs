@@ -97,6 +97,7 @@ fn lab(client: &str, version: Option<&str>, probes: Vec<ProbeOutcome>) -> LabRep
             }],
             rules: Vec::new(),
             derive_errors: Vec::new(),
+            derive_kept: Vec::new(),
             profile: String::new(),
         }],
     }

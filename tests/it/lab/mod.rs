@@ -616,3 +616,45 @@ fn a_server_that_fails_to_start_is_reported_with_its_stderr() {
         "{report:#}"
     );
 }
+
+/// `--derive --keep` says where the bisection's runs are (it kept them and said nothing), and
+/// the folders are there.
+#[test]
+fn derive_with_keep_says_where_the_runs_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let adapter = test_adapter(dir.path(), &[("LAB_CUT", "3000")]);
+    let client = repo().join("tests/fixtures/lab/client.py");
+    let run = |format: &str| {
+        mcp_budget(dir.path(), dir.path())
+            .env("TMPDIR", dir.path())
+            .args(["lab", "--derive", "--shape", "lines", "--keep"])
+            .args(["--client", "lab-test", "--format", format, "--adapter"])
+            .arg(&adapter)
+            .arg("--client-bin")
+            .arg(format!("lab-test={}", client.display()))
+            .output()
+            .unwrap()
+    };
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &report["clients"][0];
+    assert_eq!(c["rules"][0]["threshold"], 3000, "{c:#}");
+    let kept: Vec<&str> = c["derive_kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kept.len() as u64,
+        c["rules"][0]["runs"].as_u64().unwrap(),
+        "{c:#}"
+    );
+    for k in &kept {
+        assert!(Path::new(k).join("tap.jsonl").is_file(), "{k}");
+    }
+    let table = run("table");
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("  kept: "), "{text}");
+}
