@@ -40,7 +40,9 @@ pub use find::{installed_version, npm_folders};
 pub use isolate::{loopback_only, Isolation};
 pub use probe::Modelled;
 pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};
-pub use report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
+pub use report::{
+    stale_profile, ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION,
+};
 pub use runner::{run_lab, LabOptions, LabProbe, LabServer};
 pub use shapes::Shape;
 pub use table::render;

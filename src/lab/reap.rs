@@ -89,8 +89,8 @@ fn escaped(procs: &HashMap<i32, Proc>, me: i32, session: i32) -> Vec<(i32, bool)
 }
 
 /// End every descendant of this process that left its session (a client's daemon), and reap
-/// those that are its children; the pids ended.
-pub fn end_escaped() -> Vec<i32> {
+/// those that are its children.
+pub fn end_escaped() {
     // SAFETY: getpid and getsid(0) only read this process's ids.
     let (me, session) = unsafe { (libc::getpid(), libc::getsid(0)) };
     let found = escaped(&processes(), me, session);
@@ -111,7 +111,6 @@ pub fn end_escaped() -> Vec<i32> {
             unsafe { libc::waitpid(pid, &mut status, 0) };
         }
     }
-    ended
 }
 
 #[cfg(test)]

@@ -119,23 +119,8 @@ impl LabReport {
             if c.status == ClientStatus::NotInstalled {
                 continue;
             }
-            let probes = c.servers.iter().flat_map(|s| &s.probes);
-            let profiled = probes.clone().find_map(|p| p.modelled.as_ref());
-            let measured_on = profiled
-                .and_then(|m| m.profile_version.clone())
-                .or_else(|| {
-                    crate::profiles::profile(&c.id)
-                        .and_then(|p| p.measured.as_ref().map(|m| m.version.clone()))
-                });
-            if let (Some(installed), Some(on)) = (&c.version, &measured_on) {
-                if installed != on {
-                    out.push(format!(
-                        "{}: profile measured on {on}, installed {installed}: run `mcp-budget lab --derive --client {}`",
-                        c.id, c.id
-                    ));
-                }
-            }
-            for p in probes {
+            out.extend(c.version.as_deref().and_then(|v| stale_profile(&c.id, v)));
+            for p in c.servers.iter().flat_map(|s| &s.probes) {
                 let Some(m) = p.modelled.as_ref().filter(|m| !m.agrees) else {
                     continue;
                 };
@@ -152,6 +137,17 @@ impl LabReport {
         }
         out
     }
+}
+
+/// The line that says client `id`, installed in `installed`, is not the version its profile
+/// was measured with, and what to run; `None` when it is, or the profile was never measured.
+pub fn stale_profile(id: &str, installed: &str) -> Option<String> {
+    let on = &crate::profiles::profile(id)?.measured.as_ref()?.version;
+    (on != installed).then(|| {
+        format!(
+            "{id}: profile measured on {on}, installed {installed}: run `mcp-budget lab --derive --client {id}`"
+        )
+    })
 }
 
 impl ClientReport {

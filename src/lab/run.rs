@@ -248,8 +248,7 @@ async fn run_client(
     super::reap::end_escaped();
     // a client prints what its server said (its stderr): the server's variables are redacted,
     // whole, before the end is cut
-    let mut redactor = crate::config::Redactor::of(crate::config::inherited_secrets());
-    redactor.add(spec.server.env.values().cloned());
+    let redactor = super::tap::server_redactor(spec.server.env.values().map(String::as_str));
     let tail = |b: &[u8]| {
         let text = redactor.redact(&String::from_utf8_lossy(b));
         crate::text::tail(&text, 2000).to_string()

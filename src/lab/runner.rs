@@ -354,18 +354,8 @@ fn read_run(
         (report.pages_read, report.stopped_before_last_page) = outcome.transcript.pages();
     }
     if tools.is_empty() && report.error.is_none() {
-        let why = match outcome.transcript.server_exit() {
-            Some((code, stderr)) => format!(
-                "the client never listed the server's tools: the server ended ({}){}",
-                code.map_or("killed by a signal".into(), |c| format!("exit {c}")),
-                match stderr.len() {
-                    0 => ", saying nothing on stderr".to_string(),
-                    n => format!(
-                        ", its stderr ending: {}",
-                        stderr[n.saturating_sub(3)..].join(" | ")
-                    ),
-                }
-            ),
+        let why = match outcome.transcript.server_ended() {
+            Some(ended) => format!("the client never listed the server's tools: {ended}"),
             None => "the client never listed the server's tools".to_string(),
         };
         report.error = Some(failure(adapter, outcome, &why));

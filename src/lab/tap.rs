@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
 use super::LabError;
+use crate::config::Redactor;
 
 /// Run `command` behind the tap until both sides close; the server's exit code. `env_file`
 /// holds the server's own variables (`NAME=value` lines), kept out of the client's argv.
@@ -59,12 +60,11 @@ pub async fn run(out: &Path, env_file: Option<&Path>, command: &[String]) -> Res
     // that fails to start is then reported with why, whatever its client does next
     let ended = async {
         // the server's own variables are its secrets: redacted before a line is cut
-        let mut redactor = crate::config::Redactor::of(crate::config::inherited_secrets());
-        redactor.add(
-            env.lines()
-                .filter_map(|l| l.split_once('='))
-                .map(|(_, v)| v.to_string()),
-        );
+        let values = env
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(_, v)| v);
+        let redactor = server_redactor(values);
         let tail = tokio::spawn(stderr_tail(errors, redactor));
         let status = child.wait().await;
         let tail = tokio::time::timeout(std::time::Duration::from_secs(2), tail)
@@ -79,9 +79,7 @@ pub async fn run(out: &Path, env_file: Option<&Path>, command: &[String]) -> Res
             "code": code,
             "stderr": tail,
         });
-        let mut file = log.lock().await;
-        let _ = file.write_all(format!("{entry}\n").as_bytes()).await;
-        let _ = file.flush().await;
+        record(&log, &entry).await;
         status
     };
     // the client closing stdin ends the server's input; the server closing stdout (and
@@ -100,15 +98,27 @@ pub async fn run(out: &Path, env_file: Option<&Path>, command: &[String]) -> Res
     Ok(status.code().unwrap_or(1))
 }
 
+/// Write one transcript entry, flushed (a line the log fails to take is lost, not the relay).
+async fn record(log: &Mutex<tokio::fs::File>, entry: &Value) {
+    let mut file = log.lock().await;
+    let _ = file.write_all(format!("{entry}\n").as_bytes()).await;
+    let _ = file.flush().await;
+}
+
+/// A redactor of a lab server's variables (every value, whatever its name) and of the
+/// inherited environment's secrets: what the server prints may echo any of them.
+pub(super) fn server_redactor<'v>(values: impl IntoIterator<Item = &'v str>) -> Redactor {
+    let mut redactor = Redactor::of(crate::config::inherited_secrets());
+    redactor.add(values.into_iter().map(String::from));
+    redactor
+}
+
 /// Lines of the server's stderr kept for the transcript, and characters of each.
 const STDERR_LINES: usize = 20;
 const STDERR_LINE_CHARS: usize = 400;
 
 /// Pass the server's stderr on to the tap's (the client's, as before), keeping its last lines.
-async fn stderr_tail(
-    from: impl tokio::io::AsyncRead + Unpin,
-    redactor: crate::config::Redactor,
-) -> Vec<String> {
+async fn stderr_tail(from: impl tokio::io::AsyncRead + Unpin, redactor: Redactor) -> Vec<String> {
     let mut from = BufReader::new(from);
     let mut to = tokio::io::stderr();
     let mut kept = std::collections::VecDeque::new();
@@ -161,11 +171,7 @@ async fn pass(
             "at_ms": started.elapsed().as_millis() as u64,
             "line": text.trim_end_matches(['\n', '\r']),
         });
-        {
-            let mut file = log.lock().await;
-            let _ = file.write_all(format!("{entry}\n").as_bytes()).await;
-            let _ = file.flush().await;
-        }
+        record(&log, &entry).await;
         if to.write_all(&line).await.is_err() || to.flush().await.is_err() {
             break;
         }
@@ -262,10 +268,19 @@ impl Transcript {
             .map(|(_, msg)| msg["result"].clone())
     }
 
-    /// The server's exit as the tap saw it (when it ended on its own before the tap): its
-    /// code and the last lines of its stderr.
-    pub fn server_exit(&self) -> Option<(Option<i32>, &[String])> {
-        self.exit.as_ref().map(|(c, t)| (*c, t.as_slice()))
+    /// The server's end as the tap saw it, when it ended before the tap: its exit and the
+    /// last lines of its stderr (`the server ended (exit 3), its stderr ending: a | b`).
+    pub fn server_ended(&self) -> Option<String> {
+        let (code, stderr) = self.exit.as_ref()?;
+        let exit = code.map_or("killed by a signal".into(), |c| format!("exit {c}"));
+        let said = match stderr.len() {
+            0 => ", saying nothing on stderr".to_string(),
+            n => format!(
+                ", its stderr ending: {}",
+                stderr[n.saturating_sub(3)..].join(" | ")
+            ),
+        };
+        Some(format!("the server ended ({exit}){said}"))
     }
 
     /// Whether the client called `tool` at all.

@@ -89,9 +89,10 @@ impl Engine {
             // the search counted this work with this note: it fits, and is not counted again
             if let Some(counted) = filled.json_tokens {
                 run.facts.strategy = Strategy::Shrunk.name();
-                let note = self.counter.count(&render(&run.facts));
+                let text = render(&run.facts);
+                let note = self.counter.count(&text);
                 debug_assert_eq!(counted, run.work.cost(&self.counter), "the search's count");
-                if run.fits_size(&render(&run.facts)) && counted + note <= run.limit {
+                if run.fits_size(&text) && counted + note <= run.limit {
                     return Some(self.finish(run, Strategy::Shrunk, counted + note));
                 }
             }

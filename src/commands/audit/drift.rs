@@ -8,32 +8,22 @@ use crate::printer::warn;
 
 /// Say each of the report's clients whose installed version is not its profile's.
 pub fn say(report: &Report) {
-    let profiled: Vec<(String, String)> = report
+    let profiled: Vec<&str> = report
         .clients
         .iter()
-        .filter_map(|c| {
-            let p = mcp_budget::profiles::profile(&c.id)?;
-            Some((c.id.clone(), p.measured.as_ref()?.version.clone()))
-        })
+        .map(|c| c.id.as_str())
+        .filter(|id| mcp_budget::profiles::profile(id).is_some_and(|p| p.measured.is_some()))
         .collect();
-    let Ok(runtime) = super::super::runtime() else {
-        return;
-    };
     if profiled.is_empty() {
         return;
     }
-    let installed = runtime.block_on(async {
-        let mut out = Vec::new();
-        for (id, _) in &profiled {
-            out.push(mcp_budget::lab::installed_version(id).await);
-        }
-        out
-    });
-    for ((id, on), installed) in profiled.iter().zip(installed) {
-        if let Some(v) = installed.filter(|v| v != on) {
-            warn(&format!(
-                "warning: {id}: profile measured on {on}, installed {v}: run `mcp-budget lab --derive --client {id}`"
-            ));
+    let Ok(runtime) = super::super::runtime() else {
+        return;
+    };
+    for id in profiled {
+        let installed = runtime.block_on(mcp_budget::lab::installed_version(id));
+        if let Some(line) = installed.and_then(|v| mcp_budget::lab::stale_profile(id, &v)) {
+            warn(&format!("warning: {line}"));
         }
     }
 }

@@ -31,6 +31,36 @@ pub(crate) fn test_adapter(dir: &Path, env: &[(&str, &str)]) -> PathBuf {
     path
 }
 
+/// `mcp-budget lab` on the test client under the id `id` (its adapter file `adapter`), with
+/// the runs' folders in `dir`; the caller adds the rest.
+pub(crate) fn lab_command(dir: &Path, adapter: &Path, id: &str) -> assert_cmd::Command {
+    let client = repo().join("tests/fixtures/lab/client.py");
+    let mut cmd = mcp_budget(dir, dir);
+    // the runs' folders go in the test's own folder
+    cmd.env("TMPDIR", dir)
+        .arg("lab")
+        .args(["--client", id, "--adapter"])
+        .arg(adapter)
+        .arg("--client-bin")
+        .arg(format!("{id}={}", client.display()));
+    cmd
+}
+
+/// The client version `id`'s profile in clients.toml was measured with.
+fn measured_version(id: &str) -> String {
+    let text = std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap();
+    let profiles: toml::Value = toml::from_str(&text).unwrap();
+    profiles["client"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"].as_str() == Some(id))
+        .unwrap()["measured"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// Run the lab on the test client; the JSON report and the exit code.
 pub(crate) fn lab(
     dir: &Path,
@@ -38,18 +68,11 @@ pub(crate) fn lab(
     adapter: &Path,
     extra: &[&str],
 ) -> (Value, i32, String) {
-    let client = repo().join("tests/fixtures/lab/client.py");
-    let out = mcp_budget(dir, dir)
+    let out = lab_command(dir, adapter, "lab-test")
         // a variable of the user's: it must not reach the client
         .env("LAB_SECRET_OF_THE_USER", "s3cr3t-value")
-        // the runs' folders go in the test's own folder
-        .env("TMPDIR", dir)
-        .arg("lab")
         .arg(probes)
-        .args(["--client", "lab-test", "--format", "json", "--adapter"])
-        .arg(adapter)
-        .arg("--client-bin")
-        .arg(format!("lab-test={}", client.display()))
+        .args(["--format", "json"])
         .args(extra)
         .output()
         .unwrap();
@@ -472,28 +495,11 @@ fn lab_check_fails_on_a_client_that_moved_from_its_profile() {
         .unwrap()
         .replace("id = \"lab-test\"", "id = \"claude-code\"");
     std::fs::write(&adapter, text).unwrap();
-    let profiles: toml::Value =
-        toml::from_str(&std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap())
-            .unwrap();
-    let measured_on = profiles["client"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"].as_str() == Some("claude-code"))
-        .unwrap()["measured"]["version"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let client = repo().join("tests/fixtures/lab/client.py");
+    let measured_on = measured_version("claude-code");
     let run = |extra: &[&str]| {
-        let out = mcp_budget(dir.path(), dir.path())
-            .env("TMPDIR", dir.path())
-            .arg("lab")
+        let out = lab_command(dir.path(), &adapter, "claude-code")
             .arg(&probes)
-            .args(["--client", "claude-code", "--format", "json", "--adapter"])
-            .arg(&adapter)
-            .arg("--client-bin")
-            .arg(format!("claude-code={}", client.display()))
+            .args(["--format", "json"])
             .args(extra)
             .output()
             .unwrap();
@@ -550,18 +556,7 @@ fn audit_client_says_an_installed_version_that_is_not_the_profiles() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let probes = demo_probes(dir.path(), &[("get_forecast", "{ city = \"Lisbon\" }")]);
-    let profiles: toml::Value =
-        toml::from_str(&std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap())
-            .unwrap();
-    let measured_on = profiles["client"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"].as_str() == Some("codex"))
-        .unwrap()["measured"]["version"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let measured_on = measured_version("codex");
     let npm = dir.path().join("npm");
     std::fs::create_dir_all(npm.join(".bin")).unwrap();
     let run = |installed: &str| {
@@ -623,15 +618,9 @@ fn a_server_that_fails_to_start_is_reported_with_its_stderr() {
 fn derive_with_keep_says_where_the_runs_are() {
     let dir = tempfile::tempdir().unwrap();
     let adapter = test_adapter(dir.path(), &[("LAB_CUT", "3000")]);
-    let client = repo().join("tests/fixtures/lab/client.py");
     let run = |format: &str| {
-        mcp_budget(dir.path(), dir.path())
-            .env("TMPDIR", dir.path())
-            .args(["lab", "--derive", "--shape", "lines", "--keep"])
-            .args(["--client", "lab-test", "--format", format, "--adapter"])
-            .arg(&adapter)
-            .arg("--client-bin")
-            .arg(format!("lab-test={}", client.display()))
+        lab_command(dir.path(), &adapter, "lab-test")
+            .args(["--derive", "--shape", "lines", "--keep", "--format", format])
             .output()
             .unwrap()
     };
