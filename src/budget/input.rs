@@ -71,13 +71,14 @@ fn raw_result(text: &str) -> Option<String> {
 pub fn parse_result(text: &str) -> Result<Value, String> {
     let trimmed = text.trim();
     if trimmed.starts_with('{') {
-        if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+        if let Ok(mut v) = serde_json::from_str::<Value>(trimmed) {
             if let Some(e) = v.get("error").filter(|_| v.get("result").is_none()) {
                 return Err(format!("the response is a JSON-RPC error: {e}"));
             }
-            if let Some(r) = v.get("result") {
+            // taken out of the line, not copied (a 26 MB result is held once)
+            if let Some(r) = v.get_mut("result").map(Value::take) {
                 return match r.get("content") {
-                    Some(_) => Ok(r.clone()),
+                    Some(_) => Ok(r),
                     None => Err("the JSON-RPC result is not a tool result (no `content`)".into()),
                 };
             }
