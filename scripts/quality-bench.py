@@ -9,6 +9,9 @@ client's own cut (the profiles, through `mcp-budget replay --compare`), judged t
     # and headroom's SmartCrusher as a contender (it runs offline; it takes no budget):
     python3 -m venv /tmp/hrvenv && /tmp/hrvenv/bin/pip install headroom-ai==0.42.0
     /tmp/refvenv/bin/python scripts/quality-bench.py --headroom-python /tmp/hrvenv/bin/python
+    # and mcp-compressor's shrinkfit as a contender (offline: scripts/quality-bench-server.py is its backend):
+    python3 -m venv /tmp/mcvenv && /tmp/mcvenv/bin/pip install mcp-compressor==0.38.2
+    /tmp/refvenv/bin/python scripts/quality-bench.py --compressor-python /tmp/mcvenv/bin/python
 
 Payloads: the corpus's real results (../shared/corpus/responses) and shapes generated from the
 seed (lists of flat and nested objects, lists of lists, a few huge items, a 60,000-row list,
@@ -22,8 +25,13 @@ For each payload, budget and contender:
 - fidelity: scalars of the view that are in no item of the original (a cut number, a cut string
   without a mark, an invented null); for a view that is not JSON, a stop inside a number;
 - validity: a JSON payload's view is JSON, or says it is a preview; else it counts as invalid;
-- needles: planted facts the view shows, and (engine and seed) how many its spilled original holds;
+- needles: planted facts the view shows (and "within the budget": only views that hold the
+  budget count, since a view over it is not what the model gets at that budget), and (engine,
+  seed, mcp-compressor) how many its spilled original (mcp-compressor: its `full=true` call) holds;
 - time: the engine's pass (`engine_us`) and the seed's `budget_text` call, median of 3.
+
+mcp-compressor gets the budget in characters (its `shrinkfit` unit): budget x the payload's own
+wire characters per token (see `compressor_chars`); the rule is printed under the first table.
 
 Prints two Markdown tables (per contender and budget; per payload at 8,000 for the engine and
 the seed) and writes every row to OUT/quality.json. `MCP_BUDGET_BIN` names another build.
@@ -144,7 +152,17 @@ def response_line(text):
 
 
 # ---- judging ----------------------------------------------------------------------------------
-LABELS = ("[mcp-budget]", "[budget-proxy]", "truncated", "Truncated", "saved to", "Output too large", "exceeds")
+LABELS = ("[mcp-budget]", "[budget-proxy]", "truncated", "Truncated", "saved to", "Output too large", "exceeds",
+          "automatically shrunk")
+# Marks a contender puts in place of what it left out (mcp-compressor's shrinkfit): a cut string's
+# tail `…[+N chars]`, a list's `"…[N items omitted]"`, an object's `"…": "N keys omitted"`. A cut
+# string with its mark is no violation (like one ending in `…`); the other two are counted as marks.
+CUT_MARK = re.compile(r"…\[\+\d+ chars\]$")
+OMISSION_MARK = re.compile(r"^(…\[\d+ items omitted\]|\d+ keys omitted)$")
+# mcp-compressor's footer: a second text block, or a "truncation" key added to a JSON object.
+COMPRESSOR_NOTE = re.compile(r'\n\{"truncation":\{"message":"This tool response has been automatically shrunk[\s\S]*$')
+COMPRESSOR_KEY = re.compile(r',"truncation":\{"message":"This tool response has been automatically shrunk'
+                            r'[^"]*","report":\{[^{}]*\}\}(\}\s*)$')
 
 
 def canon(v):
@@ -198,7 +216,8 @@ class Original:
 
 
 def body_of(view):
-    """The view without mcp-budget's note block."""
+    """The view without mcp-budget's note block (or mcp-compressor's footer)."""
+    view = COMPRESSOR_KEY.sub(r"\1", COMPRESSOR_NOTE.sub("", view))
     return re.sub(r"\n?\[mcp-budget\] This result was reduced[\s\S]*$", "", view)
 
 
@@ -209,7 +228,7 @@ def judge(orig, view, tokens, budget, before, facts, spilled=None):
     labelled = any(l in view for l in LABELS)
     if orig.is_json:
         row["json"] = "valid" if got is not None else ("preview" if labelled else "INVALID")
-    violations = []
+    violations, marks = [], 0
     if got is not None:
         lst = main_list(got)
         row["items"] = sum(1 for i in (lst or []) if canon(i) in orig.item_texts) if orig.items is not None else None
@@ -218,8 +237,11 @@ def judge(orig, view, tokens, budget, before, facts, spilled=None):
         for k, x in sc:
             if k == "n" and x not in orig.nums:
                 violations.append(f"number {x}")
+            elif k == "s" and x not in orig.str_set and OMISSION_MARK.match(x):
+                marks += 1
             elif k == "s" and x not in orig.str_set:
-                head = x[:-1] if x.endswith("…") else (x[:-3] if x.endswith("...") else None)
+                cut = CUT_MARK.search(x)
+                head = x[:-1] if x.endswith("…") else (x[:-3] if x.endswith("...") else (x[:cut.start()] if cut else None))
                 if head is None or not any(s.startswith(head) for s in orig.strs):
                     violations.append(f"string {x[:30]!r}")
             elif k == "o" and canon(x) not in orig.others:
@@ -233,6 +255,8 @@ def judge(orig, view, tokens, budget, before, facts, spilled=None):
             violations.append("preview stops inside a number")
     row["violations"] = len(violations)
     row["first_violation"] = violations[0] if violations else None
+    if marks:
+        row["marks"] = marks
     row["needles"] = sum(1 for f in facts if f in view)
     row["planted"] = len(facts)
     if spilled is not None:
@@ -277,6 +301,109 @@ def run_headroom(python, text, work):
     return json.loads(dst.read_text())
 
 
+# mcp-compressor (Atlassian, PyPI) run in its own Python: one in-process session (bridge=False) per
+# character budget in front of scripts/quality-bench-server.py (a stdio MCP server returning the
+# payload), then a session without shrinkfit for the pass-through time. `invoke` returns what its
+# HTTP bridge `/exec` would: the one text block itself, or the CallToolResult as JSON when there are
+# more blocks (shrinkfit adds one with its note, and `_meta.truncation`); the view is what its
+# stdio frontend sends the model in `tools/call`: the text blocks, joined by "\n" like the engine's.
+COMPRESSOR = """
+import json, statistics, sys, time
+from mcp_compressor.core import BackendConfig, CompressedSessionConfig, start_compressed_session
+server, payload, tool, budgets, dst = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), sys.argv[5]
+
+def view(raw):
+    try:
+        r = json.loads(raw)
+    except ValueError:
+        return raw
+    if isinstance(r, dict) and isinstance(r.get("content"), list) and set(r) <= {"content", "isError", "_meta", "structuredContent"}:
+        return "\\n".join(b.get("text", "") for b in r["content"] if isinstance(b, dict))
+    return raw
+
+out = {}
+for chars in budgets + [None]:
+    cfg = CompressedSessionConfig(compression_level="medium", shrinkfit=chars, toonify=False, bridge=False)
+    session = start_compressed_session(cfg, [BackendConfig(name="bench", command_or_url=sys.executable,
+                                                           args=[server, payload, tool])])
+    try:
+        wrapper = next(t["name"] for t in session.list_tools() if t["name"].endswith("invoke_tool"))
+        call = {"tool_name": tool, "tool_input": {}}
+        times, raw, error = [], "", None
+        for _ in range(3):
+            t = time.perf_counter()
+            try:
+                raw = session.invoke(wrapper, call)
+            except Exception as e:  # shrinkfit can refuse ("could not fit ... in budget"): the model gets an error
+                error = raw = f"{type(e).__name__}: {e}"
+            times.append((time.perf_counter() - t) * 1000)
+        meta = None
+        try:  # shrinkfit's note: in _meta (more blocks), or a "truncation" key it added to a JSON object
+            r = json.loads(raw)
+            meta = (r.get("_meta") or {}).get("truncation") or r.get("truncation")
+        except (ValueError, AttributeError):
+            pass
+        if not (isinstance(meta, dict) and str(meta.get("message", "")).startswith("This tool response has been")):
+            meta = None
+        full = session.invoke(wrapper, dict(call, full=True)) if chars and not error else ""
+        out[str(chars)] = {"text": view(raw), "ms": statistics.median(times), "error": error,
+                           "report": (meta or {}).get("report"), "full": full}
+    finally:
+        session.close()
+json.dump(out, open(dst, "w"))
+"""
+
+
+def compressor_chars(text, before, budget):
+    """shrinkfit's budget in characters for a budget in tokens: the budget times this payload's own
+    characters per cl100k token as shrinkfit counts them (its budget covers the serialized
+    CallToolResult, the text JSON-escaped in a text block), never below its minimum of 1,024."""
+    wire = json.dumps({"content": [{"type": "text", "text": text}], "isError": False},
+                      ensure_ascii=False, separators=(",", ":"))
+    return max(1024, round(budget * len(wire) / max(before, 1)))
+
+
+def run_compressor(python, text, tool, chars):
+    with tempfile.TemporaryDirectory(prefix="quality-compressor-") as work:
+        src, dst = pathlib.Path(work) / "payload.txt", pathlib.Path(work) / "compressor.json"
+        src.write_text(text, encoding="utf-8")
+        tool = re.sub(r"[^A-Za-z0-9_-]", "_", tool)[:64] or "result"
+        subprocess.run([python, "-c", COMPRESSOR, str(ROOT / "scripts" / "quality-bench-server.py"), str(src), tool,
+                        json.dumps(sorted(set(chars))), str(dst)], check=True, capture_output=True)
+        return json.loads(dst.read_text())
+
+
+def cuts_in_numbers(orig_text, view):
+    """shrinkfit's `…[+N chars]` cuts that fall inside a number of the original (a timestamp's
+    seconds, an amount): the kept digits are followed by more digits (or a decimal point) there."""
+    body = view
+    if view.startswith('"'):  # a text result comes back as one JSON string
+        try:
+            body = json.loads(body_of(view))
+        except (json.JSONDecodeError, TypeError):
+            pass
+    n = 0
+    for m in re.finditer(r"…\[\+\d+ chars\]", body):
+        left = body[max(0, m.start() - 40):m.start()].rsplit("]", 1)[-1].rsplit('"', 1)[-1]
+        if len(left) >= 8 and left[-1].isdigit():
+            at = orig_text.find(left)
+            if at >= 0 and at + len(left) < len(orig_text) and (orig_text[at + len(left)].isdigit()
+                                                                 or orig_text[at + len(left)] == "."):
+                n += 1
+    return n
+
+
+def keys_dropped(orig, view):
+    """Objects of the view's main list that lack a key every item of the original has, with no
+    `"…": "N keys omitted"` saying so (shrinkfit drops keys silently on some shapes)."""
+    got = parse_exact(body_of(view)) if orig.is_json else None
+    lst = main_list(got) if got is not None else None
+    if not lst or not orig.items or not all(isinstance(i, dict) for i in orig.items):
+        return 0
+    common = set.intersection(*(set(i) for i in orig.items))
+    return sum(1 for i in lst if isinstance(i, dict) and "…" not in i and not common <= set(i))
+
+
 def run_seed(text, budget, spill, tool):
     times = []
     for _ in range(3):
@@ -298,6 +425,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one budget (8,000), no corpus, fewer shapes")
     ap.add_argument("--out", default=str(ROOT / "target" / "quality"))
     ap.add_argument("--headroom-python", help="a Python with headroom-ai installed: its SmartCrusher is a contender")
+    ap.add_argument("--compressor-python",
+                    help="a Python with mcp-compressor installed: its shrinkfit (a character budget) is a contender")
     args = ap.parse_args()
     budgets = [8000] if args.quick else [int(b) for b in args.budgets.split(",")]
     out_dir = pathlib.Path(args.out)
@@ -317,7 +446,7 @@ def main():
         gen = {k: gen[k] for k in ["list_flat", "list_nested", "few_huge_items", "prose", "log"]}
     payloads.update({f"shape__{k}": v for k, v in gen.items()})
     rows = []
-    headroom = {}
+    headroom, compressor = {}, {}
     started = time.time()
     for name, text in payloads.items():
         planted, facts = plant(text, args.needles, random.Random(f"{args.seed}:{name}"))
@@ -327,7 +456,8 @@ def main():
         before = ntok(planted)
         tool = name.split("__", 1)[1] if "__" in name else name
         for budget in budgets:
-            spill = tempfile.mkdtemp(prefix="quality-spill-")
+            spill_dir = tempfile.TemporaryDirectory(prefix="quality-spill-")
+            spill = spill_dir.name
             r, view, spilled = run_engine(path, budget, spill, tool)
             row = judge(orig, view, ntok(view), budget, before, facts, spilled)
             row.update(contender="mcp-budget", strategy=r["strategy"], ms=r["engine_us"] / 1000)
@@ -342,12 +472,28 @@ def main():
                 row = judge(orig, h["text"], ntok(h["text"]), budget, before, facts)
                 row.update(contender="headroom", strategy=h["info"][:40], ms=h["ms"])
                 rows.append(dict(payload=name, budget=budget, before=before, **row))
+            if args.compressor_python:
+                if name not in compressor:
+                    chars = [compressor_chars(planted, before, b) for b in budgets]
+                    compressor[name] = run_compressor(args.compressor_python, planted, tool, chars)
+                chars = compressor_chars(planted, before, budget)
+                c, plain = compressor[name][str(chars)], compressor[name]["None"]
+                row = judge(orig, c["text"], ntok(c["text"]), budget, before, facts, c["full"])
+                rep = c["report"]
+                strategy = (f"error: {c['error'][-60:]}" if c["error"] else "passthrough" if not rep else
+                            f"shrunk: -{rep['items_omitted']} items, -{rep['keys_omitted']} keys, "
+                            f"{rep['strings_truncated']} cut")
+                row.update(contender="mcp-compressor", strategy=strategy, ms=c["ms"], ms_passthrough=plain["ms"],
+                           chars=chars, cuts_in_numbers=cuts_in_numbers(planted, c["text"]),
+                           keys_dropped=keys_dropped(orig, c["text"]))
+                rows.append(dict(payload=name, budget=budget, before=before, **row))
             for v in run_clients(path, budget, spill, tool):
                 if v["contender"].endswith("behind mcp-budget") and budget != 8000:
                     continue
                 row = judge(orig, v["text"], v["tokens"], budget, before, facts)
                 row.update(contender=v["contender"], strategy=v["outcome"], ms=None)
                 rows.append(dict(payload=name, budget=budget, before=before, **row))
+            spill_dir.cleanup()
         print(f"{name}: {before:,} tokens ({time.time() - started:.0f} s)", file=sys.stderr)
     (out_dir / "quality.json").write_text(json.dumps(rows, indent=1))
     report(rows, budgets, time.time() - started)
@@ -359,8 +505,8 @@ def report(rows, budgets, seconds):
         if r["contender"] not in order:
             order.append(r["contender"])
     print(f"\n{len({r['payload'] for r in rows})} payloads, budgets {', '.join(f'{b:,}' for b in budgets)}; {seconds:.0f} s\n")
-    print("| contender | budget | results over it | median fill | fill < 90% | whole items | fidelity violations | invalid JSON | needles inline | needles reachable |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| contender | budget | results over it | median fill | fill < 90% | over the budget | whole items | fidelity violations | invalid JSON | needles inline | within the budget | needles reachable |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in order:
         for b in budgets:
             rs = [r for r in rows if r["contender"] == c and r["budget"] == b]
@@ -371,10 +517,27 @@ def report(rows, budgets, seconds):
             items = sum(r.get("items") or 0 for r in over)
             reach = [r["reachable"] for r in rs if "reachable" in r]
             needles = f"{sum(r['needles'] for r in over)} of {sum(r['planted'] for r in over)}"
+            # what the model gets at this budget: a view over it would not be sent as it is
+            held = sum(r["needles"] for r in over if r["fill"] <= 1.0)
             print(f"| {c} | {b:,} | {len(over)} | {statistics.median(fills) * 100 if fills else 0:.0f}% | "
-                  f"{sum(1 for f in fills if f < 0.9)} | {items:,} | {sum(r['violations'] for r in rs)} | "
-                  f"{sum(1 for r in rs if r.get('json') == 'INVALID')} | {needles} | "
+                  f"{sum(1 for f in fills if f < 0.9)} | {sum(1 for f in fills if f > 1.0)} | {items:,} | "
+                  f"{sum(r['violations'] for r in rs)} | "
+                  f"{sum(1 for r in rs if r.get('json') == 'INVALID')} | {needles} | {held} | "
                   f"{str(sum(reach)) + ' of ' + str(sum(r['planted'] for r in rs)) if reach else '-'} |")
+    comp = [r for r in rows if r["contender"] == "mcp-compressor"]
+    if comp:
+        over = [r for r in comp if r["fill"] is not None]
+        print(f"\nmcp-compressor 0.38.2 (shrinkfit, toonify off): budget in characters = budget in tokens x "
+              "the payload's characters per cl100k token as shrinkfit counts them (the CallToolResult JSON, the "
+              f"text escaped in it; min 1,024); {statistics.median(r['chars'] / r['budget'] for r in comp):.2f} "
+              "characters a token in the median. Its view is the text blocks its frontend returns (its note block "
+              "or the \"truncation\" key it adds to a JSON object is left out when judging JSON, as mcp-budget's "
+              f"note is); needles reachable: in the view or in its `full=true` answer. {sum(r.get('marks', 0) for r in comp)} "
+              f"omission marks (not counted as violations); {sum(r['cuts_in_numbers'] for r in comp)} `…[+N chars]` "
+              f"cuts inside a number; {sum(r['keys_dropped'] for r in comp)} items with keys dropped unmarked; "
+              f"{sum(1 for r in comp if r['strategy'].startswith('error'))} errors. Time: median of 3 "
+              f"`invoke` calls, backend round trip included: {statistics.median(r['ms'] for r in over) if over else 0:.0f} ms "
+              f"in the median over the budget, {statistics.median(r['ms_passthrough'] for r in comp):.0f} ms without shrinkfit.")
     print("\nAt 8,000 tokens, per payload over it: the engine and the seed\n")
     print("| payload | tokens | mcp-budget | fill | items | needles | ms | seed | fill | items | needles | ms |")
     print("|---|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
