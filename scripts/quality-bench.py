@@ -518,9 +518,9 @@ def report(rows, budgets, seconds):
             reach = [r["reachable"] for r in rs if "reachable" in r]
             needles = f"{sum(r['needles'] for r in over)} of {sum(r['planted'] for r in over)}"
             # what the model gets at this budget: a view over it would not be sent as it is
-            held = sum(r["needles"] for r in over if r["fill"] <= 1.0)
+            held = sum(r["needles"] for r in over if r["tokens"] <= b)
             print(f"| {c} | {b:,} | {len(over)} | {statistics.median(fills) * 100 if fills else 0:.0f}% | "
-                  f"{sum(1 for f in fills if f < 0.9)} | {sum(1 for f in fills if f > 1.0)} | {items:,} | "
+                  f"{sum(1 for f in fills if f < 0.9)} | {sum(1 for r in over if r['tokens'] > b)} | {items:,} | "
                   f"{sum(r['violations'] for r in rs)} | "
                   f"{sum(1 for r in rs if r.get('json') == 'INVALID')} | {needles} | {held} | "
                   f"{str(sum(reach)) + ' of ' + str(sum(r['planted'] for r in rs)) if reach else '-'} |")
