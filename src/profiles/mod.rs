@@ -39,6 +39,15 @@ pub enum Sends {
     BothDedup,
     /// The whole result as one JSON text (Cline CLI).
     ResultJson,
+    /// The content array as one JSON text (Continue CLI); structuredContent is not sent.
+    ContentJson,
+}
+
+impl Sends {
+    /// The client sends the result as one JSON text it wrote (a wrapper and escapes included).
+    pub fn as_json(self) -> bool {
+        matches!(self, Sends::ResultJson | Sends::ContentJson)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

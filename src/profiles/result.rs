@@ -75,6 +75,13 @@ pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
             // characters, and the text and its structured copy are each held to the limit, so
             // a fifth of the rest holds any pair but one of control characters (`\u0001`)
             t = t.saturating_sub(RESULT_JSON_WRAPPER) / 5;
+        } else if profile.sends.mode == Sends::ContentJson && r.unit != "lines" {
+            // the content array's JSON: its wrapper comes out of the limit, and in characters
+            // or bytes the escapes too (a line break or a quote is two); no structured copy
+            t = t.saturating_sub(RESULT_JSON_WRAPPER);
+            if r.unit != "tokens" {
+                t /= 2;
+            }
         }
         *slot = Some(slot.map_or(t, |v| v.min(t)));
     }

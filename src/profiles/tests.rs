@@ -3,7 +3,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::tokens::Tokenizer;
 
-const IDS: [&str; 12] = [
+const IDS: [&str; 13] = [
     "naive",
     "claude-code",
     "claude-desktop",
@@ -13,6 +13,7 @@ const IDS: [&str; 12] = [
     "kilo",
     "qwen-code",
     "cline",
+    "continue-cli",
     "copilot-cli",
     "vscode",
     "cursor",
@@ -85,10 +86,7 @@ fn every_client_has_a_profile_with_a_source_and_a_date_for_every_fact() {
 #[test]
 fn each_rule_acts_past_its_threshold_and_the_engine_gets_the_same_number() {
     // a client that sends the result's JSON counts its wrapper and escapes too (Cline, below)
-    for p in profiles()
-        .iter()
-        .filter(|p| p.sends.mode != Sends::ResultJson)
-    {
+    for p in profiles().iter().filter(|p| !p.sends.mode.as_json()) {
         let limits = engine_limits(p);
         // a rule on one kind of result is tested on its own (gemini's JSON arrays, below)
         for r in p
@@ -434,4 +432,30 @@ fn breaks_limit_agrees_with_the_client_view_everywhere() {
         broken > 10 && broken < profiles().len() * results.len(),
         "{broken}"
     );
+}
+
+/// Continue CLI (measured 1.5.47): the content array's JSON, without the structuredContent,
+/// and nothing at all of a result over the model's context.
+#[test]
+fn continue_sends_the_content_arrays_json_and_nothing_past_the_models_context() {
+    let counter = crate::tokens::Encoding::cl100k();
+    let small = json!({
+        "content": [{"type": "text", "text": "line one\n\"quoted\""}],
+        "structuredContent": {"a": 1},
+    });
+    let s = seen("continue-cli", &small);
+    let sent = r#"[{"type":"text","text":"line one\n\"quoted\""}]"#;
+    assert_eq!(s.outcome, Outcome::Full);
+    assert_eq!(s.sent, ["content"]);
+    assert_eq!(s.tokens_to_model, counter.count(sent));
+    assert_eq!(s.bytes_to_model, sent.len());
+    // 60,000 tokens reach it whole; 120,000 not at all
+    let under = seen("continue-cli", &text(&" word".repeat(60_000)));
+    assert_eq!(under.outcome, Outcome::Full);
+    let over = seen("continue-cli", &text(&" word".repeat(120_000)));
+    assert_eq!((over.outcome, over.tokens_to_model), (Outcome::Refused, 0));
+    // the engine behind it keeps the JSON's wrapper out of the limit, not a fifth as for
+    // Cline's whole result (no structuredContent beside the text)
+    let limits = engine_limits(profile("continue-cli").unwrap());
+    assert_eq!(limits.tokens, Some(104_000 - 128));
 }

@@ -24,14 +24,21 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
     let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);
     let structured = result.get("structuredContent").filter(|s| !s.is_null());
     let has_structured = structured.is_some();
-    if profile.sends.mode == Sends::ResultJson {
-        // the whole result as JSON, one text (Cline: `{"content":[...],"structuredContent":...}`)
+    if profile.sends.mode.as_json() {
+        // one JSON text the client writes: the whole result (Cline:
+        // `{"content":[...],"structuredContent":...}`) or its content array (Continue:
+        // `[{"type":"text","text":"..."}]`, no structuredContent)
+        let whole = profile.sends.mode == Sends::ResultJson;
         let mut sent = vec!["content".to_string()];
-        if has_structured {
+        if whole && has_structured {
             sent.push("structuredContent".into());
         }
+        let text = match whole {
+            true => compact(result),
+            false => compact(&result["content"]),
+        };
         return Visible {
-            texts: vec![Cow::Owned(compact(result))],
+            texts: vec![Cow::Owned(text)],
             image_tokens: 0,
             sent,
             single_text: true,
@@ -42,7 +49,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         Sends::Content => (true, true, false),
         Sends::StructuredOnly => (!has_structured, !has_structured, has_structured),
         Sends::StructuredReplacesText => (true, !has_structured, has_structured),
-        Sends::ResultJson => unreachable!("handled above"),
+        Sends::ResultJson | Sends::ContentJson => unreachable!("handled above"),
         Sends::BothDedup => {
             // the literal serialization only: a pretty-printed copy is sent twice (measured)
             let literal = structured.map(compact);

@@ -7,23 +7,26 @@ use serde_json::Value;
 
 use crate::support::{bin_path, mcp_budget, read_report, repo, RawClient};
 
-#[test]
-fn demo_audit_writes_a_full_report_and_exits_zero() {
-    let home = tempfile::tempdir().unwrap();
-    let out = home.path().join("out");
+/// `audit probes/demo.toml --out HOME/out` with `args`, exit 0: its stdout and the report folder.
+fn audit_demo(home: &std::path::Path, args: &[&str]) -> (String, std::path::PathBuf) {
+    let out = home.join("out");
     let probe = repo().join("probes/demo.toml");
-    let assert = mcp_budget(home.path(), home.path())
-        .args([
-            "audit",
-            probe.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--width",
-            "160",
-        ])
+    let assert = mcp_budget(home, home)
+        .arg("audit")
+        .arg(probe)
+        .arg("--out")
+        .arg(&out)
+        .args(args)
         .assert()
         .code(0);
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    (stdout, out)
+}
+
+#[test]
+fn demo_audit_writes_a_full_report_and_exits_zero() {
+    let home = tempfile::tempdir().unwrap();
+    let (stdout, out) = audit_demo(home.path(), &["--width", "160"]);
     assert!(
         stdout.contains("scrape_as_markdown") && stdout.contains("Schema tax per server"),
         "{stdout}"
@@ -324,4 +327,49 @@ fn walkdir(dir: &std::path::Path) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+/// Issue 39: Continue CLI can be used in `audit --client` (the lab measured it and it had no
+/// profile). The expected numbers are what the real client sent its model in the lab (Continue
+/// CLI 1.5.47, `mcp-budget lab --client continue-cli` on the demo, 2026-12-04): the content
+/// array's JSON (browser_snapshot 209,813 characters, 61,428 tokens; read_file's embedded
+/// resource 108,338 and 28,937), and nothing of a result over the model's context.
+#[test]
+fn continue_cli_is_audited_as_the_lab_measured_it() {
+    let home = tempfile::tempdir().unwrap();
+    let (stdout, out) = audit_demo(home.path(), &["--client", "continue-cli"]);
+    assert!(
+        stdout.contains(
+            "sends its model nothing of this 130,130-token result: over its 104,000-token cap"
+        ),
+        "{stdout}"
+    );
+    let report = read_report(&out);
+    let view = |tool: &str| {
+        let probe = report["servers"][0]["probes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["tool"] == tool)
+            .unwrap_or_else(|| panic!("no probe {tool}"));
+        let c = &probe["clients"][0];
+        assert_eq!(c["client"], "continue-cli");
+        c.clone()
+    };
+    for (tool, tokens, bytes) in [
+        ("browser_snapshot", 61_428, 209_813),
+        ("read_file", 28_937, 108_338),
+    ] {
+        let c = view(tool);
+        assert_eq!(c["raw"]["outcome"], "full", "{tool}");
+        assert_eq!(c["raw"]["tokens_to_model"], tokens, "{tool}");
+        assert_eq!(c["raw"]["bytes_to_model"], bytes, "{tool}");
+    }
+    for tool in ["scrape_as_markdown", "search_code", "list_pull_requests"] {
+        let c = view(tool);
+        assert_eq!(c["raw"]["outcome"], "refused", "{tool}");
+        assert_eq!(c["raw"]["tokens_to_model"], 0, "{tool}");
+        // behind the engine the whole budgeted result reaches it
+        assert_eq!(c["budgeted"]["outcome"], "full", "{tool}");
+    }
 }

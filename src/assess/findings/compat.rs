@@ -58,6 +58,10 @@ fn message(b: &Break, client: &str, raw: usize, shown: usize, tool: &str) -> Fin
             "client-misstated-cut",
             format!("{client} cuts this result with a marker that says {} {unit} were cut; {} were", thousands(*stated), thousands(*cut)),
         ),
+        Break::CapNoPreview { cap, unit } if shown == 0 => (
+            "client-cap-no-preview",
+            format!("{client} sends its model nothing of this {}-token result: over its {}-{} cap, with no preview", thousands(raw), thousands(*cap), unit.trim_end_matches('s')),
+        ),
         Break::CapNoPreview { cap, unit } => (
             "client-cap-no-preview",
             format!("{client} sends its model a {}-token error in place of this {}-token result: over its {}-{} cap, with no preview", thousands(shown), thousands(raw), thousands(*cap), unit.trim_end_matches('s')),

@@ -227,10 +227,10 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "client-cap-no-preview",
         severity: "error",
-        title: "Over a client's cap: an error, no preview (measured)",
-        checks: "A client measured in the lab replaces this result with an error because it is over the client's cap: Claude Code 2.1.332 refuses a result over 25,000 tokens (by its count_tokens request) and its model gets only the message, with no preview of the result (results over 50,000 characters but under the cap are saved to a file with a 2 KB preview instead).",
+        title: "Over a client's cap: an error or nothing, no preview (measured)",
+        checks: "A client measured in the lab replaces this result with an error, or sends nothing of it, because it is over the client's cap: Claude Code 2.1.332 refuses a result over 25,000 tokens (by its count_tokens request) and its model gets only the message, with no preview of the result (results over 50,000 characters but under the cap are saved to a file with a 2 KB preview instead); Continue CLI 1.5.47 sends nothing of a result over the model's context.",
         why: "Nothing of the result reaches the model; in a headless run the session goes on without the data, and the model may call the tool again.",
-        fix: "return a page under the cap with a cursor, or run the server behind `mcp-budget proxy --client claude-code`",
+        fix: "return a page under the cap with a cursor, or run the server behind `mcp-budget proxy --client ID` (the client the finding names)",
         judges_definitions: false,
     },
 ];
