@@ -116,6 +116,8 @@ pub(super) fn server_redactor<'v>(values: impl IntoIterator<Item = &'v str>) -> 
 /// Lines of the server's stderr kept for the transcript, and characters of each.
 const STDERR_LINES: usize = 20;
 const STDERR_LINE_CHARS: usize = 400;
+/// Characters of the server's stderr a lab error quotes.
+const SAID_CHARS: usize = 300;
 
 /// Pass the server's stderr on to the tap's (the client's, as before), keeping its last lines.
 async fn stderr_tail(from: impl tokio::io::AsyncRead + Unpin, redactor: Redactor) -> Vec<String> {
@@ -273,11 +275,16 @@ impl Transcript {
     pub fn server_ended(&self) -> Option<String> {
         let (code, stderr) = self.exit.as_ref()?;
         let exit = code.map_or("killed by a signal".into(), |c| format!("exit {c}"));
-        let said = match stderr.len() {
-            0 => ", saying nothing on stderr".to_string(),
-            n => format!(
+        // the lines were redacted as the tap kept them; the cause first, as `audit` says it
+        let said = match stderr.is_empty() {
+            true => ", saying nothing on stderr".to_string(),
+            false => format!(
                 ", its stderr ending: {}",
-                stderr[n.saturating_sub(3)..].join(" | ")
+                crate::upstream::stderr_summary(
+                    &stderr.join("\n"),
+                    SAID_CHARS,
+                    &Redactor::default()
+                )
             ),
         };
         Some(format!("the server ended ({exit}){said}"))

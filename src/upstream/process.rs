@@ -109,6 +109,13 @@ struct StderrLine<'a> {
     error: bool,
 }
 
+/// What a server's stderr `text` says, on one line of at most `max_chars` characters: the
+/// lines that look like an error first, then the last lines, redacted whole before any cut
+/// (`audit` on a dead server, the lab's tap on a server that ended).
+pub(crate) fn stderr_summary(text: &str, max_chars: usize, redactor: &Redactor) -> String {
+    chosen_lines(&stderr_lines(&redactor.redact(text)), max_chars, redactor)
+}
+
 /// The non-empty lines of `text`. A Python traceback's frames are not errors and its last line
 /// (the exception, back at the margin) is, whatever it is named.
 fn stderr_lines(text: &str) -> Vec<StderrLine<'_>> {
@@ -275,8 +282,7 @@ impl ChildGuard {
             let kept = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
             [kept.early.as_slice(), kept.tail.as_slice()].concat()
         };
-        let text = redactor.redact(&String::from_utf8_lossy(&bytes));
-        chosen_lines(&stderr_lines(&text), max_chars, redactor)
+        stderr_summary(&String::from_utf8_lossy(&bytes), max_chars, redactor)
     }
 
     /// The exit status, if the child has already exited.

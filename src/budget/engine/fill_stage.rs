@@ -219,10 +219,11 @@ impl<'w, 'a> JsonFill<'w, 'a> {
                 b = over - 1;
                 continue;
             }
-            // within the bounds found, and halfway when the scale would not move or creeps
-            b = match next.clamp(low + 1, over - 1) {
-                n if n == b || stalled => (low + over) / 2,
-                n => n,
+            // within the bounds found (every try became one of them, so this is a new one), and
+            // halfway when the scale creeps along a step
+            b = match stalled {
+                true => (low + over) / 2,
+                false => next.clamp(low + 1, over - 1),
             };
         }
         if best.is_none() {
