@@ -72,7 +72,17 @@ pub enum Command {
     LabTap(LabTapArgs),
     /// The lab's own MCP server on stdio (synthetic results of every shape, for --derive)
     #[command(hide = true)]
-    LabServer,
+    LabServer(LabServerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LabServerArgs {
+    /// Tools in all: `lab_result` and numbered stand-ins (11, 58, 158 for the list shapes)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=2000))]
+    pub tools: u16,
+    /// Tools per tools/list page (0: every tool on one page)
+    #[arg(long, default_value_t = 0)]
+    pub page_size: u16,
 }
 
 #[derive(Debug, clap::Args)]

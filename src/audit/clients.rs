@@ -54,6 +54,7 @@ pub fn client_rows(
                 confirmed: profile.confirmed(),
                 measured: None,
                 measured_version: None,
+                unlisted: false,
             }
         })
         .collect()

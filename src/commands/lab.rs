@@ -93,12 +93,14 @@ pub fn tap(args: LabTapArgs) -> anyhow::Result<()> {
 }
 
 /// `lab-server`: the lab's synthetic-result server on stdio.
-pub fn shape_server() -> anyhow::Result<()> {
+pub fn shape_server(args: &crate::cli::LabServerArgs) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
+    let server = mcp_budget::lab::shape_server::ShapeServer {
+        tools: args.tools.into(),
+        page_size: args.page_size.into(),
+    };
     super::runtime()?.block_on(async {
-        let running = mcp_budget::lab::shape_server::ShapeServer
-            .serve(rmcp::transport::stdio())
-            .await?;
+        let running = server.serve(rmcp::transport::stdio()).await?;
         running.waiting().await?;
         Ok(())
     })

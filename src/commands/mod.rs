@@ -40,7 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Man(args) => completions::man(args),
         Command::Schema(args) => schema::run(args),
         Command::LabTap(args) => lab::tap(args),
-        Command::LabServer => lab::shape_server(),
+        Command::LabServer(args) => lab::shape_server(&args),
     }
 }
 

@@ -20,6 +20,10 @@ pub struct ClientSchema {
     pub usd_per_1k_turns: Option<f64>,
     /// Every fact this row rests on has a primary source.
     pub confirmed: bool,
+    /// The tools the client offers its model, when fewer than the server lists (it reads the
+    /// first tools/list page only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_offered: Option<usize>,
     /// What the lab measured the client sending per turn (`audit --client measured`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured: Option<MeasuredDefinitions>,
@@ -68,4 +72,8 @@ pub struct ClientResult {
     pub measured: Option<ClientSeen>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured_version: Option<String>,
+    /// The client never offers its model this tool: it is past the first tools/list page,
+    /// which is all the client reads (the row says what the client would do with the result).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unlisted: bool,
 }

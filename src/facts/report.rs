@@ -225,6 +225,10 @@ pub struct ToolsList {
     /// Bytes of the largest page's `result` (an SDK's read limit applies to one message).
     #[serde(default)]
     pub largest_page_bytes: usize,
+    /// Tools on the first page: all a client that does not follow `nextCursor` offers its
+    /// model (0 in a report written before this was counted).
+    #[serde(default)]
+    pub first_page_tools: usize,
 }
 
 /// A prompts or resources list.

@@ -22,7 +22,8 @@ pub fn modelled(
     let p = profile(profile_id)?;
     let seen = client_view(p, result, tokenizer);
     let measured_outcome = outcome_of(measured);
-    let tokens = measured.delivered.map_or(0, |d| d.tokens);
+    // the text measured and the images that arrived, as the profile counts both
+    let tokens = measured.delivered.map_or(0, |d| d.tokens) + measured.image_tokens;
     let close = tokens.abs_diff(seen.tokens_to_model)
         <= TOLERANCE_TOKENS.max((seen.tokens_to_model as f64 * TOLERANCE_SHARE) as usize);
     Some(Modelled {

@@ -69,22 +69,51 @@ fn responses(body: &Value, call_id: &str) -> Option<Delivered> {
 }
 
 fn gemini(body: &Value, call_id: &str, name: &str) -> Option<Delivered> {
-    let responses: Vec<&Value> = items(&body["contents"])
-        .flat_map(|c| items(&c["parts"]))
-        .filter_map(|p| p.get("functionResponse"))
+    // each content's parts, with the function responses among them
+    let contents: Vec<Vec<&Value>> = items(&body["contents"])
+        .map(|c| items(&c["parts"]).collect())
         .collect();
-    let response = responses.iter().find(|r| r["id"] == call_id).or_else(|| {
-        responses
-            .iter()
-            .find(|r| r["id"].is_null() && r["name"].as_str().is_some_and(|n| n.ends_with(name)))
-    })?;
+    let responses = || {
+        contents.iter().flat_map(|parts| {
+            parts
+                .iter()
+                .enumerate()
+                .filter_map(move |(i, p)| p.get("functionResponse").map(|r| (parts, i, r)))
+        })
+    };
+    let (parts, at, response) = responses()
+        .find(|(_, _, r)| r["id"] == call_id)
+        .or_else(|| {
+            responses().find(|(_, _, r)| {
+                r["id"].is_null() && r["name"].as_str().is_some_and(|n| n.ends_with(name))
+            })
+        })?;
     let inner = &response["response"];
     let text = match inner.get("output").or_else(|| inner.get("content")) {
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
         None => inner.to_string(),
     };
-    Some(Delivered::of_text(text))
+    let mut d = Delivered::of_text(text);
+    // Gemini CLI sends an image as an `inlineData` part beside the function response (with a
+    // text part naming it), or inside it (`functionResponse.parts`): both reach the model
+    let siblings = parts[at + 1..]
+        .iter()
+        .take_while(|p| p.get("functionResponse").is_none());
+    for part in items(&response["parts"]).chain(siblings.copied()) {
+        if let Some(data) = part.get("inlineData") {
+            let image = data["mimeType"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("image/"));
+            match image {
+                true => d.images += 1,
+                false => d.texts.push(data.to_string()),
+            }
+        } else if let Some(t) = part["text"].as_str() {
+            d.texts.push(t.to_string());
+        }
+    }
+    Some(d)
 }
 
 /// The elements of an array (nothing for anything else).
@@ -155,5 +184,22 @@ mod tests {
         let d = find(Api::Gemini, &gemini, "c1", "t").unwrap();
         assert_eq!(d.text(), "<untrusted_context>\nx\n</untrusted_context>");
         assert!(find(Api::Gemini, &gemini, "c1", "other").is_none());
+
+        // an image beside the function response (Gemini CLI's inlineData part) is delivered,
+        // as is one inside it; a later call's parts are not this call's
+        let image = json!({"contents": [{"role": "user", "parts": [
+            {"functionResponse": {"id": "c1", "name": "mcp_demo_shot", "response": {"output": ""}}},
+            {"text": "[Tool 'shot' provided the following image data with mime-type: image/png]"},
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}},
+            {"functionResponse": {"id": "c2", "name": "mcp_demo_other", "response": {"output": "x"},
+             "parts": [{"inlineData": {"mimeType": "image/jpeg", "data": "/9j/"}}]}},
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]}]});
+        let d = find(Api::Gemini, &image, "c1", "shot").unwrap();
+        assert_eq!(d.images, 1);
+        assert_eq!(
+            d.text(),
+            "\n[Tool 'shot' provided the following image data with mime-type: image/png]"
+        );
+        assert_eq!(find(Api::Gemini, &image, "c2", "other").unwrap().images, 2);
     }
 }

@@ -15,8 +15,48 @@ pub struct Found {
 }
 
 impl Found {
-    /// Find `original` in the delivered `text`, as it is or escaped.
+    /// Find `original` in the delivered `text`, as it is, escaped, or (a JSON text) rewritten
+    /// compactly, whichever keeps the most.
     pub fn of(original: &str, text: &str) -> Found {
+        let found = Found::as_text(original, text);
+        if found.whole {
+            return found;
+        }
+        match Found::compacted(original, text) {
+            Some(c) if c.whole || c.kept.0 + c.kept.1 > found.kept.0 + found.kept.1 => c,
+            _ => found,
+        }
+    }
+
+    /// A JSON text that the client wrote compactly before it sent or cut it (Copilot CLI
+    /// 1.0.102 does): found as the compact form, its kept characters scaled to the original's.
+    fn compacted(original: &str, text: &str) -> Option<Found> {
+        let start = original.trim_start();
+        if !(start.starts_with('{') || start.starts_with('[')) {
+            return None;
+        }
+        let value: serde_json::Value = serde_json::from_str(original).ok()?;
+        let compact = serde_json::to_string(&value).ok()?;
+        if compact == original {
+            return None;
+        }
+        let inner = Found::as_text(&compact, text);
+        let (chars, compact_chars) = (original.chars().count(), compact.chars().count());
+        let scale = |n: usize| match inner.whole {
+            true => chars,
+            false => n * chars / compact_chars.max(1),
+        };
+        Some(Found {
+            kept: (
+                scale(inner.kept.0),
+                if inner.whole { 0 } else { scale(inner.kept.1) },
+            ),
+            ..inner
+        })
+    }
+
+    /// Find `original` in the delivered `text`, as it is or escaped.
+    fn as_text(original: &str, text: &str) -> Found {
         let as_is = kept(original, text);
         let plain = Found {
             form: original.to_string(),
@@ -129,6 +169,40 @@ mod tests {
     use crate::tokens::Tokenizer;
     use serde_json::json;
     use std::path::Path;
+
+    #[test]
+    fn a_json_text_a_client_wrote_compactly_is_whole_and_a_cut_of_it_is_counted() {
+        // Copilot CLI 1.0.102 writes a JSON text compactly before it measures it
+        let result = crate::lab::shapes::result(crate::lab::shapes::Shape::PrettyArray, 20_000);
+        let original = result["content"][0]["text"].as_str().unwrap();
+        let compact =
+            serde_json::to_string(&serde_json::from_str::<serde_json::Value>(original).unwrap())
+                .unwrap();
+        assert!(compact.len() < original.len() * 3 / 4);
+        let home = Path::new("/nonexistent");
+        let judged = |text: &str| {
+            judge(
+                "t",
+                &result,
+                Some(&Delivered::of_text(text)),
+                home,
+                &[],
+                Tokenizer::Cl100k,
+            )
+        };
+        let whole = judged(&compact);
+        assert_eq!(whole.delivery, Delivery::Whole);
+        assert_eq!((whole.head_chars, whole.tail_chars), (original.len(), 0));
+        assert_eq!(whole.added, "[kept]");
+        // its first 5,000 compact characters and a marker: a cut of about 5,000 / compact
+        // length of the original, not a refusal
+        let cut = judged(&format!("{}\n[Output truncated]", &compact[..5_000]));
+        assert_eq!(cut.delivery, Delivery::Cut);
+        assert_eq!(cut.head_chars, 5_000 * original.len() / compact.len());
+        assert_eq!(cut.added, "[kept]\n[Output truncated]");
+        // a text that is not JSON is untouched by it
+        assert!(Found::compacted("line one\nline two", "line one").is_none());
+    }
 
     #[test]
     fn a_result_sent_as_json_is_matched_escaped_and_counted_in_the_originals_characters() {

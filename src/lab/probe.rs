@@ -113,6 +113,15 @@ pub struct ProbeOutcome {
     pub images_delivered: usize,
     /// An image's base64 reached the model as text.
     pub image_as_text: bool,
+    /// The model's tokens for the images that reached it as images (by their pixels, as the
+    /// profiles price them): `delivered` counts text alone, so a measurement compared with a
+    /// profile adds these (a dropped image and a delivered one then differ).
+    #[serde(default)]
+    pub image_tokens: usize,
+    /// Blob resources in the result (their base64 is part of `raw`, which the audit does
+    /// not count as text).
+    #[serde(default)]
+    pub blobs: usize,
     /// What the client's profile predicts of the same result.
     pub modelled: Option<Modelled>,
     /// The result is one text block holding a JSON array (what some clients reject).
@@ -135,14 +144,21 @@ pub struct Modelled {
     pub agrees: bool,
 }
 
-/// The original result's text: its text blocks and embedded resources' texts, joined as a
-/// client joins them.
+/// The original result's text: its text blocks and embedded resources' texts (a blob
+/// resource's base64: a client that sends it sends that text, one that replaces it sends a
+/// placeholder), joined as a client joins them.
 pub fn content_text(result: &Value) -> String {
     result["content"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|b| b["text"].as_str().or(b["resource"]["text"].as_str()))
+        .filter_map(|b| {
+            let resource = &b["resource"];
+            b["text"]
+                .as_str()
+                .or(resource["text"].as_str())
+                .or(resource["blob"].as_str())
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -158,7 +174,6 @@ pub fn judge(
 ) -> ProbeOutcome {
     let original = content_text(result);
     let structured = result.get("structuredContent").filter(|s| !s.is_null());
-    let file = saved_file(&original, home, files);
     let mut outcome = ProbeOutcome {
         tool: tool.into(),
         raw: Size::of(&original, tokenizer),
@@ -169,11 +184,18 @@ pub fn judge(
         tail_chars: 0,
         sent: Sent::Neither,
         added: String::new(),
-        file,
+        file: None,
         is_error: false,
         images: 0,
         images_delivered: 0,
         image_as_text: false,
+        image_tokens: 0,
+        blobs: result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b["resource"]["blob"].is_string())
+            .count(),
         modelled: None,
         json_array: crate::profiles::is_json_array_result(result),
     };
@@ -189,10 +211,17 @@ pub fn judge(
         return outcome;
     };
     let text = d.text();
+    outcome.file = saved_file(&original, home, files, &text);
     outcome.delivered = Some(Size::of(&text, tokenizer));
     outcome.is_error = d.is_error;
     outcome.images_delivered = d.images;
     outcome.image_as_text = image_data.iter().any(|data| text.contains(data));
+    // the images that arrived as images, first ones first, priced by their pixels
+    outcome.image_tokens = image_data
+        .iter()
+        .take(d.images)
+        .map(|data| crate::tokens::image_data_cost(data).map_or(0, |(_, t)| t))
+        .sum();
     let images_whole = outcome.images_delivered >= outcome.images || outcome.image_as_text;
     let found = Found::of(&original, &text);
     let (head, tail) = found.kept;
@@ -255,7 +284,7 @@ pub fn judge(
 fn named_file(note: &str, home: &str) -> Option<SavedFile> {
     let at = note.find(&format!("{home}/"))?;
     let path = note[at + home.len() + 1..]
-        .split(|c: char| c.is_whitespace() || c == '`' || c == '"')
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ']' | ')' | '>'))
         .next()?;
     Some(SavedFile {
         path: path.to_string(),
@@ -342,20 +371,29 @@ fn added(original: &str, text: &str, head: usize, tail: usize, max_chars: usize)
     }
 }
 
-/// The file the client saved the result in: of the files of at least half the result's bytes,
-/// the closest in size that holds the result's text (or its JSON-escaped form) whole, else the
-/// closest that holds its start (`whole` false).
+/// The file the client saved the result in for its model: of the files the delivered text
+/// names (by file name) of at least half the result's bytes, the closest in size that holds the
+/// result's text (or its JSON-escaped form) whole, else the closest that holds its start
+/// (`whole` false). A file the model is not told of is no way back to the result: the client's
+/// own transcript (`.claude/projects/*.jsonl`, Qwen's chats, opencode's database) holds the
+/// result too, and is not a saved file.
 fn saved_file(
     original: &str,
     home: &Path,
     files: &[(std::path::PathBuf, u64)],
+    delivered: &str,
 ) -> Option<SavedFile> {
     if original.len() < 1024 {
         return None;
     }
+    let named = |p: &std::path::PathBuf| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.len() >= 4 && delivered.contains(n))
+    };
     let mut candidates: Vec<&(std::path::PathBuf, u64)> = files
         .iter()
-        .filter(|(_, b)| *b as usize >= original.len() / 2)
+        .filter(|(p, b)| *b as usize >= original.len() / 2 && named(p))
         .collect();
     candidates.sort_by_key(|(p, b)| {
         (

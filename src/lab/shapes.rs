@@ -1,8 +1,10 @@
 //! The synthetic results of the lab's own server, one per shape a client may treat differently:
-//! many lines, one long line, wide (CJK) characters, a JSON array, a JSON object, text with
-//! `structuredContent`, an image. Each is `chars` characters long (the image: about that many
-//! base64 characters), deterministic, and made of numbered parts so that a kept head or tail is
-//! found where it came from.
+//! many lines, many short lines (a line cap under a byte cap), one long line, wide (CJK)
+//! characters, compact and pretty JSON arrays and objects, text with `structuredContent`, an
+//! image, an embedded text resource, a blob resource, a resource link, and an `isError` result.
+//! Each is `chars` characters long (the image and the blob: about that many base64 characters),
+//! deterministic, and made of numbered parts so that a kept head or tail is found where it came
+//! from.
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -31,10 +33,17 @@ pub enum Shape {
     JsonObject,
     Structured,
     Image,
+    ShortLines,
+    PrettyArray,
+    PrettyObject,
+    Resource,
+    Blob,
+    ResourceLink,
+    Error,
 }
 
 impl Shape {
-    pub const ALL: [Shape; 7] = [
+    pub const ALL: [Shape; 14] = [
         Shape::Lines,
         Shape::OneLine,
         Shape::Wide,
@@ -42,6 +51,13 @@ impl Shape {
         Shape::JsonObject,
         Shape::Structured,
         Shape::Image,
+        Shape::ShortLines,
+        Shape::PrettyArray,
+        Shape::PrettyObject,
+        Shape::Resource,
+        Shape::Blob,
+        Shape::ResourceLink,
+        Shape::Error,
     ];
 
     pub fn name(self) -> &'static str {
@@ -53,6 +69,13 @@ impl Shape {
             Shape::JsonObject => "json_object",
             Shape::Structured => "structured",
             Shape::Image => "image",
+            Shape::ShortLines => "short_lines",
+            Shape::PrettyArray => "pretty_array",
+            Shape::PrettyObject => "pretty_object",
+            Shape::Resource => "resource",
+            Shape::Blob => "blob",
+            Shape::ResourceLink => "resource_link",
+            Shape::Error => "error",
         }
     }
 
@@ -73,8 +96,23 @@ pub fn result(shape: Shape, chars: usize) -> Value {
         Shape::Lines => text(&lines(chars, 0)),
         Shape::OneLine => text(&lines(chars, 0).replace('\n', " ")),
         Shape::Wide => text(&wide(chars)),
-        Shape::JsonArray => text(&json_items(chars, false)),
-        Shape::JsonObject => text(&json_items(chars, true)),
+        Shape::JsonArray => text(&json_items(chars, false, false)),
+        Shape::JsonObject => text(&json_items(chars, true, false)),
+        Shape::PrettyArray => text(&json_items(chars, false, true)),
+        Shape::PrettyObject => text(&json_items(chars, true, true)),
+        Shape::ShortLines => text(&short_lines(chars)),
+        Shape::Resource => json!({"content": [{"type": "resource", "resource": {
+            "uri": "lab://result/lines.txt", "mimeType": "text/plain", "text": lines(chars, 0)}}]}),
+        Shape::Blob => json!({"content": [{"type": "resource", "resource": {
+            "uri": "lab://result/data.bin", "mimeType": "application/octet-stream",
+            "blob": blob(chars)}}]}),
+        Shape::ResourceLink => json!({"content": [
+            {"type": "text", "text": lines(chars, 0)},
+            {"type": "resource_link", "uri": "lab://result/full.txt", "name": "full.txt",
+             "mimeType": "text/plain", "description": "The whole result"}]}),
+        Shape::Error => {
+            json!({"content": [{"type": "text", "text": lines(chars, 0)}], "isError": true})
+        }
         Shape::Structured => {
             let body = lines(chars, 7);
             let rows: Vec<&str> = body.lines().collect();
@@ -105,6 +143,36 @@ fn lines(chars: usize, seed: usize) -> String {
     out
 }
 
+/// Short numbered lines (13 characters each: `000001 alpha` and a line end), so that 2,000
+/// lines are 26,000 characters: a line cap acts well under a byte cap. Exactly `chars`
+/// characters.
+fn short_lines(chars: usize) -> String {
+    let mut out = String::with_capacity(chars + 16);
+    let mut n = 0usize;
+    while out.len() < chars {
+        out += &format!("{:06} {:.5}\n", n + 1, WORDS[n % WORDS.len()]);
+        n += 1;
+    }
+    out.truncate(chars);
+    out
+}
+
+/// The base64 of deterministic bytes, `chars` long rounded down to whole 4-character groups
+/// (at least one group).
+fn blob(chars: usize) -> String {
+    let n = (chars / 4).max(1) * 3;
+    let mut x: u32 = 88172645;
+    let bytes: Vec<u8> = (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x & 0xff) as u8
+        })
+        .collect();
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 /// Numbered lines of CJK characters (3 bytes each in UTF-8), exactly `chars` characters.
 fn wide(chars: usize) -> String {
     let han: Vec<char> =
@@ -132,16 +200,30 @@ fn wide(chars: usize) -> String {
     out
 }
 
-/// A compact JSON array of numbered items (or an object holding it), whole items only, as
-/// close to `chars` as whole items allow.
-fn json_items(chars: usize, object: bool) -> String {
+/// A JSON array of numbered items (or an object holding it), compact or pretty-printed (two
+/// spaces, as `JSON.stringify(v, null, 2)` and serde write it), whole items only, as close to
+/// `chars` as whole items allow.
+fn json_items(chars: usize, object: bool, pretty: bool) -> String {
     let mut items = Vec::new();
-    let mut len = if object { 12 } else { 2 };
+    let mut len = match (object, pretty) {
+        (false, false) => 2,
+        (true, false) => 12,
+        (false, true) => 4,
+        (true, true) => 21,
+    };
     let mut n = 0usize;
+    // a pretty item is indented once more inside the object
+    let indent = if object { 4 } else { 2 };
     loop {
         let item = json!({"id": n + 1, "name": format!("item-{:06}", n + 1),
                           "tags": [WORDS[n % 16], WORDS[(n * 5 + 3) % 16]], "score": (n * 37) % 1000});
-        let item_len = item.to_string().len() + 1;
+        let item_len = match pretty {
+            false => item.to_string().len() + 1,
+            true => {
+                let p = serde_json::to_string_pretty(&item).expect("a JSON value prints");
+                p.len() + (p.lines().count() * indent) + 2
+            }
+        };
         if len + item_len > chars && !items.is_empty() {
             break;
         }
@@ -154,7 +236,10 @@ fn json_items(chars: usize, object: bool) -> String {
     } else {
         Value::Array(items)
     };
-    body.to_string()
+    match pretty {
+        false => body.to_string(),
+        true => serde_json::to_string_pretty(&body).expect("a JSON value prints"),
+    }
 }
 
 /// A PNG of noise whose base64 is about `chars` long, as an MCP image block.
@@ -223,6 +308,65 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         let unique: std::collections::HashSet<&&str> = lines.iter().collect();
         assert_eq!(unique.len(), lines.len());
+    }
+
+    #[test]
+    fn short_lines_pass_2000_lines_under_a_50_kib_byte_cap() {
+        let t = result(Shape::ShortLines, 30_000);
+        let t = text_of(&t);
+        assert_eq!(t.len(), 30_000);
+        assert!(t.lines().count() > 2_000, "{}", t.lines().count());
+        assert!(t.lines().all(|l| l.len() <= 12));
+        assert!(t.starts_with("000001 alpha\n000002 budge\n"));
+    }
+
+    #[test]
+    fn pretty_json_shapes_are_indented_whole_and_within_the_size() {
+        for (shape, open) in [
+            (Shape::PrettyArray, "[\n  {"),
+            (Shape::PrettyObject, "{\n  \"items\": [\n    {"),
+        ] {
+            let v = result(shape, 20_000);
+            let t = text_of(&v);
+            assert!(
+                t.len() <= 20_000 && t.len() > 19_500,
+                "{shape:?} {}",
+                t.len()
+            );
+            assert!(t.starts_with(open), "{t:.40}");
+            let parsed: Value = serde_json::from_str(t).unwrap();
+            // the same items as the compact shape of the size the pretty one came to
+            assert_eq!(serde_json::to_string_pretty(&parsed).unwrap(), t);
+        }
+    }
+
+    #[test]
+    fn resource_shapes_carry_their_text_or_blob_and_error_is_flagged() {
+        let r = result(Shape::Resource, 5_000);
+        assert_eq!(r["content"][0]["type"], "resource");
+        assert_eq!(
+            r["content"][0]["resource"]["text"].as_str().unwrap().len(),
+            5_000
+        );
+        let b = result(Shape::Blob, 5_000);
+        let blob = b["content"][0]["resource"]["blob"].as_str().unwrap();
+        assert_eq!(blob.len(), 5_000);
+        assert!(base64::engine::general_purpose::STANDARD
+            .decode(blob)
+            .is_ok());
+        assert!(b["content"][0]["resource"].get("text").is_none());
+        let l = result(Shape::ResourceLink, 2_000);
+        assert_eq!(l["content"][1]["type"], "resource_link");
+        assert_eq!(text_of(&l).len(), 2_000);
+        let e = result(Shape::Error, 2_000);
+        assert_eq!(e["isError"], true);
+        assert_eq!(text_of(&e).len(), 2_000);
+        // every shape has a name that parses back, and results the SDK's types read
+        for shape in Shape::ALL {
+            assert_eq!(Shape::parse(shape.name()), Some(shape));
+            let v = result(shape, 3_000);
+            serde_json::from_value::<rmcp::model::CallToolResult>(v).unwrap();
+        }
     }
 
     #[test]

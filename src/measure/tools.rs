@@ -46,6 +46,9 @@ pub fn measure_tools_pages(
             m.model.add(&model);
             m.tools.push(cost);
         }
+        if m.list.pages == 1 {
+            m.list.first_page_tools = m.tools.len();
+        }
     }
     m.list.tool_count = m.tools.len();
     m.list.wire_tokens = m.wire.primary;

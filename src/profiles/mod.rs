@@ -97,6 +97,17 @@ pub struct SchemaRule {
     pub sourced: Sourced,
 }
 
+/// How a client reads a server's `tools/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListingRule {
+    /// The client reads the first page only (it does not follow `nextCursor`): tools on later
+    /// pages are never offered to its model.
+    pub first_page_only: bool,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
 /// One limit of a client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -158,6 +169,9 @@ pub struct ClientProfile {
     pub sends: SendsRule,
     pub images: ImagesRule,
     pub schema: SchemaRule,
+    /// How it reads `tools/list` (absent: every page, as the SDKs do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing: Option<ListingRule>,
     /// Server instructions are cut to this many bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions_cap_bytes: Option<usize>,
@@ -191,11 +205,17 @@ pub struct Measured {
 }
 
 impl ClientProfile {
+    /// The client reads only the first `tools/list` page.
+    pub fn first_page_only(&self) -> bool {
+        self.listing.as_ref().is_some_and(|l| l.first_page_only)
+    }
+
     /// Every fact of the profile is confirmed by a primary source.
     pub fn confirmed(&self) -> bool {
         self.sends.sourced.confirmed
             && self.images.sourced.confirmed
             && self.schema.sourced.confirmed
+            && self.listing.as_ref().is_none_or(|l| l.sourced.confirmed)
             && self
                 .rules
                 .iter()

@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use crate::facts::ClientSchema;
 
-use crate::facts::{Report, Status};
+use crate::facts::{Report, Status, ToolsList};
 use crate::profiles::{ClientProfile, SchemaMode};
 use crate::tokens::Tokenizer;
 
@@ -20,6 +20,16 @@ pub fn deferred_names(profile: &ClientProfile, server: &str, tools: &[&str]) -> 
         .map(|t| template.replace("{server}", server).replace("{tool}", t))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// How many of a server's tools a client offers its model when that is fewer than it lists:
+/// the first page's, for a client that reads no further (unknown in an old report: all).
+pub fn offered(profile: &ClientProfile, list: &ToolsList) -> Option<usize> {
+    (profile.first_page_only()
+        && list.pages > 1
+        && list.first_page_tools > 0
+        && list.first_page_tools < list.tool_count)
+        .then_some(list.first_page_tools)
 }
 
 /// Fill in every server's `clients` for the report's profiles.
@@ -41,7 +51,7 @@ pub fn apply(report: &mut Report) {
         if s.status != Status::Ok {
             continue;
         }
-        let names: Vec<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
+        let all: Vec<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
         // the priced tokenizer's tokens per primary token, for this server's definitions
         let ratio = match &s.cost {
             Some(c) if s.tools_list.model_tokens > 0 => {
@@ -50,6 +60,9 @@ pub fn apply(report: &mut Report) {
             _ => 1.0,
         };
         for profile in &report.clients {
+            // a client that reads the first page only is offered that page's tools
+            let offered = offered(profile, &s.tools_list);
+            let names = &all[..offered.unwrap_or(all.len())];
             let deferred = match profile.schema.mode {
                 SchemaMode::Full => false,
                 SchemaMode::Deferred | SchemaMode::Names => true,
@@ -57,11 +70,23 @@ pub fn apply(report: &mut Report) {
                     total_tools > profile.schema.over_tools.unwrap_or(usize::MAX)
                 }
             };
-            let tokens = if deferred {
-                tokenizer.count(&deferred_names(profile, &s.name, &names))
-            } else {
-                s.tools_list.model_tokens
+            let tokens = match (deferred, offered) {
+                (true, _) => tokenizer.count(&deferred_names(profile, &s.name, names)),
+                (false, None) => s.tools_list.model_tokens,
+                (false, Some(n)) => s.tools[..n].iter().map(|t| t.model_tokens).sum(),
             };
+            if let Some(n) = offered {
+                let past: std::collections::HashSet<&str> = all[n..].iter().copied().collect();
+                for p in s
+                    .probes
+                    .iter_mut()
+                    .filter(|p| past.contains(p.tool.as_str()))
+                {
+                    for c in p.clients.iter_mut().filter(|c| c.client == profile.id) {
+                        c.unlisted = true;
+                    }
+                }
+            }
             let tool_rules: Vec<_> = profile
                 .rules
                 .iter()
@@ -71,12 +96,16 @@ pub fn apply(report: &mut Report) {
                 client: profile.id.clone(),
                 schema_tokens_per_turn: tokens,
                 deferred,
-                tool_limit_exceeded: tool_rules
-                    .iter()
-                    .any(|r| s.tools_list.tool_count as u64 > r.threshold),
+                tool_limit_exceeded: tool_rules.iter().any(|r| names.len() as u64 > r.threshold),
                 usd_per_1k_turns: price.map(|p| 1000.0 * tokens as f64 * ratio * p / 1e6),
                 confirmed: profile.schema.sourced.confirmed
-                    && tool_rules.iter().all(|r| r.sourced.confirmed),
+                    && tool_rules.iter().all(|r| r.sourced.confirmed)
+                    && (offered.is_none()
+                        || profile
+                            .listing
+                            .as_ref()
+                            .is_some_and(|l| l.sourced.confirmed)),
+                tools_offered: offered,
                 measured: None,
             });
         }

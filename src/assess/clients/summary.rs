@@ -19,6 +19,9 @@ pub struct ClientTotals {
     pub deferred_servers: usize,
     /// Servers over one of its tool limits.
     pub over_tool_limit: usize,
+    /// Tools it never offers its model (past the first tools/list page, which is all it
+    /// reads); their probe results are not counted in `results`.
+    pub unlisted_tools: usize,
     pub servers: usize,
     /// Tokens of every probe result the model is sent, as sent and after the engine.
     pub raw_tokens: usize,
@@ -47,6 +50,7 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
                 usd_per_1k_turns: None,
                 deferred_servers: 0,
                 over_tool_limit: 0,
+                unlisted_tools: 0,
                 servers: 0,
                 raw_tokens: 0,
                 budgeted_tokens: None,
@@ -76,11 +80,15 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
                     }
                     t.deferred_servers += usize::from(c.deferred);
                     t.over_tool_limit += usize::from(c.tool_limit_exceeded);
+                    if let Some(n) = c.tools_offered {
+                        t.unlisted_tools += s.tools_list.tool_count.saturating_sub(n);
+                    }
                 }
                 for c in s
                     .probes
                     .iter()
-                    .flat_map(|p| p.clients.iter().filter(|c| c.client == profile.id))
+                    .flat_map(|p| p.clients.iter())
+                    .filter(|c| c.client == profile.id && !c.unlisted)
                 {
                     let raw = c.measured.as_ref().unwrap_or(&c.raw);
                     t.results += 1;
@@ -98,13 +106,24 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
 }
 
 /// What a client sends of the definitions: "every definition", "names only", "names only for 2
-/// of 3", then "; 1 server over its tool limit" when one is.
+/// of 3", or "page 1 only; 8 tools unseen" when it reads only the first tools/list page of a
+/// server with more, then "; 1 server over its tool limit" when one is.
 pub fn definitions_text(t: &ClientTotals) -> String {
     let mut out = match t.deferred_servers {
         0 => "every definition".to_string(),
         n if n == t.servers => "names only".to_string(),
         n => format!("names only for {n} of {}", t.servers),
     };
+    if t.unlisted_tools > 0 {
+        if t.deferred_servers == 0 {
+            out = "page 1 only".into();
+        }
+        out.push_str(&format!(
+            "; {} tool{} unseen",
+            thousands(t.unlisted_tools),
+            if t.unlisted_tools == 1 { "" } else { "s" }
+        ));
+    }
     if t.over_tool_limit > 0 {
         out.push_str(&format!(
             "; {} server{} over its tool limit",

@@ -67,6 +67,87 @@ fn schema_tax_per_client() {
     assert!(row(1, "cursor").tool_limit_exceeded && !row(1, "cursor").confirmed);
 }
 
+/// A server of 13 tools over three pages (5, 5, 3), tool i costing 100 + i model tokens, with a
+/// probe of the first tool and of the last.
+fn paged_server() -> ServerReport {
+    let mut s = ServerReport::new("paged", "stdio", "x", "t");
+    s.tools = (0..13)
+        .map(|i| ToolCost {
+            name: format!("tool_{i}"),
+            model_tokens: 100 + i,
+            ..ToolCost::default()
+        })
+        .collect();
+    s.tools_list.tool_count = 13;
+    s.tools_list.pages = 3;
+    s.tools_list.first_page_tools = 5;
+    s.tools_list.model_tokens = s.tools.iter().map(|t| t.model_tokens).sum();
+    for tool in ["tool_0", "tool_12"] {
+        let mut p = crate::facts::ProbeResult::new(tool);
+        let result = text("a short result");
+        for id in ["gemini-cli", "codex"] {
+            p.clients.push(ClientResult {
+                client: id.into(),
+                raw: seen(id, &result),
+                budgeted: None,
+                confirmed: true,
+                measured: None,
+                measured_version: None,
+                unlisted: false,
+            });
+        }
+        s.probes.push(p);
+    }
+    s
+}
+
+#[test]
+fn a_client_that_reads_the_first_page_only_is_sent_and_offered_that_page_alone() {
+    let mut r = Report::new(vec!["cl100k_base".into()], vec![paged_server()]);
+    r.clients = vec![
+        profile("gemini-cli").unwrap().clone(),
+        profile("codex").unwrap().clone(),
+    ];
+    apply(&mut r);
+    let s = &r.servers[0];
+    let gemini = &s.clients[0];
+    // the first page's five definitions: 100 + 101 + ... + 104
+    assert_eq!(gemini.schema_tokens_per_turn, 510);
+    assert_eq!(gemini.tools_offered, Some(5));
+    assert!(!gemini.deferred);
+    // Codex follows the cursor: every definition (it does not defer 13 tools)
+    assert_eq!(s.clients[1].schema_tokens_per_turn, 1_378);
+    assert_eq!(s.clients[1].tools_offered, None);
+    // the probe of the last tool is unreachable for Gemini CLI only
+    let unlisted = |probe: usize, id: &str| {
+        s.probes[probe]
+            .clients
+            .iter()
+            .find(|c| c.client == id)
+            .unwrap()
+            .unlisted
+    };
+    assert!(!unlisted(0, "gemini-cli") && unlisted(1, "gemini-cli"));
+    assert!(!unlisted(1, "codex"));
+    let totals = client_totals(&r);
+    assert_eq!(totals[0].results, 1);
+    assert_eq!(totals[1].results, 2);
+    assert_eq!(definitions_text(&totals[0]), "page 1 only; 8 tools unseen");
+    assert_eq!(definitions_text(&totals[1]), "every definition");
+    // one page, or a report from before the first page was counted: every tool
+    let mut one = paged_server();
+    one.tools_list.pages = 1;
+    let mut old = paged_server();
+    old.tools_list.first_page_tools = 0;
+    let mut r = Report::new(vec!["cl100k_base".into()], vec![one, old]);
+    r.clients = vec![profile("gemini-cli").unwrap().clone()];
+    apply(&mut r);
+    for s in &r.servers {
+        assert_eq!(s.clients[0].schema_tokens_per_turn, 1_378);
+        assert_eq!(s.clients[0].tools_offered, None);
+    }
+}
+
 #[test]
 fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
     let codex = profile("codex").unwrap();
@@ -85,6 +166,7 @@ fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
         confirmed: true,
         measured: Some(measured),
         measured_version: Some("0.171.0".into()),
+        unlisted: false,
     });
     s.probes.push(p);
     let mut r = Report::new(vec!["cl100k_base".into()], vec![s]);

@@ -12,9 +12,10 @@ use crate::units::thousands;
 
 /// The compatibility findings of one server's probes.
 pub(super) fn compat_findings(s: &ServerReport) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut out = first_page_findings(s);
     for p in &s.probes {
-        for c in &p.clients {
+        // a tool the client never offers its model never reaches the client's cut
+        for c in p.clients.iter().filter(|c| !c.unlisted) {
             if let Some((seen, how)) = judged(c) {
                 if let Some(b) = &seen.breaks {
                     let raw = p.raw.as_ref().map_or(0, |r| r.model_tokens);
@@ -24,6 +25,31 @@ pub(super) fn compat_findings(s: &ServerReport) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// One finding per client that reads only the first tools/list page of a server with more,
+/// naming the tools its model is never offered (only a measured profile's fact makes one).
+fn first_page_findings(s: &ServerReport) -> Vec<Finding> {
+    s.clients
+        .iter()
+        .filter_map(|c| {
+            let offered = c.tools_offered?;
+            let p = profile(&c.client)?;
+            let m = p.measured.as_ref()?;
+            let never: Vec<&str> = s.tools[offered..].iter().map(|t| t.name.as_str()).collect();
+            let listed = s.tools_list.tool_count;
+            let text = format!(
+                "{} {} (as measured {}) reads only the first tools/list page: {} of this server's {} tools are never offered to its model ({})",
+                p.name,
+                m.version,
+                m.date,
+                thousands(listed - offered),
+                thousands(listed),
+                crate::text::shorten(&never.join(", "), 200)
+            );
+            Some(finding(by_id("client-first-page-only"), None, text))
+        })
+        .collect()
 }
 
 /// The row's view a finding may rest on, and "Claude Code 2.1.332 (measured here)" or "Gemini
@@ -104,6 +130,7 @@ mod tests {
                 confirmed: true,
                 measured: None,
                 measured_version: None,
+                unlisted: false,
             })
             .collect()
     }
@@ -179,5 +206,42 @@ mod tests {
     fn a_profile_that_was_not_measured_makes_no_finding() {
         assert!(profile("vscode").unwrap().measured.is_none());
         assert!(findings("vscode", &"word ".repeat(30_000)).is_empty());
+    }
+
+    #[test]
+    fn a_client_reading_the_first_page_only_is_told_which_tools_it_never_offers() {
+        use crate::facts::{ClientSchema, ToolCost};
+        let mut s = ServerReport::new("srv", "stdio", "srv", "test");
+        s.tools = (0..7)
+            .map(|i| ToolCost {
+                name: format!("tool_{i}"),
+                ..ToolCost::default()
+            })
+            .collect();
+        s.tools_list.tool_count = 7;
+        let row = |id: &str, offered| ClientSchema {
+            client: id.into(),
+            schema_tokens_per_turn: 0,
+            deferred: false,
+            tool_limit_exceeded: false,
+            usd_per_1k_turns: None,
+            confirmed: true,
+            tools_offered: offered,
+            measured: None,
+        };
+        s.clients = vec![row("cline", Some(5)), row("codex", None)];
+        // a huge result of the last tool, which Cline never offers: no finding on its cut
+        let result = json!({"content": [{"type": "text", "text": "x".repeat(200_000)}]});
+        let mut probe = ProbeResult::new("tool_6");
+        probe.clients = rows("cline", &result);
+        probe.clients[0].unlisted = true;
+        s.probes.push(probe);
+        let got = compat_findings(&s);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].rule, "client-first-page-only");
+        assert_eq!(
+            got[0].message,
+            format!("Cline CLI {} reads only the first tools/list page: 2 of this server's 7 tools are never offered to its model (tool_5, tool_6)", version("cline"))
+        );
     }
 }

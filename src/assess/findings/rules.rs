@@ -233,4 +233,13 @@ pub const RULES: &[Rule] = &[
         fix: "return a page under the cap with a cursor, or run the server behind `mcp-budget proxy --client ID` (the client the finding names)",
         judges_definitions: false,
     },
+    Rule {
+        id: "client-first-page-only",
+        severity: "warning",
+        title: "Tools past the first tools/list page, which a client never reads (measured)",
+        checks: "The server lists its tools over more than one page, and a client measured in the lab reads only the first (it does not follow `nextCursor`): Gemini CLI 0.61.0, Cline CLI 3.0.65 and Continue CLI 1.5.47 offered their models 5 of the demo's 13 tools. One finding per client, naming the tools it never offers.",
+        why: "The model of that client never sees those tools and cannot call them; nothing tells the user, who sees the server connected.",
+        fix: "list every tool on one page (a server with few enough tools needs no cursor), or run the server behind `mcp-budget proxy`, which lists every upstream tool on one page",
+        judges_definitions: false,
+    },
 ];

@@ -44,6 +44,8 @@ fn outcome(
         images: 0,
         images_delivered: 0,
         image_as_text: false,
+        image_tokens: 0,
+        blobs: 0,
         modelled: None,
         json_array: false,
     }
@@ -124,6 +126,7 @@ fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
                 confirmed: true,
                 measured: None,
                 measured_version: None,
+                unlisted: false,
             }],
             ..ProbeResult::new(t)
         });
@@ -135,6 +138,7 @@ fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
         tool_limit_exceeded: false,
         usd_per_1k_turns: None,
         confirmed: true,
+        tools_offered: None,
         measured: None,
     }];
     Report::new(vec!["cl100k_base".into()], vec![s])

@@ -124,7 +124,110 @@ fn the_file_holding_the_result_is_found_whole_or_escaped() {
     files[0].1 = std::fs::metadata(home.path().join("out.json"))
         .unwrap()
         .len();
-    let f = saved_file(&original, home.path(), &files).unwrap();
+    let note = "Output saved to $HOME/out.json";
+    let f = saved_file(&original, home.path(), &files, note).unwrap();
     assert_eq!((f.path.as_str(), f.whole), ("out.json", true));
-    assert!(saved_file(&original, home.path(), &files[1..]).is_none());
+    assert!(saved_file(&original, home.path(), &files[1..], note).is_none());
+    // the same file the delivered text does not name is the client's own record (a
+    // transcript), not a file its model is pointed at
+    assert!(saved_file(&original, home.path(), &files, "whole, no note").is_none());
+}
+
+#[test]
+fn a_transcript_holding_a_whole_result_is_not_a_saved_file() {
+    // Claude Code writes every tool result into its session transcript in HOME
+    let home = tempfile::tempdir().unwrap();
+    let original = "row of the result\n".repeat(200);
+    let result = json!({"content": [{"type": "text", "text": original}]});
+    let dir = home.path().join(".claude/projects/-tmp-x");
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("5f1c.jsonl");
+    std::fs::write(
+        &transcript,
+        serde_json::to_string(&json!({"toolUseResult": original})).unwrap(),
+    )
+    .unwrap();
+    let files = vec![(
+        std::path::PathBuf::from(".claude/projects/-tmp-x/5f1c.jsonl"),
+        std::fs::metadata(&transcript).unwrap().len(),
+    )];
+    let o = judge(
+        "t",
+        &result,
+        Some(&Delivered::of_text(original.clone())),
+        home.path(),
+        &files,
+        Tokenizer::Cl100k,
+    );
+    assert_eq!((o.delivery, o.file), (Delivery::Whole, None));
+}
+
+#[test]
+fn a_path_in_brackets_ends_at_the_bracket() {
+    // Claude Code names a saved image as `[Image: source: PATH]`
+    let f = named_file(
+        "[Image: source: /tmp/lab/home/.claude/image-cache/1.png]",
+        "/tmp/lab/home",
+    )
+    .unwrap();
+    assert_eq!(f.path, ".claude/image-cache/1.png");
+}
+
+#[test]
+fn an_image_delivered_agrees_with_a_profile_of_pixels_and_a_dropped_one_does_not() {
+    let result = crate::lab::shapes::result(crate::lab::shapes::Shape::Image, 1_000_000);
+    let home = Path::new("/nonexistent");
+    let judged = |d: Delivered| {
+        let mut o = judge("t", &result, Some(&d), home, &[], Tokenizer::Cl100k);
+        o.modelled = crate::lab::compare::modelled("claude-code", &result, &o, Tokenizer::Cl100k);
+        o
+    };
+    let shown = judged(Delivered {
+        images: 1,
+        ..Delivered::default()
+    });
+    assert_eq!(shown.delivery, Delivery::Whole);
+    assert!(shown.image_tokens > 200, "{}", shown.image_tokens);
+    assert!(shown.modelled.unwrap().agrees);
+    // a placeholder in its place (Qwen Code) or nothing (opencode): not delivered, and the
+    // profile that counts the pixels is contradicted
+    for text in ["[image data omitted]", ""] {
+        let dropped = judged(Delivered::of_text(text));
+        assert_eq!(dropped.delivery, Delivery::MarkerOnly, "{text:?}");
+        assert_eq!(dropped.image_tokens, 0);
+        assert!(!dropped.modelled.unwrap().agrees, "{text:?}");
+    }
+}
+
+#[test]
+fn a_blob_replaced_by_a_placeholder_is_marker_only_and_one_sent_as_text_is_whole() {
+    let result = crate::lab::shapes::result(crate::lab::shapes::Shape::Blob, 4_000);
+    let blob = result["content"][0]["resource"]["blob"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let home = Path::new("/nonexistent");
+    let o = judge(
+        "t",
+        &result,
+        Some(&Delivered::of_text(
+            "[Binary content (application/octet-stream), 3000 bytes]",
+        )),
+        home,
+        &[],
+        Tokenizer::Cl100k,
+    );
+    assert_eq!(
+        (o.delivery, o.blobs, o.raw.chars),
+        (Delivery::MarkerOnly, 1, 4_000)
+    );
+    let o = judge(
+        "t",
+        &result,
+        Some(&Delivered::of_text(blob)),
+        home,
+        &[],
+        Tokenizer::Cl100k,
+    );
+    assert_eq!(o.delivery, Delivery::Whole);
 }

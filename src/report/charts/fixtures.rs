@@ -107,6 +107,7 @@ fn with_clients(r: &mut Report) {
                     confirmed: true,
                     measured: None,
                     measured_version: None,
+                    unlisted: false,
                 },
                 ClientResult {
                     client: "codex".into(),
@@ -119,6 +120,7 @@ fn with_clients(r: &mut Report) {
                     confirmed: false,
                     measured: None,
                     measured_version: None,
+                    unlisted: false,
                 },
             ];
         }

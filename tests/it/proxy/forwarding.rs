@@ -38,6 +38,9 @@ fn a_huge_result_fits_and_reads_back_whole() {
         "12 of the demo's 13 tools and mcp_budget_read: {names:?}"
     );
     assert!(!names.contains(&"create_ticket") && names.contains(&"mcp_budget_read"));
+    // the demo lists 5 tools a page; the proxy lists them all on the first, so a client that
+    // reads no further (Gemini CLI, Cline, Continue: `client-first-page-only`) sees every tool
+    assert!(tools.get("nextCursor").is_none(), "{tools}");
     // every other definition is the server's own, field for field and in its key order
     let own: Vec<Value> = mcp_budget::demo::tool_definitions()
         .into_iter()
