@@ -25,6 +25,10 @@ pub struct ShapeRule {
     pub stage: u8,
     /// chars, bytes, tokens or lines; None when nothing was cut (or only one size was tried).
     pub unit: Option<String>,
+    /// Other units the same runs fit as well (chars and bytes on ASCII text alike): the unit is
+    /// a guess between them until a shape that parts them (`wide`) is cut too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unit_also: Vec<String>,
     /// The largest size delivered whole, in `unit`.
     pub threshold: Option<usize>,
     /// The largest result delivered whole, and the smallest that was not, in every unit.
@@ -157,6 +161,7 @@ fn rule(shape: Shape, lo: Option<ProbeOutcome>, hi: Option<ProbeOutcome>, stage:
         shape,
         stage,
         unit: None,
+        unit_also: Vec::new(),
         threshold: None,
         whole_up_to: lo.as_ref().map(|o| o.raw),
         cut_from: cut.map(|o| o.raw),
@@ -220,6 +225,24 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
                     (a, b) = (l.max(a), h.min(b));
                 }
             }
+            // a unit the same evidence cannot tell from the one chosen: every interval of the
+            // stage that agrees reads the same in both
+            let same_stage: Vec<&(Size, Size)> = intervals
+                .iter()
+                .zip(&stages)
+                .filter(|(_, s)| **s == stages[i])
+                .filter_map(|(x, _)| x.as_ref())
+                .collect();
+            rule.unit_also = UNITS
+                .iter()
+                .filter(|u| **u != unit)
+                .filter(|u| {
+                    same_stage.iter().all(|(l, h)| {
+                        l.in_unit(u) == l.in_unit(unit) && h.in_unit(u) == h.in_unit(unit)
+                    })
+                })
+                .map(|u| u.to_string())
+                .collect();
             rule.unit = Some(unit.to_string());
             rule.threshold = Some(round_in(a, b));
         }

@@ -56,7 +56,7 @@ impl Found {
     }
 
     /// Find `original` in the delivered `text`, as it is or escaped.
-    fn as_text(original: &str, text: &str) -> Found {
+    pub fn as_text(original: &str, text: &str) -> Found {
         let as_is = kept(original, text);
         let plain = Found {
             form: original.to_string(),

@@ -223,7 +223,12 @@ pub fn judge(
         .map(|data| crate::tokens::image_data_cost(data).map_or(0, |(_, t)| t))
         .sum();
     let images_whole = outcome.images_delivered >= outcome.images || outcome.image_as_text;
-    let found = Found::of(&original, &text);
+    // structuredContent sent whole in place of a JSON text (Claude Code) is not a compacted
+    // cut of that text: look for the text itself only
+    let found = match structured.is_some_and(|s| holds_json(&text, s)) {
+        true => Found::as_text(&original, &text),
+        false => Found::of(&original, &text),
+    };
     let (head, tail) = found.kept;
     // text blocks around an image the client shows as a placeholder are whole too
     let content_whole = found.whole || blocks_in_order(result, &text);

@@ -37,11 +37,15 @@ pub fn entry(c: &ClientReport, date: &str) -> String {
         }
         let _ = writeln!(out, "message = {}", quote(&message));
         let names: Vec<&str> = shapes.iter().map(|s| s.shape.name()).collect();
-        let _ = writeln!(
-            out,
-            "note = {}",
-            quote(&format!("measured on: {}", names.join(", ")))
-        );
+        let mut note = format!("measured on: {}", names.join(", "));
+        if !r.unit_also.is_empty() {
+            let _ = write!(
+                note,
+                "; the unit could also be {}: these shapes read the same in them (derive `wide` to tell chars from bytes)",
+                r.unit_also.join(" or ")
+            );
+        }
+        let _ = writeln!(out, "note = {}", quote(&note));
         let _ = writeln!(
             out,
             "as_of = {}\nchecked = {}\nconfirmed = true",
@@ -110,7 +114,61 @@ fn message(r: &ShapeRule) -> (String, Option<f64>) {
         [] => String::new(),
     };
     let share = (r.tail > 0).then(|| r.head as f64 / (r.head + r.tail) as f64);
-    (message, share)
+    (placeholders(&message, r), share)
+}
+
+/// The marker with what changes from run to run as the profile's placeholders: a path (the
+/// run's own folders) as `{file}`, and a number that is the cut's own count as `{removed}`,
+/// `{head}`, `{tail}`, `{total}`, `{chars}` or `{lines}` (with or without thousands commas).
+/// A number that matches none stays: a fixed amount the client states whatever it cut (Codex's
+/// "…7 tokens truncated…") is part of the message.
+pub(super) fn placeholders(marker: &str, r: &ShapeRule) -> String {
+    let at = r.cut_from.unwrap_or_default();
+    let unit = r.unit.as_deref().unwrap_or("chars");
+    let removed = at.chars.saturating_sub(r.head + r.tail);
+    let named: [(usize, &str); 6] = [
+        (removed, "{removed}"),
+        (r.head, "{head}"),
+        (r.tail, "{tail}"),
+        (at.in_unit(unit), "{total}"),
+        (at.chars, "{chars}"),
+        (at.lines, "{lines}"),
+    ];
+    let mut out = String::with_capacity(marker.len());
+    let mut rest = marker;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit() || c == '/' || c == '$') {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let path_start = rest.starts_with('/') || rest.starts_with("$HOME/");
+        if path_start {
+            let end = rest
+                .find(|c: char| {
+                    c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ']' | ')' | '>')
+                })
+                .unwrap_or(rest.len());
+            let path = &rest[..end];
+            // a path of at least two folders; a lone `/` or `a/b` in prose stays
+            if path.matches('/').count() >= 2 {
+                out.push_str("{file}");
+            } else {
+                out.push_str(path);
+            }
+            rest = &rest[end.max(1)..];
+            continue;
+        }
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == ','))
+            .unwrap_or(rest.len());
+        let token = rest[..end].trim_end_matches(',');
+        let value: Option<usize> = token.replace(',', "").parse().ok();
+        match named.iter().find(|(n, _)| Some(*n) == value && *n > 0) {
+            Some((_, name)) => out.push_str(name),
+            None => out.push_str(token),
+        }
+        rest = &rest[token.len().max(1).min(rest.len())..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn quote(s: &str) -> String {
@@ -142,6 +200,7 @@ mod tests {
             shape,
             stage,
             unit: Some(unit.to_string()),
+            unit_also: Vec::new(),
             threshold: Some(threshold),
             whole_up_to: Some(size),
             cut_from: Some(size),
@@ -153,6 +212,46 @@ mod tests {
             sent: None,
             runs: 1,
         }
+    }
+
+    #[test]
+    fn a_markers_counts_and_paths_become_the_profiles_placeholders() {
+        let mut r = rule(
+            Shape::Lines,
+            1,
+            "chars",
+            8_000,
+            Delivery::Cut,
+            (3_950, 3_981),
+            "",
+        );
+        r.cut_from = Some(Size {
+            chars: 8_050,
+            bytes: 8_050,
+            tokens: 1_900,
+            lines: 120,
+        });
+        // Cline: the count cut; Gemini: head and tail with commas and a file of the run
+        assert_eq!(
+            placeholders("\n\n...[truncated 119 chars]...\n\n", &r),
+            "\n\n...[truncated {removed} chars]...\n\n"
+        );
+        assert_eq!(
+            placeholders("Showing first 3,950 and last 3,981 characters. For full output see: /tmp/lab-7/home/.gemini/tmp/out.txt\n", &r),
+            "Showing first {head} and last {tail} characters. For full output see: {file}\n"
+        );
+        assert_eq!(
+            placeholders(
+                "Saved to $HOME/tmp/17-copilot-tool-output.txt (8,050 chars, 120 lines)",
+                &r
+            ),
+            "Saved to {file} ({total} chars, {lines} lines)"
+        );
+        // a fixed amount stays (Codex states 7 tokens whatever it cut), as does prose
+        assert_eq!(
+            placeholders("…7 tokens truncated… and/or 2026", &r),
+            "…7 tokens truncated… and/or 2026"
+        );
     }
 
     #[test]

@@ -146,7 +146,12 @@ fn rule_line(r: &super::derive::ShapeRule) -> String {
         );
     };
     let at = match (r.unit.as_deref(), r.threshold) {
-        (Some(u), Some(t)) => format!("over {} {u}", thousands(t)),
+        (Some(u), Some(t)) if r.unit_also.is_empty() => format!("over {} {u}", thousands(t)),
+        (Some(u), Some(t)) => format!(
+            "over {} {u} (or {}: not told apart)",
+            thousands(t),
+            r.unit_also.join(", ")
+        ),
         _ => format!("from {} chars", thousands(cut.chars)),
     };
     let what = r.delivery.map_or("?", delivery);

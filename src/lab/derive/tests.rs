@@ -110,12 +110,27 @@ fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
     assert_eq!(rules[0].unit.as_deref(), Some("bytes"), "{:?}", rules[0]);
     assert_eq!(rules[1].unit.as_deref(), Some("bytes"), "{:?}", rules[1]);
     assert_eq!(rules[0].threshold, Some(10_000));
+    assert!(rules.iter().all(|r| r.unit_also.is_empty()), "{rules:?}");
     // 10,000 bytes of mostly 3-byte characters is far fewer than 10,000 characters
     let wide = rules[1].whole_up_to.unwrap();
     assert!(
         wide.chars < 4_000 && (9_800..=10_000).contains(&wide.bytes),
         "{wide:?}"
     );
+}
+
+#[test]
+fn ascii_text_alone_says_it_cannot_tell_bytes_from_characters() {
+    let mut rules = block(bisect(
+        Shape::Lines,
+        400_000,
+        client(Shape::Lines, "bytes", 10_000, 3_000, 3_000),
+    ))
+    .unwrap();
+    settle_units(&mut rules);
+    // the bisection's interval reads the same in chars and bytes: the unit is a guess
+    assert_eq!(rules[0].unit.as_deref(), Some("chars"));
+    assert_eq!(rules[0].unit_also, ["bytes"]);
 }
 
 #[test]
@@ -163,6 +178,7 @@ fn shapes_that_agree_narrow_the_threshold_to_their_common_interval() {
         lines: bytes / 100,
     };
     let rule = |lo, hi| ShapeRule {
+        unit_also: Vec::new(),
         shape: Shape::Lines,
         stage: 1,
         unit: None,

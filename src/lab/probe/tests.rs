@@ -109,6 +109,30 @@ fn structured_content_is_recognised_when_a_client_rewrites_its_numbers() {
 }
 
 #[test]
+fn structured_content_sent_in_place_of_its_pretty_text_is_not_a_cut_of_that_text() {
+    // Claude Code sends structuredContent (compact) in place of the text, which is the same
+    // data pretty-printed: the compact text matches most of it, but nothing was cut
+    let data: serde_json::Map<String, Value> = (0..60)
+        .map(|i| (format!("field_{i}"), json!(format!("value number {i}"))))
+        .collect();
+    let data = Value::Object(data);
+    let result = json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&data).unwrap()}],
+        "structuredContent": data});
+    let o = judge(
+        "t",
+        &result,
+        Some(&Delivered::of_text(data.to_string())),
+        Path::new("/x"),
+        &[],
+        Tokenizer::Cl100k,
+    );
+    assert_eq!(
+        (o.delivery, o.sent),
+        (Delivery::Whole, Sent::StructuredContent)
+    );
+}
+
+#[test]
 fn the_file_holding_the_result_is_found_whole_or_escaped() {
     let home = tempfile::tempdir().unwrap();
     let original = "line\n".repeat(1000);
