@@ -57,7 +57,8 @@ pub struct LabArgs {
     #[arg(long)]
     pub derive: bool,
     /// The shapes --derive bisects, comma-separated [default: all: lines, one_line, wide,
-    /// json_array, json_object, structured, image]
+    /// json_array, json_object, structured, image, short_lines, pretty_array, pretty_object,
+    /// resource, blob, resource_link, error]
     #[arg(
         long = "shape",
         value_name = "SHAPES",

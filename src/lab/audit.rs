@@ -143,6 +143,9 @@ pub fn seen(o: &ProbeOutcome, client: &str, name: &str, version: &str) -> Client
 /// How the client broke the result, as measured: an error (for a JSON array, or over its cap
 /// in tokens by its profile), nothing but its marker, or a marker that misstates the cut.
 fn breaks(o: &ProbeOutcome, outcome: Outcome, kept: f64, client: &str) -> Option<Break> {
+    if o.images > 0 && o.images_delivered == 0 && !o.image_as_text {
+        return Some(Break::ImagesDropped { images: o.images });
+    }
     match o.delivery {
         Delivery::Error => Some(error_break(o, client)),
         Delivery::MarkerOnly => Some(Break::MarkerOnly),

@@ -81,13 +81,19 @@ fn gemini(body: &Value, call_id: &str, name: &str) -> Option<Delivered> {
                 .filter_map(move |(i, p)| p.get("functionResponse").map(|r| (parts, i, r)))
         })
     };
-    let (parts, at, response) = responses()
-        .find(|(_, _, r)| r["id"] == call_id)
-        .or_else(|| {
-            responses().find(|(_, _, r)| {
-                r["id"].is_null() && r["name"].as_str().is_some_and(|n| n.ends_with(name))
-            })
-        })?;
+    // Gemini CLI 0.61.0 answers an image call with the id `TOOL__CALL`
+    // (`mcp_lab_lab_result__call_probe_target`)
+    let ours = |id: &Value| {
+        id == call_id
+            || id
+                .as_str()
+                .is_some_and(|i| i.strip_suffix(call_id).is_some_and(|t| t.ends_with("__")))
+    };
+    let (parts, at, response) = responses().find(|(_, _, r)| ours(&r["id"])).or_else(|| {
+        responses().find(|(_, _, r)| {
+            r["id"].is_null() && r["name"].as_str().is_some_and(|n| n.ends_with(name))
+        })
+    })?;
     let inner = &response["response"];
     let text = match inner.get("output").or_else(|| inner.get("content")) {
         Some(Value::String(s)) => s.clone(),
@@ -201,5 +207,13 @@ mod tests {
             "\n[Tool 'shot' provided the following image data with mime-type: image/png]"
         );
         assert_eq!(find(Api::Gemini, &image, "c2", "other").unwrap().images, 2);
+        // the id Gemini CLI 0.61.0 gives an image call's response: the tool's name, `__`, the id
+        let prefixed = json!({"contents": [{"role": "user", "parts": [
+            {"functionResponse": {"id": "mcp_lab_lab_result__call_probe_target", "name": "mcp_lab_lab_result",
+             "response": {"output": "[Tool 'lab_result' provided the following image data with mime-type: image/png]"}}},
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]}]});
+        let d = find(Api::Gemini, &prefixed, "call_probe_target", "lab_result").unwrap();
+        assert_eq!(d.images, 1);
+        assert!(find(Api::Gemini, &prefixed, "probe_target", "x").is_none());
     }
 }

@@ -20,6 +20,12 @@ pub enum Found {
 pub fn npm_folders(extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = extra.to_vec();
     dirs.push(PathBuf::from("node_modules"));
+    // a client runs in a folder of its own: a relative folder would name nothing there
+    for d in &mut dirs {
+        if let Ok(abs) = std::path::absolute(&*d) {
+            *d = abs;
+        }
+    }
     if let Some(node) = on_path("node") {
         let node = node.canonicalize().unwrap_or(node);
         if let Some(prefix) = node.parent().and_then(Path::parent) {
@@ -133,6 +139,16 @@ pub async fn installed_version(id: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_npm_folders_are_made_absolute() {
+        // the client is started in its own folder: `--npm-dir target/x` must still find it
+        let dirs = npm_folders(&[PathBuf::from("target/lab-clients/node_modules")]);
+        assert!(dirs.iter().all(|d| d.is_absolute()), "{dirs:?}");
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(dirs[0], here.join("target/lab-clients/node_modules"));
+        assert_eq!(dirs[1], here.join("node_modules"));
+    }
 
     #[test]
     fn versions_are_read_from_each_clients_own_line() {

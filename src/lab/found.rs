@@ -60,7 +60,9 @@ impl Found {
         let as_is = kept(original, text);
         let plain = Found {
             form: original.to_string(),
-            whole: !original.is_empty() && text.contains(original),
+            // a client that trims the whitespace around a text (Claude Code does an error's)
+            // still sent all of it
+            whole: !original.trim().is_empty() && text.contains(original.trim()),
             kept: as_is,
             form_kept: as_is,
         };
@@ -169,6 +171,17 @@ mod tests {
     use crate::tokens::Tokenizer;
     use serde_json::json;
     use std::path::Path;
+
+    #[test]
+    fn a_text_sent_with_its_outer_whitespace_trimmed_is_whole() {
+        // Claude Code 2.1.332 trims an isError text: one that ends in a space is not cut
+        let original = "000001 alpha budget\n".repeat(500) + "000501 text forecast index ";
+        let found = Found::of(&original, &format!("Error: {}", original.trim_end()));
+        assert!(found.whole);
+        // a real cut of one word is still a cut
+        let cut = &original[..original.len() - 8];
+        assert!(!Found::of(&original, cut).whole);
+    }
 
     #[test]
     fn a_json_text_a_client_wrote_compactly_is_whole_and_a_cut_of_it_is_counted() {

@@ -66,12 +66,38 @@ pub enum Images {
     Pixels,
     /// Its base64 pasted as text.
     Base64Text,
+    /// Not sent at all: the model gets nothing of it (measured: opencode 1.18.33).
+    Dropped,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImagesRule {
     pub mode: Images,
+    #[serde(flatten)]
+    pub sourced: Sourced,
+}
+
+/// How an embedded resource block reaches the model.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Resources {
+    /// A text resource's text alone; a blob's nothing.
+    #[default]
+    Text,
+    /// The block's compact JSON (`{"type":"resource","resource":{uri, mimeType, text or
+    /// blob}}`): a blob's base64 is paid as text.
+    Json,
+    /// A text resource's text, and a blob's base64 as text.
+    TextAndBlob,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResourcesRule {
+    pub mode: Resources,
     #[serde(flatten)]
     pub sourced: Sourced,
 }
@@ -128,7 +154,8 @@ pub struct Rule {
     /// The text the client adds in place of what it cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// Applies only to a result whose content is one text block.
+    /// Applies only to a result whose content is one text block (or one embedded text
+    /// resource).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub only_single_text: bool,
     /// `json_array`: the rule applies only to a result whose content is one text block holding a
@@ -139,6 +166,12 @@ pub struct Rule {
     /// keeps nothing).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cut_at_line: bool,
+    /// The rule does not act on a result marked `isError` (it reaches the model whole).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_on_error: bool,
+    /// The rule acts only on a result marked `isError`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub only_on_error: bool,
     /// A number in the tool definition's `_meta` under this key raises the threshold, up to
     /// `raised_up_to`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,6 +201,9 @@ pub struct ClientProfile {
     pub note: String,
     pub sends: SendsRule,
     pub images: ImagesRule,
+    /// How embedded resources reach the model (absent: a text resource's text, a blob not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesRule>,
     pub schema: SchemaRule,
     /// How it reads `tools/list` (absent: every page, as the SDKs do).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,6 +252,7 @@ impl ClientProfile {
             && self.images.sourced.confirmed
             && self.schema.sourced.confirmed
             && self.listing.as_ref().is_none_or(|l| l.sourced.confirmed)
+            && self.resources.as_ref().is_none_or(|r| r.sourced.confirmed)
             && self
                 .rules
                 .iter()
@@ -412,6 +449,9 @@ pub enum Break {
     MarkerOnly,
     /// An error message in place of the result, for a reason the lab could not tell.
     ErrorInstead,
+    /// The client sends its model none of the result's images (the texts beside them as
+    /// its rules say).
+    ImagesDropped { images: usize },
     /// The client's marker says `stated` of `unit` were cut where `cut` were.
     MisstatedMarker {
         stated: usize,

@@ -15,7 +15,7 @@ use regex::Regex;
 
 use serde_json::Value;
 
-use super::visible::{visible, Count};
+use super::visible::{visible, Count, Visible};
 use super::{Break, ClientProfile, ClientSeen, Outcome, Rule, Sends};
 use crate::text::{ceil_char_boundary, char_count, floor_char_boundary, line_count};
 use crate::tokens::Tokenizer;
@@ -54,10 +54,11 @@ const RESULT_JSON_WRAPPER: usize = 128;
 
 pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
     let mut l = ResultLimits::default();
-    // a rule on one kind of result (a JSON array) is no size limit the engine can meet
+    // a rule on one kind of result (a JSON array, an error) is no size limit the engine can
+    // meet: the engine budgets every result alike
     for r in result_rules(profile)
         .into_iter()
-        .filter(|r| r.when.is_none())
+        .filter(|r| r.when.is_none() && !r.only_on_error)
     {
         // a cut that keeps the head (a cap, a spill's preview) keeps a note put first
         l.note_first |= r.effect == "cap" || (r.effect == "spill" && r.preview.unwrap_or(0) > 0);
@@ -119,11 +120,14 @@ pub fn breaks_limit(profile: &ClientProfile, result: &Value, tokenizer: Tokenize
     let v = visible(profile, result, count);
     let whole = join(&v.texts);
     let meta = BTreeMap::new();
+    let error = result["isError"] == true;
+    // nothing but images the client drops: nothing reaches the model
+    if v.images_dropped > 0 && whole.is_empty() {
+        return true;
+    }
     result_rules(profile).into_iter().any(|rule| {
-        let applies = (!rule.only_single_text || v.single_text)
-            && (rule.when.as_deref() != Some("json_array")
-                || (v.single_text && is_json_array(&whole)));
-        applies && measure(&rule.unit, &whole, v.image_tokens, count) > threshold(rule, &meta)
+        applies(rule, &v, &whole, error)
+            && measure(&rule.unit, &whole, v.image_tokens, count) > threshold(rule, &meta)
     })
 }
 
@@ -151,11 +155,9 @@ pub fn client_view_counted(
         .file_path
         .clone()
         .unwrap_or_else(|| format!("<{} file>", profile.id));
+    let error = result["isError"] == true;
     for rule in result_rules(profile) {
-        if rule.only_single_text && !v.single_text {
-            continue;
-        }
-        if rule.when.as_deref() == Some("json_array") && !(v.single_text && is_json_array(&whole)) {
+        if !applies(rule, &v, &whole, error) {
             continue;
         }
         let limit = threshold(rule, meta);
@@ -270,6 +272,15 @@ pub fn client_view_counted(
             })
         }
     };
+    // images the client drops: said, and a result of nothing else reaches the model as nothing
+    if v.images_dropped > 0 {
+        breaks = breaks.or(Some(Break::ImagesDropped {
+            images: v.images_dropped,
+        }));
+        if total == 0 && outcome == Outcome::Full {
+            outcome = Outcome::Refused;
+        }
+    }
     let kept = cut.map_or(total, |(h, t)| h + (total - t));
     let images = if outcome == Outcome::Refused {
         0
@@ -301,6 +312,15 @@ fn misstated(message: &str, whole: &str, kept: &str, count: Count) -> Option<Bre
 }
 
 /// Whether a text is a JSON array (what some clients parse a text result into and reject).
+/// Whether a rule acts on a result of this kind (size aside): one text only, a JSON array
+/// only, only on an `isError` result or not on one.
+fn applies(rule: &Rule, v: &Visible, whole: &str, error: bool) -> bool {
+    (!rule.only_single_text || v.single_text)
+        && (rule.when.as_deref() != Some("json_array") || (v.single_text && is_json_array(whole)))
+        && !(rule.not_on_error && error)
+        && (!rule.only_on_error || error)
+}
+
 fn is_json_array(text: &str) -> bool {
     text.trim_start().starts_with('[') && serde_json::from_str::<Vec<Value>>(text).is_ok()
 }

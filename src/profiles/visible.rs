@@ -5,13 +5,15 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::{ClientProfile, Images, Sends};
+use super::{ClientProfile, Images, Resources, Sends};
 use crate::tokens::image_data_cost;
 
 /// The sent parts of a result: texts, image tokens, and which parts.
 pub(super) struct Visible<'a> {
     pub texts: Vec<Cow<'a, str>>,
     pub image_tokens: usize,
+    /// Image blocks the client does not send.
+    pub images_dropped: usize,
     pub sent: Vec<String>,
     /// The content is exactly one text block.
     pub single_text: bool,
@@ -40,6 +42,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         return Visible {
             texts: vec![Cow::Owned(text)],
             image_tokens: 0,
+            images_dropped: 0,
             sent,
             single_text: true,
         };
@@ -62,8 +65,11 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
     let mut v = Visible {
         texts: Vec::new(),
         image_tokens: 0,
+        images_dropped: 0,
         sent: Vec::new(),
-        single_text: blocks.len() == 1 && blocks[0]["type"] == "text",
+        // one text, or one embedded text resource (Gemini CLI cuts its text alike: measured)
+        single_text: blocks.len() == 1
+            && (blocks[0]["type"] == "text" || blocks[0]["resource"]["text"].is_string()),
     };
     if content {
         for b in blocks {
@@ -79,14 +85,24 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
                         // no image a model can see, or a client that pastes it: its text
                         (Images::Pixels, None) => v.image_tokens += count(data),
                         (Images::Base64Text, _) => v.texts.push(Cow::Borrowed(data)),
+                        (Images::Dropped, _) => v.images_dropped += 1,
                     }
                 }
                 "audio" => {}
-                "resource" => {
-                    if let Some(t) = b["resource"]["text"].as_str() {
-                        v.texts.push(Cow::Borrowed(t));
+                "resource" => match profile.resources.as_ref().map(|r| r.mode) {
+                    Some(Resources::Json) => v.texts.push(Cow::Owned(compact(b))),
+                    Some(Resources::TextAndBlob) => {
+                        let r = &b["resource"];
+                        if let Some(t) = r["text"].as_str().or(r["blob"].as_str()) {
+                            v.texts.push(Cow::Borrowed(t));
+                        }
                     }
-                }
+                    _ => {
+                        if let Some(t) = b["resource"]["text"].as_str() {
+                            v.texts.push(Cow::Borrowed(t));
+                        }
+                    }
+                },
                 _ => v.texts.push(Cow::Owned(compact(b))),
             }
         }

@@ -80,6 +80,10 @@ fn message(b: &Break, client: &str, raw: usize, shown: usize, tool: &str) -> Fin
             "client-marker-only",
             format!("{client} delivers nothing of this {}-token result but its marker ({} tokens): the result is one line over its limit and it cuts at line ends", thousands(raw), thousands(shown)),
         ),
+        Break::ImagesDropped { images } => (
+            "client-drops-images",
+            format!("{client} sends its model none of this result's {} ({} tokens of text are what it gets)", match images { 1 => "image".to_string(), n => format!("{n} images") }, thousands(shown)),
+        ),
         Break::MisstatedMarker { stated, cut, unit } => (
             "client-misstated-cut",
             format!("{client} cuts this result with a marker that says {} {unit} were cut; {} were", thousands(*stated), thousands(*cut)),

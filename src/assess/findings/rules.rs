@@ -234,6 +234,15 @@ pub const RULES: &[Rule] = &[
         judges_definitions: false,
     },
     Rule {
+        id: "client-drops-images",
+        severity: "warning",
+        title: "A client sends its model none of the result's images (measured)",
+        checks: "A client measured in the lab sends none of this result's image blocks to its model (opencode 1.18.33 drops them without a word), so a screenshot or chart the tool returns is never seen.",
+        why: "The model reasons about an image it was never shown, or calls the tool again; a result of nothing but an image reaches it as nothing.",
+        fix: "say in a text block what the image shows (the text reaches the model), or offer the image as a resource or a file path the client can read",
+        judges_definitions: false,
+    },
+    Rule {
         id: "client-first-page-only",
         severity: "warning",
         title: "Tools past the first tools/list page, which a client never reads (measured)",
