@@ -223,6 +223,15 @@ pub fn judge(
         .map(|data| crate::tokens::image_data_cost(data).map_or(0, |(_, t)| t))
         .sum();
     let images_whole = outcome.images_delivered >= outcome.images || outcome.image_as_text;
+    // an image pasted as base64 text and cut with the rest (Cline sends the result's JSON):
+    // of a result of nothing else, the image's base64 is what is judged kept
+    let pasted = image_data
+        .iter()
+        .find(|data| data.len() >= 64 && text.contains(&data[..64]));
+    let original = match pasted {
+        Some(data) if original.is_empty() && !outcome.image_as_text => data.to_string(),
+        _ => original,
+    };
     // structuredContent sent whole in place of a JSON text (Claude Code) is not a compacted
     // cut of that text: look for the text itself only
     let found = match structured.is_some_and(|s| holds_json(&text, s)) {

@@ -54,6 +54,11 @@ impl Sends {
 #[serde(deny_unknown_fields)]
 pub struct SendsRule {
     pub mode: Sends,
+    /// A text block that is a JSON object or array is rewritten compactly before the client
+    /// measures and sends it, in a result without structuredContent (Copilot CLI 1.0.102:
+    /// measured; beside structuredContent a pretty copy is sent as it is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compacts_json: bool,
     #[serde(flatten)]
     pub sourced: Sourced,
 }
@@ -148,9 +153,13 @@ pub struct Rule {
     /// truncate: the share of the kept text taken from the start (the rest from the end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head_share: Option<f64>,
-    /// spill: the preview's size in the rule's unit.
+    /// spill: the preview's size in the rule's unit (or in `preview_unit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<u64>,
+    /// spill: the preview's unit when it is not the rule's (Copilot CLI measures bytes and
+    /// previews 500 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview_unit: Option<String>,
     /// The text the client adds in place of what it cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,

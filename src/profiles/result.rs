@@ -198,7 +198,8 @@ pub fn client_view_counted(
             "spill" => {
                 outcome = Outcome::SpilledToFile;
                 let n = rule.preview.unwrap_or(0) as usize;
-                let end = prefix(&whole[..head_src], &rule.unit, n, count);
+                let unit = rule.preview_unit.as_deref().unwrap_or(&rule.unit);
+                let end = prefix(&whole[..head_src], unit, n, count);
                 cut = Some((end, total));
                 shown = Some(format!("{}{}", fill(message, n, 0, value), &whole[..end]));
                 break;

@@ -253,9 +253,9 @@ fn which_parts_each_client_sends() {
     let cc = get("claude-code");
     assert_eq!(cc.sent, ["content", "structuredContent"]);
     assert_eq!(cc.tokens_to_model, json_tokens + image);
-    // the text is structuredContent's JSON: sent once
+    // the text is structuredContent's JSON: sent once; the image dropped (measured)
     assert_eq!(get("copilot-cli").sent, ["content"]);
-    assert_eq!(get("copilot-cli").tokens_to_model, json_tokens + image);
+    assert_eq!(get("copilot-cli").tokens_to_model, json_tokens);
     // Codex: structuredContent alone, after its wall-time line
     let wall = Tokenizer::Cl100k.count("Wall time: 0.0100 seconds\nOutput:\n");
     assert_eq!(get("codex").tokens_to_model, json_tokens + wall);
@@ -556,4 +556,31 @@ fn gemini_cuts_an_embedded_resource_as_a_text_and_pays_for_a_blob() {
     let b = json!({"content": [{"type": "resource", "resource": {"uri": "lab://d.bin", "blob": blob}}]});
     assert!(seen("gemini-cli", &b).text.contains(&blob));
     assert_eq!(seen("opencode", &b).tokens_to_model, 0);
+}
+
+#[test]
+fn copilot_measures_bytes_and_writes_a_json_text_compactly_without_structured_content() {
+    // 20,000 CJK characters are 60,000 bytes: over its 20,480 bytes, filed
+    let wide: String = "漢".repeat(20_000);
+    assert_eq!(
+        seen("copilot-cli", &text(&wide)).outcome,
+        Outcome::SpilledToFile
+    );
+    // a pretty JSON array of 30,000 characters is about 17,000 compact: sent whole, compact
+    let items: Vec<Value> = (0..300)
+        .map(|i| json!({"id": i, "name": format!("item-{i:06}"), "tags": ["alpha", "beta"]}))
+        .collect();
+    let pretty = serde_json::to_string_pretty(&items).unwrap();
+    let compact = serde_json::to_string(&items).unwrap();
+    assert!(
+        pretty.len() > 20_480 && compact.len() < 20_480,
+        "{} {}",
+        pretty.len(),
+        compact.len()
+    );
+    let s = seen("copilot-cli", &text(&pretty));
+    assert_eq!(s.outcome, Outcome::Full);
+    assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&compact));
+    // another client sends it as it is, over its own limits
+    assert_eq!(seen("naive", &text(&pretty)).bytes_to_model, pretty.len());
 }

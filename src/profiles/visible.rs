@@ -35,14 +35,41 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         if whole && has_structured {
             sent.push("structuredContent".into());
         }
-        let text = match whole {
-            true => compact(result),
-            false => compact(&result["content"]),
+        // a client that drops images leaves them out of its JSON (Continue: measured)
+        let dropped = match profile.images.mode {
+            Images::Dropped => blocks.iter().filter(|b| b["type"] == "image").count(),
+            _ => 0,
+        };
+        let kept = |content: &Value| -> Value {
+            match dropped {
+                0 => content.clone(),
+                _ => Value::Array(
+                    blocks
+                        .iter()
+                        .filter(|b| b["type"] != "image")
+                        .cloned()
+                        .collect(),
+                ),
+            }
+        };
+        let texts = match (
+            whole,
+            dropped > 0 && dropped == blocks.len() && !has_structured,
+        ) {
+            // nothing but dropped images: nothing is sent
+            (_, true) => Vec::new(),
+            (true, false) if dropped == 0 => vec![Cow::Owned(compact(result))],
+            (true, false) => {
+                let mut r = result.clone();
+                r["content"] = kept(&result["content"]);
+                vec![Cow::Owned(compact(&r))]
+            }
+            (false, false) => vec![Cow::Owned(compact(&kept(&result["content"])))],
         };
         return Visible {
-            texts: vec![Cow::Owned(text)],
+            texts,
             image_tokens: 0,
-            images_dropped: 0,
+            images_dropped: dropped,
             sent,
             single_text: true,
         };
@@ -74,9 +101,16 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
     if content {
         for b in blocks {
             match b["type"].as_str().unwrap_or("") {
-                "text" if text_blocks => v
-                    .texts
-                    .push(Cow::Borrowed(b["text"].as_str().unwrap_or(""))),
+                "text" if text_blocks => {
+                    let t = b["text"].as_str().unwrap_or("");
+                    // measured: compacted only without structuredContent (beside it, a
+                    // pretty copy is sent as it is)
+                    v.texts
+                        .push(match profile.sends.compacts_json && !has_structured {
+                            true => compacted(t),
+                            false => Cow::Borrowed(t),
+                        })
+                }
                 "text" => {}
                 "image" => {
                     let data = b["data"].as_str().unwrap_or("");
@@ -115,6 +149,19 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         v.sent.push("structuredContent".into());
     }
     v
+}
+
+/// A JSON object or array text written compactly (keys in received order); any other text as
+/// it is.
+fn compacted(text: &str) -> Cow<'_, str> {
+    let start = text.trim_start();
+    if !(start.starts_with('{') || start.starts_with('[')) {
+        return Cow::Borrowed(text);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Cow::Owned(compact(&v)),
+        Err(_) => Cow::Borrowed(text),
+    }
 }
 
 /// Compact JSON, keys in received order: as clients send JSON on (the audit's `compact_json`).

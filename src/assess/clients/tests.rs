@@ -177,7 +177,7 @@ fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
     assert_eq!(t.raw_tokens, modelled.tokens_to_model + 40);
     let text = measured_profiles_text(&r).unwrap();
     assert!(
-        text.starts_with("Profiles measured in the lab (`mcp-budget lab`): codex 0.171.0 with model lab-model-x (2026-12-01). The rows apply the profiles"),
+        text.starts_with("Profiles measured in the lab (`mcp-budget lab`): codex 0.171.0 with model lab-model-x (2026-12-04). The rows apply the profiles"),
         "{text}"
     );
     // run here: the label names the version, the sentence says the rows were measured

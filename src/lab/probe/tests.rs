@@ -255,3 +255,28 @@ fn a_blob_replaced_by_a_placeholder_is_marker_only_and_one_sent_as_text_is_whole
     );
     assert_eq!(o.delivery, Delivery::Whole);
 }
+
+#[test]
+fn an_image_pasted_as_text_and_cut_is_a_cut_not_a_marker() {
+    // Cline sends the result's JSON, an image's base64 in it, and cuts it to 4,000 + 4,000
+    let result = crate::lab::shapes::result(crate::lab::shapes::Shape::Image, 40_000);
+    let data = result["content"][0]["data"].as_str().unwrap();
+    let json = result.to_string();
+    let cut = format!(
+        "{}\n\n...[truncated {} chars]...\n\n{}",
+        &json[..4000],
+        json.len() - 8000,
+        &json[json.len() - 4000..]
+    );
+    let o = judge(
+        "t",
+        &result,
+        Some(&Delivered::of_text(cut)),
+        Path::new("/x"),
+        &[],
+        Tokenizer::Cl100k,
+    );
+    assert_eq!((o.delivery, o.images_delivered), (Delivery::Cut, 0));
+    assert!(o.head_chars > 3_900 && o.tail_chars > 3_900, "{o:?}");
+    assert!(data.len() > 30_000);
+}

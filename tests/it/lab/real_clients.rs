@@ -7,12 +7,17 @@ use serde_json::Value;
 
 use crate::support::{mcp_budget, repo};
 
-/// The npm package of each client the tests run.
-const CLIENTS: [(&str, &str); 4] = [
+/// The npm package of each client the tests run: all nine the lab has adapters for.
+const CLIENTS: [(&str, &str); 9] = [
     ("claude-code", "@anthropic-ai/claude-code"),
     ("codex", "@openai/codex"),
     ("gemini-cli", "@google/gemini-cli"),
     ("opencode", "opencode-ai"),
+    ("copilot-cli", "@github/copilot"),
+    ("qwen-code", "@qwen-code/qwen-code"),
+    ("cline", "cline"),
+    ("kilo", "@kilocode/cli-linux-x64"),
+    ("continue-cli", "@continuedev/cli"),
 ];
 
 /// `target/lab-clients/node_modules`, or None (skip; a failure under
@@ -62,7 +67,8 @@ fn measured_as_its_profile_predicts(id: &str) {
         ),
         ("search_code", "{ q = \"fetchUser language:typescript\" }"),
     ];
-    if id != "gemini-cli" {
+    let first_page_only = mcp_budget::profiles::profile(id).is_some_and(|p| p.first_page_only());
+    if !first_page_only {
         wanted.push(("get_forecast", "{ city = \"Lisbon\" }"));
     }
     let probes = super::demo_probes(dir.path(), &wanted);
@@ -190,6 +196,56 @@ fn every_shape_as_its_profile_predicts(id: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (probes, count) = shape_probes(dir.path(), id);
     lab_run(id, &npm, dir.path(), &probes, count);
+}
+
+#[test]
+fn copilot_cli_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("copilot-cli");
+}
+
+#[test]
+fn qwen_code_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("qwen-code");
+}
+
+#[test]
+fn cline_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("cline");
+}
+
+#[test]
+fn kilo_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("kilo");
+}
+
+#[test]
+fn continue_cli_sends_what_its_profile_predicts() {
+    measured_as_its_profile_predicts("continue-cli");
+}
+
+#[test]
+fn copilot_cli_sends_every_shape_as_its_profile_predicts() {
+    every_shape_as_its_profile_predicts("copilot-cli");
+}
+
+#[test]
+fn qwen_code_sends_every_shape_as_its_profile_predicts() {
+    every_shape_as_its_profile_predicts("qwen-code");
+}
+
+#[test]
+fn cline_sends_every_shape_as_its_profile_predicts() {
+    every_shape_as_its_profile_predicts("cline");
+}
+
+#[test]
+fn kilo_sends_every_shape_as_its_profile_predicts() {
+    every_shape_as_its_profile_predicts("kilo");
+}
+
+#[test]
+fn continue_cli_sends_every_shape_as_its_profile_predicts() {
+    every_shape_as_its_profile_predicts("continue-cli");
 }
 
 #[test]
