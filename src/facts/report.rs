@@ -154,8 +154,7 @@ pub struct ServerReport {
     /// both are asked; with one era forced, only that one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub eras: Vec<String>,
-    /// The 2026-07-28 era's rules as this audit saw them kept (only for a server measured in
-    /// that era).
+    /// The 2026-07-28 era's rules as this audit saw them kept (a server measured in that era).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub era_conformance: Option<super::EraConformance>,
     /// Set when `--protocol auto`'s `server/discover` ended the server's stream (a process
@@ -225,8 +224,7 @@ pub struct ToolsList {
     /// Bytes of the largest page's `result` (an SDK's read limit applies to one message).
     #[serde(default)]
     pub largest_page_bytes: usize,
-    /// Tools on the first page: all a client that does not follow `nextCursor` offers its
-    /// model (0 in a report written before this was counted).
+    /// Tools on the first page, all a client that ignores `nextCursor` offers (0: not counted).
     #[serde(default)]
     pub first_page_tools: usize,
 }

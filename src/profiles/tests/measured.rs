@@ -1,0 +1,119 @@
+//! Rules measured on the lab server's shapes with the real clients (issue 39): images dropped,
+//! line caps, errors, embedded resources, bytes and compact JSON.
+
+use serde_json::{json, Value};
+
+use super::*;
+
+#[test]
+fn opencode_cuts_at_2000_lines_never_cuts_an_error_and_drops_images() {
+    // 2,500 short lines (32,500 bytes): under 50 KiB, over 2,000 lines
+    let short: String = (1..=2_500).map(|i| format!("{i:06} alpha\n")).collect();
+    let cut = seen("opencode", &text(&short));
+    assert_eq!(cut.outcome, Outcome::Truncated);
+    assert!(cut.text.starts_with("000001 alpha\n"));
+    assert!(
+        cut.text
+            .contains("002000 alpha\n\n...500 lines truncated..."),
+        "{}",
+        &cut.text[25_900..26_100]
+    );
+    assert!(!cut.text.contains("002001 alpha"));
+    // the same text as an error reaches the model whole, as does a 60 KiB one
+    for body in [short.clone(), "x".repeat(61_440)] {
+        let error = json!({"content": [{"type": "text", "text": body}], "isError": true});
+        assert_eq!(seen("opencode", &error).outcome, Outcome::Full);
+        assert_eq!(seen("opencode", &text(&body)).outcome, Outcome::Truncated);
+    }
+    // an image: nothing of it; beside a text, the text alone
+    let png = json!({"content": [{"type": "image", "mimeType": "image/png", "data": png_header(100, 100)}]});
+    let alone = seen("opencode", &png);
+    assert_eq!(
+        (alone.outcome, alone.tokens_to_model),
+        (Outcome::Refused, 0)
+    );
+    assert_eq!(alone.breaks, Some(Break::ImagesDropped { images: 1 }));
+    let mut both = png.clone();
+    both["content"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, json!({"type": "text", "text": "A chart of the week"}));
+    let both = seen("opencode", &both);
+    assert_eq!(both.outcome, Outcome::Full);
+    assert_eq!(
+        both.tokens_to_model,
+        Tokenizer::Cl100k.count("A chart of the week")
+    );
+    assert!(seen("claude-code", &png).tokens_to_model > 0);
+}
+
+#[test]
+fn codex_sends_an_embedded_resource_as_its_json_and_pays_for_a_blob() {
+    let blob = "QUJD".repeat(500);
+    let r = json!({"content": [{"type": "resource", "resource": {"uri": "lab://d.bin", "mimeType": "application/octet-stream", "blob": blob}}]});
+    let wall = "Wall time: 0.0100 seconds\nOutput:\n";
+    let codex = seen("codex", &r);
+    let json = r["content"][0].to_string();
+    assert_eq!(codex.bytes_to_model, wall.len() + json.len());
+    assert!(codex.tokens_to_model > 200, "{}", codex.tokens_to_model);
+    // a client without the rule sends nothing of a blob
+    assert_eq!(seen("naive", &r).tokens_to_model, 0);
+    // a text resource: its JSON (escaped) for Codex, its text for the others
+    let text = "line one\nline two\n";
+    let r = json!({"content": [{"type": "resource", "resource": {"uri": "lab://t.txt", "mimeType": "text/plain", "text": text}}]});
+    assert!(seen("codex", &r)
+        .text
+        .contains(r#""text":"line one\nline two\n""#));
+    assert_eq!(seen("naive", &r).bytes_to_model, text.len());
+}
+
+#[test]
+fn gemini_cuts_an_embedded_resource_as_a_text_and_pays_for_a_blob() {
+    let body: String = (0..2_000)
+        .map(|i| format!("{i:06} alpha delta gateway journal\n"))
+        .collect();
+    let r = json!({"content": [{"type": "resource", "resource": {"uri": "lab://t.txt", "mimeType": "text/plain", "text": body}}]});
+    let s = seen("gemini-cli", &r);
+    assert_eq!(s.outcome, Outcome::Truncated);
+    assert!(s
+        .text
+        .contains("Showing first 8,000 and last 32,000 characters"));
+    // a text resource beside a text block is two blocks: not cut (only_single_text)
+    let mut two = r.clone();
+    two["content"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "text", "text": "x"}));
+    assert_eq!(seen("gemini-cli", &two).outcome, Outcome::Full);
+    let blob = "QUJD".repeat(1_000);
+    let b = json!({"content": [{"type": "resource", "resource": {"uri": "lab://d.bin", "blob": blob}}]});
+    assert!(seen("gemini-cli", &b).text.contains(&blob));
+    assert_eq!(seen("opencode", &b).tokens_to_model, 0);
+}
+
+#[test]
+fn copilot_measures_bytes_and_writes_a_json_text_compactly_without_structured_content() {
+    // 20,000 CJK characters are 60,000 bytes: over its 20,480 bytes, filed
+    let wide: String = "漢".repeat(20_000);
+    assert_eq!(
+        seen("copilot-cli", &text(&wide)).outcome,
+        Outcome::SpilledToFile
+    );
+    // a pretty JSON array of 30,000 characters is about 17,000 compact: sent whole, compact
+    let items: Vec<Value> = (0..300)
+        .map(|i| json!({"id": i, "name": format!("item-{i:06}"), "tags": ["alpha", "beta"]}))
+        .collect();
+    let pretty = serde_json::to_string_pretty(&items).unwrap();
+    let compact = serde_json::to_string(&items).unwrap();
+    assert!(
+        pretty.len() > 20_480 && compact.len() < 20_480,
+        "{} {}",
+        pretty.len(),
+        compact.len()
+    );
+    let s = seen("copilot-cli", &text(&pretty));
+    assert_eq!(s.outcome, Outcome::Full);
+    assert_eq!(s.tokens_to_model, Tokenizer::Cl100k.count(&compact));
+    // another client sends it as it is, over its own limits
+    assert_eq!(seen("naive", &text(&pretty)).bytes_to_model, pretty.len());
+}
