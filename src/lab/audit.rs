@@ -79,15 +79,8 @@ fn merge_server(
             errors.push(format!("{}: {}: not measured: {why}", s.server, o.tool));
             continue;
         }
-        // images reach the model as images: their pixel cost, as the audit counts it
-        let image_tokens = match (o.images, &probe.raw) {
-            (0, _) | (_, None) => 0,
-            (n, Some(raw)) => raw.image_tokens * o.images_delivered.min(n) / n,
-        };
         if let Some(row) = probe.clients.iter_mut().find(|r| r.client == c.id) {
-            let mut m = seen(o, &c.id, &c.name, version);
-            m.tokens_to_model += image_tokens;
-            row.measured = Some(m);
+            row.measured = Some(seen(o, &c.id, &c.name, version));
             row.measured_version = Some(version.to_string());
         }
     }
@@ -128,7 +121,8 @@ pub fn seen(o: &ProbeOutcome, client: &str, name: &str, version: &str) -> Client
         Sent::Neither => Vec::new(),
     };
     ClientSeen {
-        tokens_to_model: delivered.tokens,
+        // the text measured, and the images that reached the model at their pixel cost
+        tokens_to_model: delivered.tokens + o.image_tokens,
         bytes_to_model: delivered.bytes,
         outcome,
         kept_fraction: kept,

@@ -121,8 +121,7 @@ pub fn breaks_limit(profile: &ClientProfile, result: &Value, tokenizer: Tokenize
     let whole = join(&v.texts);
     let meta = BTreeMap::new();
     let error = result["isError"] == true;
-    // nothing but images the client drops: nothing reaches the model
-    if v.images_dropped > 0 && whole.is_empty() {
+    if v.only_dropped_images() {
         return true;
     }
     result_rules(profile).into_iter().any(|rule| {
@@ -278,7 +277,7 @@ pub fn client_view_counted(
         breaks = breaks.or(Some(Break::ImagesDropped {
             images: v.images_dropped,
         }));
-        if total == 0 && outcome == Outcome::Full {
+        if v.only_dropped_images() && outcome == Outcome::Full {
             outcome = Outcome::Refused;
         }
     }

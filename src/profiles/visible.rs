@@ -19,6 +19,13 @@ pub(super) struct Visible<'a> {
     pub single_text: bool,
 }
 
+impl Visible<'_> {
+    /// The result was nothing but images the client drops: nothing of it reaches the model.
+    pub fn only_dropped_images(&self) -> bool {
+        self.images_dropped > 0 && self.texts.iter().all(|t| t.is_empty())
+    }
+}
+
 /// Counts the tokens of a text (a tokenizer, or a memo of one shared by several clients).
 pub type Count<'c> = &'c dyn Fn(&str) -> usize;
 
@@ -40,31 +47,30 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
             Images::Dropped => blocks.iter().filter(|b| b["type"] == "image").count(),
             _ => 0,
         };
-        let kept = |content: &Value| -> Value {
-            match dropped {
-                0 => content.clone(),
-                _ => Value::Array(
-                    blocks
-                        .iter()
-                        .filter(|b| b["type"] != "image")
-                        .cloned()
-                        .collect(),
-                ),
+        let text = match (dropped, whole) {
+            (0, true) => compact(result),
+            (0, false) => compact(&result["content"]),
+            _ => {
+                let content: Vec<Value> = blocks
+                    .iter()
+                    .filter(|b| b["type"] != "image")
+                    .cloned()
+                    .collect();
+                match whole {
+                    true => {
+                        let mut r = result.clone();
+                        r["content"] = Value::Array(content);
+                        compact(&r)
+                    }
+                    false => compact(&Value::Array(content)),
+                }
             }
         };
-        let texts = match (
-            whole,
-            dropped > 0 && dropped == blocks.len() && !has_structured,
-        ) {
-            // nothing but dropped images: nothing is sent
-            (_, true) => Vec::new(),
-            (true, false) if dropped == 0 => vec![Cow::Owned(compact(result))],
-            (true, false) => {
-                let mut r = result.clone();
-                r["content"] = kept(&result["content"]);
-                vec![Cow::Owned(compact(&r))]
-            }
-            (false, false) => vec![Cow::Owned(compact(&kept(&result["content"])))],
+        // nothing but dropped images: nothing is sent
+        let nothing_left = dropped > 0 && dropped == blocks.len() && !has_structured;
+        let texts = match nothing_left {
+            true => Vec::new(),
+            false => vec![Cow::Owned(text)],
         };
         return Visible {
             texts,

@@ -24,7 +24,7 @@ pub fn deferred_names(profile: &ClientProfile, server: &str, tools: &[&str]) -> 
 
 /// How many of a server's tools a client offers its model when that is fewer than it lists:
 /// the first page's, for a client that reads no further (unknown in an old report: all).
-pub fn offered(profile: &ClientProfile, list: &ToolsList) -> Option<usize> {
+fn offered(profile: &ClientProfile, list: &ToolsList) -> Option<usize> {
     (profile.first_page_only()
         && list.pages > 1
         && list.first_page_tools > 0

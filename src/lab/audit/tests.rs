@@ -198,10 +198,11 @@ fn a_client_not_installed_is_listed_and_measures_nothing() {
 fn delivered_images_add_their_pixel_cost() {
     let mut r = report(&[("shot", 11)], 1_366);
     let mut o = outcome("shot", Delivery::Whole, 11, 11);
-    (o.images, o.images_delivered) = (2, 1);
+    // one image of two reached the model: the judge priced it (683 tokens of pixels)
+    (o.images, o.images_delivered, o.image_tokens) = (2, 1, 683);
     merge(&mut r, &lab("claude-code", Some("1"), vec![o]));
     let m = r.servers[0].probes[0].clients[0].measured.as_ref().unwrap();
-    // one image of two reached the model: half the pixel cost, on top of the 11 text tokens
+    // on top of the 11 text tokens, and not the audit's 1,366 for both images
     assert_eq!(m.tokens_to_model, 11 + 683);
 }
 

@@ -4,6 +4,19 @@ use super::*;
 use crate::lab::found::kept;
 use serde_json::json;
 
+/// `judge` of a delivery of one text, with no files in the run's HOME.
+fn judged(result: &Value, text: impl Into<String>) -> ProbeOutcome {
+    let d = Delivered::of_text(text);
+    judge(
+        "t",
+        result,
+        Some(&d),
+        Path::new("/x"),
+        &[],
+        Tokenizer::Cl100k,
+    )
+}
+
 #[test]
 fn a_file_the_note_names_in_home_is_gone_not_missing() {
     let note = "Output too large to read at once (20.0 KB). Saved to: /tmp/lab-1/home/tmp/17-copilot-tool-output-3c.txt\nConsider using tools like grep";
@@ -93,14 +106,9 @@ fn a_delivery_is_judged_whole_cut_error_or_marker_only() {
 fn structured_content_is_recognised_when_a_client_rewrites_its_numbers() {
     let result = json!({"content": [{"type": "text", "text": "{\n  \"t\": 20.0,\n  \"city\": \"Paris\"\n}"}],
         "structuredContent": {"t": 20.0, "city": "Paris"}});
-    let d = Delivered::of_text("Wall time: 0.01 seconds\nOutput:\n{\"city\":\"Paris\",\"t\":20}");
-    let o = judge(
-        "t",
+    let o = judged(
         &result,
-        Some(&d),
-        Path::new("/x"),
-        &[],
-        Tokenizer::Cl100k,
+        "Wall time: 0.01 seconds\nOutput:\n{\"city\":\"Paris\",\"t\":20}",
     );
     assert_eq!(
         (o.delivery, o.sent),
@@ -118,14 +126,7 @@ fn structured_content_sent_in_place_of_its_pretty_text_is_not_a_cut_of_that_text
     let data = Value::Object(data);
     let result = json!({"content": [{"type": "text", "text": serde_json::to_string_pretty(&data).unwrap()}],
         "structuredContent": data});
-    let o = judge(
-        "t",
-        &result,
-        Some(&Delivered::of_text(data.to_string())),
-        Path::new("/x"),
-        &[],
-        Tokenizer::Cl100k,
-    );
+    let o = judged(&result, data.to_string());
     assert_eq!(
         (o.delivery, o.sent),
         (Delivery::Whole, Sent::StructuredContent)
@@ -201,12 +202,12 @@ fn a_path_in_brackets_ends_at_the_bracket() {
 fn an_image_delivered_agrees_with_a_profile_of_pixels_and_a_dropped_one_does_not() {
     let result = crate::lab::shapes::result(crate::lab::shapes::Shape::Image, 1_000_000);
     let home = Path::new("/nonexistent");
-    let judged = |d: Delivered| {
+    let modelled = |d: Delivered| {
         let mut o = judge("t", &result, Some(&d), home, &[], Tokenizer::Cl100k);
         o.modelled = crate::lab::compare::modelled("claude-code", &result, &o, Tokenizer::Cl100k);
         o
     };
-    let shown = judged(Delivered {
+    let shown = modelled(Delivered {
         images: 1,
         ..Delivered::default()
     });
@@ -216,7 +217,7 @@ fn an_image_delivered_agrees_with_a_profile_of_pixels_and_a_dropped_one_does_not
     // a placeholder in its place (Qwen Code) or nothing (opencode): not delivered, and the
     // profile that counts the pixels is contradicted
     for text in ["[image data omitted]", ""] {
-        let dropped = judged(Delivered::of_text(text));
+        let dropped = modelled(Delivered::of_text(text));
         assert_eq!(dropped.delivery, Delivery::MarkerOnly, "{text:?}");
         assert_eq!(dropped.image_tokens, 0);
         assert!(!dropped.modelled.unwrap().agrees, "{text:?}");
@@ -230,29 +231,15 @@ fn a_blob_replaced_by_a_placeholder_is_marker_only_and_one_sent_as_text_is_whole
         .as_str()
         .unwrap()
         .to_string();
-    let home = Path::new("/nonexistent");
-    let o = judge(
-        "t",
+    let o = judged(
         &result,
-        Some(&Delivered::of_text(
-            "[Binary content (application/octet-stream), 3000 bytes]",
-        )),
-        home,
-        &[],
-        Tokenizer::Cl100k,
+        "[Binary content (application/octet-stream), 3000 bytes]",
     );
     assert_eq!(
         (o.delivery, o.blobs, o.raw.chars),
         (Delivery::MarkerOnly, 1, 4_000)
     );
-    let o = judge(
-        "t",
-        &result,
-        Some(&Delivered::of_text(blob)),
-        home,
-        &[],
-        Tokenizer::Cl100k,
-    );
+    let o = judged(&result, blob);
     assert_eq!(o.delivery, Delivery::Whole);
 }
 
@@ -268,14 +255,7 @@ fn an_image_pasted_as_text_and_cut_is_a_cut_not_a_marker() {
         json.len() - 8000,
         &json[json.len() - 4000..]
     );
-    let o = judge(
-        "t",
-        &result,
-        Some(&Delivered::of_text(cut)),
-        Path::new("/x"),
-        &[],
-        Tokenizer::Cl100k,
-    );
+    let o = judged(&result, cut);
     assert_eq!((o.delivery, o.images_delivered), (Delivery::Cut, 0));
     assert!(o.head_chars > 3_900 && o.tail_chars > 3_900, "{o:?}");
     assert!(data.len() > 30_000);
