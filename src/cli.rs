@@ -83,6 +83,11 @@ pub struct LabServerArgs {
     /// Tools per tools/list page (0: every tool on one page)
     #[arg(long, default_value_t = 0)]
     pub page_size: u16,
+    /// The protocol eras it speaks: `both` (2026-07-28 and the handshake), `legacy` (the
+    /// handshake only; `server/discover` refused with -32022 and the versions it speaks), or
+    /// `unaware` (a server from before 2026: `server/discover` is an unknown method, -32601)
+    #[arg(long, default_value = "both", value_parser = ["both", "legacy", "unaware"])]
+    pub era: String,
 }
 
 #[derive(Debug, clap::Args)]

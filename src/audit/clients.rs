@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::budget::{CallInfo, Engine};
 use crate::facts::ClientResult;
-use crate::profiles::{client_view_counted, engine_limits, ClientProfile, ResultLimits};
+use crate::profiles::{client_view_in, engine_limits, ClientProfile, ResultLimits};
 use crate::tokens::Tokenizer;
 
 /// One row per client; clients with the same limits share one engine run.
@@ -25,31 +25,39 @@ pub fn client_rows(
 ) -> Vec<ClientResult> {
     let mut runs: HashMap<ResultLimits, Value> = HashMap::new();
     // the clients show many of the same texts: each is counted once
-    let memo: RefCell<HashMap<(usize, u64), usize>> = RefCell::default();
-    let count = |text: &str| {
+    let memo: RefCell<HashMap<(&'static str, usize, u64), usize>> = RefCell::default();
+    let count_in = |t: Tokenizer, text: &str| {
         let mut h = DefaultHasher::new();
         text.hash(&mut h);
-        let key = (text.len(), h.finish());
+        let key = (t.name(), text.len(), h.finish());
         if let Some(n) = memo.borrow().get(&key) {
             return *n;
         }
-        let n = tokenizer.count(text);
+        let n = t.count(text);
         memo.borrow_mut().insert(key, n);
         n
     };
+    let count = |text: &str| count_in(tokenizer, text);
     clients
         .iter()
         .map(|profile| {
+            // what is shown, counted again in the client's model's tokenizer where it has one
+            let model = profile
+                .model_tokenizer()
+                .filter(|m| m.name() != tokenizer.name());
+            let recount = model.map(|m| move |text: &str| count_in(m, text));
+            let again = recount.as_ref().map(|r| r as &dyn Fn(&str) -> usize);
             let budgeted = engine.map(|engine| {
                 let limits = engine_limits(profile);
                 let out = runs
                     .entry(limits)
                     .or_insert_with(|| engine.for_limits(limits).run(call, result).result);
-                client_view_counted(profile, out, meta, &count)
+                client_view_in(profile, out, meta, &count, again)
             });
             ClientResult {
                 client: profile.id.clone(),
-                raw: client_view_counted(profile, result, meta, &count),
+                raw: client_view_in(profile, result, meta, &count, again),
+                model_tokenizer: model.map(|m| m.name().to_string()),
                 budgeted,
                 confirmed: profile.confirmed(),
                 measured: None,

@@ -3,29 +3,43 @@
 //! does not speak refused with -32022 and the versions it does (what lets a client of a newer
 //! revision fall back to this one instead of to `initialize`).
 
+use super::server::definitions;
 use super::AuditOptions;
 use crate::config::ServerSpec;
 use crate::connect::connect;
-use crate::facts::{EraConformance, VersionRefusal};
-use crate::measure::{capped_eras, era_marks, InitInfo, MAX_ERAS};
+use crate::facts::{EraConformance, EraListing, VersionRefusal};
+use crate::measure::{capped_eras, era_marks, measure_tools_pages, InitInfo, MAX_ERAS};
+use crate::tokens::TokenizerSet;
 use crate::units::thousands;
-use crate::upstream::{Protocol, Session, SessionOptions, UpstreamError};
+use crate::upstream::{Listed, Protocol, Session, SessionOptions, UpstreamError};
 
 /// A version no server speaks, asked in to see the server refuse it.
 pub(super) const UNKNOWN_VERSION: &str = "2099-01-01";
 
+/// What the audit found of the eras a server speaks.
+pub(super) struct Eras {
+    /// Each version once, newest first, at most [`MAX_ERAS`].
+    pub spoken: Vec<String>,
+    /// A warning when the list was cut.
+    pub cut: Option<String>,
+    /// The handshake era's version and tools/list pages, from the second connection.
+    pub handshake: Option<(String, Listed)>,
+}
+
 /// The protocol versions the server speaks, as far as this audit asked: the one the session
 /// negotiated, the `server/discover` result's others, and, when `--protocol auto` found the
 /// 2026-07-28 era, the handshake era's version from a second connection that only sends
-/// `initialize` (a server of both eras answers either first request). Each once, newest first,
-/// at most [`MAX_ERAS`]; when the list was cut, a warning saying so.
+/// `initialize` (a server of both eras answers either first request), with the tools that
+/// connection lists (a client of that era is offered those). Each once, newest first, at
+/// most [`MAX_ERAS`]; when the list was cut, a warning saying so.
 pub(super) async fn eras(
     spec: &ServerSpec,
     opts: &AuditOptions,
     session: &Session,
     init: &InitInfo,
-) -> (Vec<String>, Option<String>) {
+) -> Eras {
     let mut spoken: Vec<String> = session.protocol_version().into_iter().collect();
+    let mut handshake = None;
     if opts.session.protocol == Protocol::Auto && session.handshake() == "server/discover" {
         let legacy = SessionOptions {
             protocol: Protocol::Legacy,
@@ -34,8 +48,16 @@ pub(super) async fn eras(
         };
         let probe =
             tokio::time::timeout(std::time::Duration::from_secs(10), connect(spec, &legacy));
-        if let Ok(Ok(old)) = probe.await {
+        if let Ok(Ok(mut old)) = probe.await {
             spoken.extend(old.protocol_version());
+            let version = old.protocol_version();
+            let listing = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                super::server::list_all(&mut old, "tools/list"),
+            );
+            if let (Some(v), Ok(Ok(listed))) = (version, listing.await) {
+                handshake = Some((v, listed));
+            }
             old.close().await;
         }
     }
@@ -47,7 +69,34 @@ pub(super) async fn eras(
             thousands(distinct)
         )
     });
-    (eras, cut)
+    Eras {
+        spoken: eras,
+        cut,
+        handshake,
+    }
+}
+
+/// The handshake era's listing as a client of that era gets it, when its tool definitions
+/// differ from the ones the audit's own era listed (`listed`); `None` when they are the same.
+pub(super) fn handshake_listing(
+    (version, listed): &(String, Listed),
+    modern: &[&str],
+    set: &TokenizerSet,
+) -> Option<EraListing> {
+    let texts: Vec<&str> = listed.pages.iter().map(String::as_str).collect();
+    if definitions(&texts) == definitions(modern) {
+        return None;
+    }
+    let measured = measure_tools_pages(&texts, set).ok()?;
+    Some(EraListing {
+        protocol_version: version.clone(),
+        pages: measured.list.pages,
+        tool_count: measured.list.tool_count,
+        model_tokens: measured.list.model_tokens,
+        first_page_tools: measured.list.first_page_tools,
+        tools: measured.tools.iter().map(|t| t.name.clone()).collect(),
+        tool_tokens: measured.tools.iter().map(|t| t.model_tokens).collect(),
+    })
 }
 
 /// The checks on the handshake's result, the tools/list pages and the probes' results

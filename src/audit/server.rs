@@ -11,8 +11,8 @@ use crate::facts::{
     BudgetedCost, ProbeResult, ProbeStatus, ServerReport, ServerTotals, Status, ToolCost,
 };
 use crate::measure::{
-    measure_initialize, measure_list, measure_parsed_result, measure_tools_pages,
-    shared_parameters, tool_error_text,
+    compact_json, measure_initialize, measure_list, measure_parsed_result, measure_tools_pages,
+    model_view, shared_parameters, tool_error_text,
 };
 use crate::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
 
@@ -87,9 +87,9 @@ async fn run(
         let init = measure_initialize(session.initialize_response().result_text(), set)
             .map_err(|e| e.to_string())?;
         report.protocol_version = session.protocol_version().or(init.protocol_version.clone());
-        let (eras, cut) = super::era::eras(spec, opts, &session, &init).await;
-        report.eras = eras;
-        report.warnings.extend(cut);
+        let eras = super::era::eras(spec, opts, &session, &init).await;
+        report.eras = eras.spoken;
+        report.warnings.extend(eras.cut);
         report.server_info = init.server_info.clone();
         report.instructions_tokens = init.instructions_tokens.primary;
 
@@ -100,6 +100,10 @@ async fn run(
         let texts: Vec<&str> = listed.pages.iter().map(String::as_str).collect();
         let tools = measure_tools_pages(&texts, set).map_err(|e| e.to_string())?;
         report.tools_list = tools.list.clone();
+        report.tools_list.handshake_era = eras
+            .handshake
+            .as_ref()
+            .and_then(|h| super::era::handshake_listing(h, &texts, set));
         let defs = definitions(&texts);
         report.shared_parameters = shared_parameters(&defs, set.primary(), opts.shared_min_tools);
         report.tools_list.latency_ms = listed.latency_ms;
@@ -128,6 +132,7 @@ async fn run(
             report.tools_list.relist_same_order = Some(names(&again.pages) == names(&listed.pages));
         }
         report.tools = tools.tools.clone();
+        client_tokenizers(&mut report.tools, &defs, opts);
         suggest_hidden(report, &defs, set.primary());
         report.by_tokenizer = tools
             .wire
@@ -191,7 +196,7 @@ async fn run(
 
 /// Every page of a list through the shared page walker; a listing the walker had to stop (a
 /// cursor that repeats, or pages without end) fails the server, naming why.
-async fn list_all(session: &mut Session, method: &str) -> Result<Listed, UpstreamError> {
+pub(super) async fn list_all(session: &mut Session, method: &str) -> Result<Listed, UpstreamError> {
     let mut walker = PageWalker::default();
     while let Some(cursor) = walker.to_ask() {
         let (raw, ms) = session.list_page(method, cursor).await?;
@@ -370,7 +375,7 @@ fn redact(report: &mut ServerReport, spec: &ServerSpec) {
 }
 
 /// Every tool definition of a listing's pages, as the server sent it.
-fn definitions(pages: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>> {
+pub(super) fn definitions(pages: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>> {
     pages
         .iter()
         .filter_map(|p| serde_json::from_str::<serde_json::Value>(p).ok())
@@ -380,6 +385,30 @@ fn definitions(pages: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>
         })
         .filter_map(|t| t.as_object().cloned())
         .collect()
+}
+
+/// Each tool's model view counted in the tokenizers of the clients' models that the audit does
+/// not count in (`by_tokenizer`; the tables' columns stay the asked tokenizers'), so each
+/// client's schema row is also counted in its model's tokenizer.
+fn client_tokenizers(
+    tools: &mut [ToolCost],
+    defs: &[serde_json::Map<String, serde_json::Value>],
+    opts: &AuditOptions,
+) {
+    let asked: Vec<&str> = opts.tokenizers.all().iter().map(|t| t.name()).collect();
+    for profile in &opts.clients {
+        let Some(m) = profile
+            .model_tokenizer()
+            .filter(|m| !asked.contains(&m.name()))
+        else {
+            continue;
+        };
+        for (tool, def) in tools.iter_mut().zip(defs) {
+            tool.by_tokenizer
+                .entry(m.name().to_string())
+                .or_insert_with(|| m.count(&compact_json(&model_view(def))));
+        }
+    }
 }
 
 /// The suggested policy hides every shared parameter no tool requires: what each tool that

@@ -94,10 +94,16 @@ pub fn tap(args: LabTapArgs) -> anyhow::Result<()> {
 
 /// `lab-server`: the lab's synthetic-result server on stdio.
 pub fn shape_server(args: &crate::cli::LabServerArgs) -> anyhow::Result<()> {
+    use mcp_budget::lab::shape_server::ServerEra;
     use rmcp::ServiceExt;
     let server = mcp_budget::lab::shape_server::ShapeServer {
         tools: args.tools.into(),
         page_size: args.page_size.into(),
+        era: match args.era.as_str() {
+            "legacy" => ServerEra::Legacy,
+            "unaware" => ServerEra::Unaware,
+            _ => ServerEra::Both,
+        },
     };
     super::runtime()?.block_on(async {
         let running = server.serve(rmcp::transport::stdio()).await?;

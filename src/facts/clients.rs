@@ -24,6 +24,17 @@ pub struct ClientSchema {
     /// first tools/list page only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_offered: Option<usize>,
+    /// The protocol version of the listing this row counts, when the server lists its tools
+    /// differently in the two eras (a client of the handshake era gets `tools_list.handshake_era`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_era: Option<String>,
+    /// The client's model's tokenizer (`[client.model]` in its profile), when not the report's
+    /// primary one, and `schema_tokens_per_turn` counted in it (`null` where the audit did not
+    /// count that listing in it: another era's listing, an old report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_tokenizer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_tokens_per_turn: Option<usize>,
     /// What the lab measured the client sending per turn (`audit --client measured`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured: Option<MeasuredDefinitions>,
@@ -54,6 +65,10 @@ pub struct MeasuredClient {
     /// Why some of it could not be measured, one line per server or probe.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// Where it moved from its profile (a stale profile): another version than the profile was
+    /// measured on and what to run, another protocol era, a probe the profile does not predict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<String>,
 }
 
 /// One result in one client: as the server sent it, and after the engine with that client's
@@ -61,6 +76,10 @@ pub struct MeasuredClient {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientResult {
     pub client: String,
+    /// The tokenizer of `raw.model_tokens` and `budgeted.model_tokens`: the client's model's
+    /// (`[client.model]` in its profile), when not the report's primary one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_tokenizer: Option<String>,
     pub raw: ClientSeen,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budgeted: Option<ClientSeen>,

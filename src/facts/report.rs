@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::lists::{ListCost, ToolsList};
 use super::ItemsKept;
 
 use super::clients::{ClientResult, ClientSchema, MeasuredClient};
@@ -198,44 +199,6 @@ pub struct ServerTotals {
     pub instructions_tokens: usize,
     pub tools_wire_tokens: usize,
     pub tools_model_tokens: usize,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ToolsList {
-    pub pages: usize,
-    pub tool_count: usize,
-    pub wire_bytes: usize,
-    pub wire_tokens: usize,
-    /// What a model is sent per turn for these tools: sum of the tools' model views.
-    pub model_tokens: usize,
-    pub latency_ms: f64,
-    /// A page asked for with a cursor came back the same as the page before (pagination stopped).
-    #[serde(default)]
-    pub cursor_ignored: bool,
-    /// A second tools/list gave the same bytes (prompt caching needs it).
-    #[serde(default)]
-    pub relist_identical: Option<bool>,
-    /// A second tools/list gave the tools in the same order.
-    #[serde(default)]
-    pub relist_same_order: Option<bool>,
-    /// The first page (1-based) at which the second tools/list differed, when it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub relist_differs_at_page: Option<usize>,
-    /// Bytes of the largest page's `result` (an SDK's read limit applies to one message).
-    #[serde(default)]
-    pub largest_page_bytes: usize,
-    /// Tools on the first page, all a client that ignores `nextCursor` offers (0: not counted).
-    #[serde(default)]
-    pub first_page_tools: usize,
-}
-
-/// A prompts or resources list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ListCost {
-    pub pages: usize,
-    pub count: usize,
-    pub wire_bytes: usize,
-    pub wire_tokens: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -17,6 +17,7 @@ use crate::units::thousands;
 
 /// Put `lab`'s measurements into `report`: servers by name, probes by tool in order.
 pub fn merge(report: &mut Report, lab: &LabReport) {
+    let drift = lab.drift();
     for c in &lab.clients {
         let mut errors: Vec<String> = Vec::new();
         for s in &c.servers {
@@ -38,6 +39,10 @@ pub fn merge(report: &mut Report, lab: &LabReport) {
             status: name(&c.status),
             measured_at: lab.generated_at.clone(),
             errors,
+            drift: drift
+                .iter()
+                .filter_map(|l| l.strip_prefix(&format!("{}: ", c.id)).map(String::from))
+                .collect(),
         });
     }
 }
@@ -123,6 +128,7 @@ pub fn seen(o: &ProbeOutcome, client: &str, name: &str, version: &str) -> Client
     ClientSeen {
         // the text measured, and the images that reached the model at their pixel cost
         tokens_to_model: delivered.tokens + o.image_tokens,
+        model_tokens: None,
         bytes_to_model: delivered.bytes,
         outcome,
         kept_fraction: kept,

@@ -9,12 +9,13 @@ use serde::{Deserialize, Serialize};
 
 use super::probe::{Delivery, ProbeOutcome, Sent, Size};
 use super::shapes::Shape;
+pub use hint::{hints, Hint};
 
 /// The size a derive starts at, and the bounds it searches within (characters).
 const START: usize = 4_000;
-const SMALLEST: usize = 125;
+pub const SMALLEST: usize = 125;
 /// How far up a second rule is looked for (characters).
-const ESCALATE_MAX: usize = 1_000_000;
+pub const ESCALATE_MAX: usize = 1_000_000;
 
 /// What one shape's bisection found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -60,10 +61,12 @@ fn whole(o: &ProbeOutcome) -> bool {
 /// Bisect one shape: `run(chars)` runs the client once on the shape at that size. The first
 /// rule is where the client stops delivering it whole; a second, where what it does then
 /// changes again (a preview that becomes an error, as Claude Code's token cap does), searched
-/// up to [`ESCALATE_MAX`].
+/// up to [`ESCALATE_MAX`]. `hints`: where the client's profile puts the two boundaries, tried
+/// first (a profile that holds is confirmed in two runs a boundary).
 pub async fn bisect<F, Fut>(
     shape: Shape,
     max_chars: usize,
+    hints: Option<(Hint, Option<Hint>)>,
     mut run: F,
 ) -> Result<Vec<ShapeRule>, String>
 where
@@ -75,8 +78,13 @@ where
         runs += 1;
         run(chars)
     };
-    let first = at(START).await?;
-    let (lo, hi) = boundary(&mut at, (START, first), max_chars, &whole).await?;
+    let (lo, hi) = match hints {
+        Some((hint, _)) => hinted(&mut at, hint, max_chars, &whole).await?,
+        None => {
+            let first = at(START).await?;
+            boundary(&mut at, (START, first), max_chars, &whole).await?
+        }
+    };
     let mut rules = vec![rule(
         shape,
         lo.map(|x| x.1),
@@ -87,7 +95,10 @@ where
         let kind = class(&cut);
         let same = move |o: &ProbeOutcome| class(o) == kind;
         let top = ESCALATE_MAX.min(max_chars).max(h);
-        let (lo2, hi2) = boundary(&mut at, (h, cut), top, &same).await?;
+        let (lo2, hi2) = match hints.and_then(|h| h.1) {
+            Some(hint) => hinted(&mut at, hint, top, &same).await?,
+            None => boundary(&mut at, (h, cut), top, &same).await?,
+        };
         if let Some((_, o)) = hi2 {
             rules.push(rule(shape, lo2.map(|x| x.1), Some(o), 2));
         }
@@ -153,6 +164,37 @@ where
         }
     }
     Ok((lo, hi))
+}
+
+/// [`boundary`], starting where `hint` says it is: the hinted size and 1% past it, and when
+/// those two do not straddle it, the search from there.
+async fn hinted<F, Fut>(
+    at: &mut F,
+    hint: Hint,
+    max: usize,
+    below: &dyn Fn(&ProbeOutcome) -> bool,
+) -> Result<(Option<Sized>, Option<Sized>), String>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
+{
+    let first = match hint {
+        Hint::At(h) => h.clamp(SMALLEST, max),
+        Hint::Never => max,
+    };
+    let a = at(first).await?;
+    if !below(&a) {
+        return boundary(at, (first, a), max, below).await;
+    }
+    if first >= max {
+        return Ok((Some((first, a)), None));
+    }
+    let next = (first + (first / 100).max(100)).min(max);
+    let b = at(next).await?;
+    if below(&b) {
+        return boundary(at, (next, b), max, below).await;
+    }
+    Ok((Some((first, a)), Some((next, b))))
 }
 
 fn rule(shape: Shape, lo: Option<ProbeOutcome>, hi: Option<ProbeOutcome>, stage: u8) -> ShapeRule {
@@ -283,5 +325,6 @@ pub fn round_in(lo: usize, hi: usize) -> usize {
     best
 }
 
+mod hint;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@
 //! `model/` is the fake model (four wire APIs); `adapter.rs` reads a client's adapter (a data
 //! file per client, `clients/*.toml`); `find.rs` finds its executable and version;
 //! `isolate.rs` keeps the process on loopback; `run.rs` runs a client once; `tap.rs` is the
-//! MCP server's tap; `delivered.rs`, `probe.rs` (with `found.rs`) and `definitions.rs` read
+//! MCP server's tap (`era.rs` reads the protocol era a client spoke from it); `delivered.rs`, `probe.rs` (with `found.rs`) and `definitions.rs` read
 //! what was sent; `runner.rs` runs the clients on the servers; `report.rs` holds what it found;
 //! `audit.rs` puts it into an audit's report (`audit --client measured`).
 
@@ -15,6 +15,7 @@ mod compare;
 mod definitions;
 mod delivered;
 mod derive;
+mod era;
 mod error;
 mod find;
 mod found;
@@ -35,6 +36,7 @@ pub use adapter::Adapter;
 pub use audit::merge as merge_into_report;
 pub use definitions::{Definitions, Form};
 pub use derive::ShapeRule;
+pub use era::ClientEra;
 pub use error::LabError;
 pub use find::{installed_version, npm_folders};
 pub use isolate::{loopback_only, Isolation};

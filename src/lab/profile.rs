@@ -1,6 +1,7 @@
 //! A derive's rules as a profile entry for `clients.toml`: `[client.measured]` with the client's
 //! version, model name and the day, and one `[[client.rule]]` per rule the shapes share (its
-//! unit, threshold and effect, what it keeps, its marker as the message), each `measured`.
+//! unit, threshold and effect, what it keeps, its marker as the message), each `measured`, and
+//! `[client.era]` when its protocol era was derived.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -11,7 +12,7 @@ use super::report::ClientReport;
 
 /// The TOML of a client's measured entry; empty when nothing was derived.
 pub fn entry(c: &ClientReport, date: &str) -> String {
-    if c.rules.is_empty() {
+    if c.rules.is_empty() && c.era.is_none() {
         return String::new();
     }
     let version = c.version.as_deref().unwrap_or("unknown");
@@ -53,6 +54,25 @@ pub fn entry(c: &ClientReport, date: &str) -> String {
             quote(date)
         );
         let _ = writeln!(out, "source = {}\n", quote(&source));
+    }
+    if let Some(era) = &c.era {
+        let falls_back = era.opened_with == "initialize" || era.fell_back == Some(true);
+        let _ = writeln!(
+            out,
+            "[client.era]\nopens_with = {}\nversion = {}\nfalls_back = {falls_back}",
+            quote(&era.opened_with),
+            quote(era.asked.as_deref().unwrap_or(""))
+        );
+        let _ = writeln!(
+            out,
+            "source = {}\nas_of = {}\nchecked = {}\nconfirmed = true\n",
+            quote(&format!(
+                "{source}: on a server from before 2026, {}",
+                era.describe()
+            )),
+            quote(date),
+            quote(date)
+        );
     }
     let _ = writeln!(
         out,
@@ -298,6 +318,13 @@ mod tests {
             ],
             derive_errors: vec![],
             derive_kept: vec![],
+            era: Some(crate::lab::ClientEra {
+                opened_with: "server/discover".into(),
+                asked: Some("2026-07-28".into()),
+                discover_refused: Some(-32601),
+                fell_back: Some(true),
+                settled: Some("2025-11-25".into()),
+            }),
             profile: String::new(),
         };
         let text = entry(&c, "2026-12-01");
@@ -318,6 +345,19 @@ mod tests {
             .unwrap();
         assert_eq!(refuse["when"].as_str(), Some("json_array"));
         assert_eq!(v["client"]["measured"]["version"].as_str(), Some("1.2.3"));
+        // the era, as clients.toml reads it
+        let era: crate::profiles::EraRule = v["client"]["era"].clone().try_into().unwrap();
+        assert_eq!(
+            (
+                era.opens_with.as_str(),
+                era.version.as_str(),
+                era.falls_back
+            ),
+            ("server/discover", "2026-07-28", true)
+        );
+        assert!(era.sourced.source.ends_with(
+            "on a server from before 2026, 2026-07-28 (server/discover), refused -32601: fell back to 2025-11-25"
+        ), "{}", era.sourced.source);
         assert!(cut["source"]
             .as_str()
             .unwrap()

@@ -59,6 +59,9 @@ pub struct ClientReport {
     /// `--derive --keep`: where the bisection's runs' folders were left.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derive_kept: Vec<String>,
+    /// `--derive`: the protocol era it spoke to a server from before 2026 (its fallback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub era: Option<super::ClientEra>,
     /// `--derive`: the rules as a profile entry for `clients.toml` (TOML).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub profile: String,
@@ -71,6 +74,9 @@ pub struct ServerReport {
     /// The tools/list pages the client read, and whether it stopped with a next page left.
     pub pages_read: usize,
     pub stopped_before_last_page: bool,
+    /// The protocol era the client spoke to this server (its first run that sent a request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub era: Option<super::ClientEra>,
     pub definitions: Option<Definitions>,
     pub probes: Vec<ProbeOutcome>,
     /// The runs' wall time, in ms.
@@ -120,6 +126,11 @@ impl LabReport {
                 continue;
             }
             out.extend(c.version.as_deref().and_then(|v| stale_profile(&c.id, v)));
+            out.extend(
+                c.servers
+                    .iter()
+                    .filter_map(|s| era_drift(&c.id, s.era.as_ref()?)),
+            );
             for p in c.servers.iter().flat_map(|s| &s.probes) {
                 let Some(m) = p.modelled.as_ref().filter(|m| !m.agrees) else {
                     continue;
@@ -136,6 +147,32 @@ impl LabReport {
             }
         }
         out
+    }
+}
+
+/// The line that says client `id` spoke another era than its profile's `[client.era]`: another
+/// first request or version, or a fallback from a refused `server/discover` it is not said to
+/// make (or not to); `None` when it spoke as profiled, or the profile says nothing.
+pub fn era_drift(id: &str, era: &super::ClientEra) -> Option<String> {
+    let rule = crate::profiles::profile(id)?.era.as_ref()?;
+    let asked = era.asked.as_deref().unwrap_or("no version");
+    if era.opened_with != rule.opens_with || asked != rule.version {
+        return Some(format!(
+            "{id}: opened with {} asking {asked}, the profile says {} asking {}",
+            era.opened_with, rule.opens_with, rule.version
+        ));
+    }
+    match era.fell_back {
+        Some(fell) if fell != rule.falls_back => Some(format!(
+            "{id}: {}, the profile says it {} back",
+            era.describe(),
+            if rule.falls_back {
+                "falls"
+            } else {
+                "does not fall"
+            }
+        )),
+        _ => None,
     }
 }
 
@@ -186,6 +223,7 @@ mod tests {
             rules: Vec::new(),
             derive_errors: Vec::new(),
             derive_kept: Vec::new(),
+            era: None,
             profile: String::new(),
         }
     }
@@ -199,6 +237,40 @@ mod tests {
             tokenizer: "cl100k_base".into(),
             clients,
         }
+    }
+
+    #[test]
+    fn a_client_that_speaks_another_era_than_its_profile_is_drift() {
+        let era = |opened: &str, asked: &str, fell_back: Option<bool>| crate::lab::ClientEra {
+            opened_with: opened.into(),
+            asked: Some(asked.into()),
+            discover_refused: fell_back.map(|_| -32601),
+            fell_back,
+            settled: None,
+        };
+        // as measured: Claude Code 2.1.332 discovers in 2026-07-28 and falls back
+        assert_eq!(
+            era_drift(
+                "claude-code",
+                &era("server/discover", "2026-07-28", Some(true))
+            ),
+            None
+        );
+        assert_eq!(
+            era_drift("claude-code", &era("initialize", "2025-06-18", None)).as_deref(),
+            Some("claude-code: opened with initialize asking 2025-06-18, the profile says server/discover asking 2026-07-28")
+        );
+        assert_eq!(
+            era_drift("claude-code", &era("server/discover", "2026-07-28", Some(false))).as_deref(),
+            Some("claude-code: 2026-07-28 (server/discover), refused -32601: did not fall back to initialize, the profile says it falls back")
+        );
+        assert_eq!(era_drift("codex", &era("initialize", "2025-11-25", None)).as_deref(),
+            Some("codex: opened with initialize asking 2025-11-25, the profile says initialize asking 2025-06-18"));
+        // a client without an era in its profile is not drift
+        assert_eq!(
+            era_drift("cursor", &era("initialize", "2025-06-18", None)),
+            None
+        );
     }
 
     #[test]

@@ -162,6 +162,7 @@ async fn run_client(
         rules: Vec::new(),
         derive_errors: Vec::new(),
         derive_kept: Vec::new(),
+        era: None,
         profile: String::new(),
     };
     let bin = match find::find(adapter, &opts.client_bins, &opts.npm_folders) {
@@ -182,6 +183,8 @@ async fn run_client(
     if !opts.derive.is_empty() {
         (report.rules, report.derive_errors, report.derive_kept) =
             derive_client(opts, adapter, &bin, base_env, progress).await;
+        progress(&format!("{}: deriving its protocol era", adapter.id));
+        report.era = era_once(opts, adapter, &bin, base_env).await;
         let today = crate::units::now_rfc3339();
         report.profile = profile::entry(&report, today.get(..10).unwrap_or(&today));
     }
@@ -205,6 +208,7 @@ async fn run_server(
         server: server.name.clone(),
         pages_read: 0,
         stopped_before_last_page: false,
+        era: None,
         definitions: None,
         probes: Vec::new(),
         run_ms: Vec::new(),
@@ -305,13 +309,43 @@ async fn derive_client(
                 outcome
             }
         };
-        match derive::bisect(shape, MAX_CHARS, run).await {
+        // where the client's profile puts the boundaries, tried first
+        let hints = crate::profiles::profile(&adapter.id).map(|p| {
+            let top = derive::ESCALATE_MAX.min(MAX_CHARS);
+            derive::hints(p, shape, derive::SMALLEST, MAX_CHARS, top, opts.tokenizer)
+        });
+        match derive::bisect(shape, MAX_CHARS, hints, run).await {
             Ok(found) => rules.extend(found),
             Err(e) => errors.push(format!("{}: {e}", shape.name())),
         }
     }
     derive::settle_units(&mut rules);
     (rules, errors, kept.into_inner())
+}
+
+/// The era the client speaks, from one run on a server from before 2026 (`lab-server --era
+/// unaware`): what it opens with, and, if that is `server/discover`, whether it falls back.
+async fn era_once(
+    opts: &LabOptions,
+    adapter: &Adapter,
+    bin: &Path,
+    base_env: &BTreeMap<String, String>,
+) -> Option<super::ClientEra> {
+    let server = LabServer {
+        name: "lab".into(),
+        command: vec![
+            opts.exe.display().to_string(),
+            "lab-server".into(),
+            "--era".into(),
+            "unaware".into(),
+        ],
+        env: BTreeMap::new(),
+        probes: vec![LabProbe {
+            tool: TOOL.into(),
+            arguments: serde_json::json!({"shape": "lines", "chars": 200}),
+        }],
+    };
+    run_server(opts, adapter, bin, &server, base_env).await.era
 }
 
 /// One run of one probe: what it became, or why it could not be measured; and where
@@ -349,6 +383,9 @@ fn read_run(
     tokenizer: Tokenizer,
 ) {
     let tools = outcome.transcript.tools();
+    if report.era.is_none() {
+        report.era = outcome.transcript.era();
+    }
     if report.definitions.is_none() && !tools.is_empty() {
         report.definitions = Some(definitions::measure(&tools, &outcome.requests, tokenizer));
         (report.pages_read, report.stopped_before_last_page) = outcome.transcript.pages();
@@ -357,6 +394,11 @@ fn read_run(
         let why = match outcome.transcript.server_ended() {
             Some(ended) => format!("the client never listed the server's tools: {ended}"),
             None => "the client never listed the server's tools".to_string(),
+        };
+        // a client that would not fall back from a refused server/discover says why
+        let why = match report.era.as_ref().filter(|e| e.fell_back == Some(false)) {
+            Some(era) => format!("{why}: it spoke {}", era.describe()),
+            None => why,
         };
         report.error = Some(failure(adapter, outcome, &why));
         return;

@@ -2,11 +2,14 @@
 //! returns the synthetic result of a shape at a size, for `lab --derive` to bisect on; with
 //! `--tools N`, N tools in all (the others numbered stand-ins of realistic size, each
 //! answering with its own name), listed `--page-size` to a page, so what a client offers its
-//! model of 11, 58 or 158 tools over one or several pages is measured.
+//! model of 11, 58 or 158 tools over one or several pages is measured; with `--era`, a server
+//! of the handshake era only, so whether a client falls back from `server/discover` is too.
+
+use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ListToolsResult,
-    PaginatedRequestParams, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, DiscoverRequestMethod, DiscoverResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -22,11 +25,25 @@ pub const TOOL: &str = "lab_result";
 pub const MAX_CHARS: usize = 4_000_000;
 
 /// The lab's server: `tools` tools in all (at least `lab_result`), `page_size` to a
-/// tools/list page (0: one page).
+/// tools/list page (0: one page), speaking the eras `era` names.
 #[derive(Debug, Clone)]
 pub struct ShapeServer {
     pub tools: usize,
     pub page_size: usize,
+    pub era: ServerEra,
+}
+
+/// The protocol eras the lab's server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ServerEra {
+    /// 2026-07-28 (`server/discover`) and the `initialize` handshake.
+    #[default]
+    Both,
+    /// The handshake era only: `server/discover` in 2026-07-28 refused with -32022 and the
+    /// versions it speaks (a current SDK's server that speaks no newer revision).
+    Legacy,
+    /// A server from before 2026: `server/discover` is a method it does not know (-32601).
+    Unaware,
 }
 
 impl Default for ShapeServer {
@@ -34,6 +51,7 @@ impl Default for ShapeServer {
         ShapeServer {
             tools: 1,
             page_size: 0,
+            era: ServerEra::Both,
         }
     }
 }
@@ -95,6 +113,23 @@ impl ShapeServer {
 }
 
 impl ServerHandler for ShapeServer {
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(match self.era {
+            ServerEra::Legacy => ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25),
+            _ => ProtocolVersion::KNOWN_VERSIONS,
+        })
+    }
+
+    async fn discover(&self, _: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        if self.era == ServerEra::Unaware {
+            return Err(ErrorData::method_not_found::<DiscoverRequestMethod>());
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
         let info = json!({
             "protocolVersion": "2025-06-18",
@@ -168,6 +203,7 @@ mod tests {
         let server = ShapeServer {
             tools: 158,
             page_size: 50,
+            ..ShapeServer::default()
         };
         let mut all = Vec::new();
         let mut cursor: Option<String> = None;
@@ -196,6 +232,7 @@ mod tests {
         let server = ShapeServer {
             tools: 11,
             page_size: 0,
+            ..ShapeServer::default()
         };
         let page = server.page(None).unwrap();
         assert_eq!(names(&page).len(), 11);

@@ -53,6 +53,13 @@ fn table(report: &LabReport) -> String {
         for k in &c.derive_kept {
             let _ = writeln!(out, "  kept: {k}");
         }
+        if let Some(era) = &c.era {
+            let _ = writeln!(
+                out,
+                "  era, on a server from before 2026: {}",
+                era.describe()
+            );
+        }
         if !c.profile.is_empty() {
             let _ = writeln!(out, "  as a profile entry (src/profiles/clients.toml):");
             for line in c.profile.lines() {
@@ -60,6 +67,14 @@ fn table(report: &LabReport) -> String {
             }
         }
         for s in &c.servers {
+            if let Some(era) = &s.era {
+                let _ = writeln!(
+                    out,
+                    "  {}: spoke {}",
+                    crate::text::one_line(&s.server),
+                    era.describe()
+                );
+            }
             if let Some(d) = &s.definitions {
                 let _ = writeln!(
                     out,

@@ -290,6 +290,11 @@ impl Transcript {
         Some(format!("the server ended ({exit}){said}"))
     }
 
+    /// The protocol era the client spoke: its first request, the version asked, a fallback.
+    pub fn era(&self) -> Option<super::ClientEra> {
+        super::era::read(&self.sent, &self.received)
+    }
+
     /// Whether the client called `tool` at all.
     pub fn called(&self, tool: &str) -> bool {
         self.sent

@@ -1,19 +1,26 @@
 //! Client profiles: what each MCP client puts in front of the model, as data with a source and a
 //! date for every fact (`clients.toml`), and the rules applied to one result (`result.rs`: what
-//! reaches the model; `visible.rs`: the parts it is sent). The ground layer: the report's model,
+//! reaches the model; `visible.rs`: the parts it is sent; `era.rs`: the protocol era it speaks;
+//! `model.rs`: the tokenizer its model's counts are in).
+//! The ground layer: the report's model,
 //! the engine (`budget::Engine::for_clients`) and the lab read them; the per-server client rows
 //! every output shows are derived in `assess::clients`.
 
+mod era;
+mod model;
 mod result;
+mod rule_match;
 mod visible;
 
 use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+pub use era::EraRule;
+pub use model::ModelRule;
 pub use result::{
-    breaks_limit, client_view, client_view_counted, engine_limits, is_json_array_result,
-    misstated_by, stated_cut, ResultLimits,
+    breaks_limit, client_view, client_view_counted, client_view_in, engine_limits,
+    is_json_array_result, misstated_by, stated_cut, ResultLimits,
 };
 pub use visible::Count;
 
@@ -217,6 +224,14 @@ pub struct ClientProfile {
     /// How it reads `tools/list` (absent: every page, as the SDKs do).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listing: Option<ListingRule>,
+    /// The protocol era it speaks (absent: not measured; every client is offered the
+    /// listing of the era the audit spoke).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub era: Option<EraRule>,
+    /// Its model's family and the tokenizer its rows are counted in (absent: the report's
+    /// primary tokenizer; the client runs whatever model it is configured with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelRule>,
     /// Server instructions are cut to this many bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions_cap_bytes: Option<usize>,
@@ -262,6 +277,7 @@ impl ClientProfile {
             && self.schema.sourced.confirmed
             && self.listing.as_ref().is_none_or(|l| l.sourced.confirmed)
             && self.resources.as_ref().is_none_or(|r| r.sourced.confirmed)
+            && self.era.as_ref().is_none_or(|e| e.sourced.confirmed)
             && self
                 .rules
                 .iter()
@@ -424,6 +440,10 @@ pub struct ClientSeen {
     /// Tokens (primary tokenizer) of the text and images the model is shown, with what the
     /// client adds (its markers, wrappers, messages).
     pub tokens_to_model: usize,
+    /// The same in the client's model's tokenizer (its profile's `[client.model]`), when that
+    /// is not the report's primary one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_tokens: Option<usize>,
     /// Bytes of that text.
     pub bytes_to_model: usize,
     pub outcome: Outcome,

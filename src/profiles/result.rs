@@ -9,13 +9,12 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
-
-use regex::Regex;
 
 use serde_json::Value;
 
-use super::visible::{visible, Count, Visible};
+use super::rule_match::applies;
+pub use super::rule_match::{is_json_array_result, misstated_by, stated_cut};
+use super::visible::{visible, Count};
 use super::{Break, ClientProfile, ClientSeen, Outcome, Rule, Sends};
 use crate::text::{ceil_char_boundary, char_count, floor_char_boundary, line_count};
 use crate::tokens::Tokenizer;
@@ -141,6 +140,18 @@ pub fn client_view_counted(
     meta: &BTreeMap<String, u64>,
     count: Count,
 ) -> ClientSeen {
+    client_view_in(profile, result, meta, count, None)
+}
+
+/// [`client_view_counted`], and what is shown counted again by `model` (the client's model's
+/// tokenizer) into `model_tokens`: the rules act on `count`'s numbers either way.
+pub fn client_view_in(
+    profile: &ClientProfile,
+    result: &Value,
+    meta: &BTreeMap<String, u64>,
+    count: Count,
+    model: Option<Count>,
+) -> ClientSeen {
     let v = visible(profile, result, count);
     let whole = join(&v.texts);
     let total = whole.len();
@@ -255,21 +266,26 @@ pub fn client_view_counted(
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    let (tokens, bytes) = match shown {
-        Some(_) => (count(&seen_text), seen_text.len()),
-        // shown whole: each text counted alone, with the wrapper it gets
+    // shown whole: each text counted alone, with the wrapper it gets
+    let tally = |count: Count| -> usize {
+        match shown {
+            Some(_) => count(&seen_text),
+            None => {
+                let extra = match &profile.wrap {
+                    Some(_) => count(&wrap("\u{0}").replace('\u{0}', "")),
+                    None => 0,
+                };
+                let texts = v.texts.iter().filter(|t| !t.is_empty());
+                texts.map(|x| count(x) + extra).sum()
+            }
+        }
+    };
+    let (tokens, model_tokens) = (tally(count), model.map(tally));
+    let bytes = match shown {
+        Some(_) => seen_text.len(),
         None => {
-            let wrapper = wrap("\u{0}");
-            let extra_bytes = wrapper.len().saturating_sub(1);
-            let extra_tokens = if profile.wrap.is_some() {
-                count(&wrapper.replace('\u{0}', ""))
-            } else {
-                0
-            };
-            let texts = v.texts.iter().filter(|t| !t.is_empty());
-            texts.fold((0, whole.len()), |(t, b), x| {
-                (t + count(x) + extra_tokens, b + extra_bytes)
-            })
+            let extra_bytes = wrap("\u{0}").len().saturating_sub(1);
+            whole.len() + extra_bytes * v.texts.iter().filter(|t| !t.is_empty()).count()
         }
     };
     // images the client drops: said, and a result of nothing else reaches the model as nothing
@@ -289,6 +305,7 @@ pub fn client_view_counted(
     };
     ClientSeen {
         tokens_to_model: tokens + images,
+        model_tokens: model_tokens.map(|t| t + images),
         bytes_to_model: bytes,
         outcome,
         kept_fraction: match (total, outcome) {
@@ -309,57 +326,6 @@ fn misstated(message: &str, whole: &str, kept: &str, count: Count) -> Option<Bre
     let (stated, unit) = stated_cut(message)?;
     let cut = measure(unit, whole, 0, count).saturating_sub(measure(unit, kept, 0, count));
     misstated_by(stated, cut, unit)
-}
-
-/// Whether a text is a JSON array (what some clients parse a text result into and reject).
-/// Whether a rule acts on a result of this kind (size aside): one text only, a JSON array
-/// only, only on an `isError` result or not on one.
-fn applies(rule: &Rule, v: &Visible, whole: &str, error: bool) -> bool {
-    (!rule.only_single_text || v.single_text)
-        && (rule.when.as_deref() != Some("json_array") || (v.single_text && is_json_array(whole)))
-        && !(rule.not_on_error && error)
-        && (!rule.only_on_error || error)
-}
-
-fn is_json_array(text: &str) -> bool {
-    text.trim_start().starts_with('[') && serde_json::from_str::<Vec<Value>>(text).is_ok()
-}
-
-/// Whether a result's content is one text block holding a JSON array.
-pub fn is_json_array_result(result: &Value) -> bool {
-    match result["content"].as_array().map(Vec::as_slice) {
-        Some([b]) => b["type"] == "text" && b["text"].as_str().is_some_and(is_json_array),
-        _ => false,
-    }
-}
-
-/// The amount a marker states was cut, and its unit (`chars` for "characters"), when the
-/// marker is a fixed text: "…7 tokens truncated…" states 7 tokens.
-pub fn stated_cut(marker: &str) -> Option<(usize, &'static str)> {
-    static STATED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(\d[\d,]*)\s*(tokens|bytes|chars|characters|lines)\b").expect("static regex")
-    });
-    if marker.contains('{') {
-        return None;
-    }
-    let m = STATED.captures(marker)?;
-    let stated = m[1].replace(',', "").parse().ok()?;
-    let unit = match &m[2] {
-        "tokens" => "tokens",
-        "bytes" => "bytes",
-        "lines" => "lines",
-        _ => "chars",
-    };
-    Some((stated, unit))
-}
-
-/// A [`Break::MisstatedMarker`] when `stated` is off from `cut` by more than a tenth.
-pub fn misstated_by(stated: usize, cut: usize, unit: &str) -> Option<Break> {
-    (stated.abs_diff(cut) * 10 > cut).then(|| Break::MisstatedMarker {
-        stated,
-        cut,
-        unit: unit.to_string(),
-    })
 }
 
 /// A rule's threshold for one tool: raised by the number its definition's `_meta` holds under

@@ -55,6 +55,10 @@ fn summary(report: &Report, width: Option<u16>) -> String {
             out.push_str(&text);
             out.push('\n');
         }
+        if let Some(text) = crate::assess::clients::model_tokenizers_text(report) {
+            out.push_str(&text);
+            out.push('\n');
+        }
     }
     if let Some(p) = &report.pricing {
         let ok = report.servers.iter().filter_map(|s| s.cost.as_ref());

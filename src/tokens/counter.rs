@@ -104,6 +104,14 @@ fn scale(tokens: usize, factor: f64) -> usize {
 impl FromStr for Tokenizer {
     type Err = TokenizerError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // the form reports name it in (Display): `claude-estimate (cl100k x 1.23)`
+        if let Some(factor) = s
+            .strip_prefix("claude-estimate (cl100k x ")
+            .and_then(|f| f.strip_suffix(')'))
+            .and_then(|f| f.parse::<f64>().ok())
+        {
+            return Ok(Tokenizer::ClaudeEstimate { factor });
+        }
         match s {
             "cl100k_base" | "cl100k" => Ok(Tokenizer::Cl100k),
             "o200k_base" | "o200k" => Ok(Tokenizer::O200k),
@@ -248,6 +256,23 @@ mod tests {
         assert_eq!(list[0], Tokenizer::O200k);
         let err = Tokenizer::parse_list("cl100k_base,gpt2").unwrap_err();
         assert!(err.to_string().contains("gpt2"));
+    }
+
+    #[test]
+    fn the_name_a_report_gives_a_tokenizer_reads_back_as_that_tokenizer() {
+        // audit.json's `tokenizers` holds the Display form; reading it back as cl100k_base
+        // counted a report's deferred names unscaled
+        for t in [
+            Tokenizer::Cl100k,
+            Tokenizer::O200k,
+            Tokenizer::ClaudeEstimate { factor: 1.23 },
+            Tokenizer::ClaudeEstimate { factor: 1.5 },
+        ] {
+            assert_eq!(t.to_string().parse::<Tokenizer>().unwrap(), t);
+        }
+        assert!("claude-estimate (cl100k x many)"
+            .parse::<Tokenizer>()
+            .is_err());
     }
 
     #[test]

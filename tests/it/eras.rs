@@ -308,3 +308,81 @@ fn a_recording_keeps_the_era_it_was_made_in() {
         "{s}"
     );
 }
+
+/// Issue 39, part 3: a server that lists its tools differently in the two eras
+/// (stateless_server.py --both lists `echo_legacy` to an `initialize` session only): each
+/// client's row counts the listing of the era its profile says it speaks: Codex
+/// (`initialize`, 2025-06-18) both tools, Copilot CLI (`server/discover`, 2026-07-28) one.
+#[test]
+fn each_client_is_counted_on_the_listing_of_the_era_it_speaks() {
+    let Some(python) = venv_python("mcp", "the Python mcp SDK") else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = home.path().join("both.toml");
+    std::fs::write(
+        &probes,
+        stdio(&python, "stateless_server.py", &["--both"], ""),
+    )
+    .unwrap();
+    let out = home.path().join("out");
+    let run = Command::new(bin_path())
+        .arg("audit")
+        .arg(&probes)
+        .args(["--no-charts", "--client", "codex,copilot-cli", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(out.join("audit.json")).unwrap()).unwrap();
+    let s = &report["servers"][0];
+    assert_eq!(eras(s), ["2026-07-28", "2025-06-18"], "{s:#}");
+    let list = &s["tools_list"];
+    assert_eq!(list["tool_count"], 1);
+    let old = &list["handshake_era"];
+    assert_eq!(old["protocol_version"], "2025-06-18", "{list:#}");
+    assert_eq!(old["tools"], serde_json::json!(["echo", "echo_legacy"]));
+    let (modern, handshake) = (
+        list["model_tokens"].as_u64().unwrap(),
+        old["model_tokens"].as_u64().unwrap(),
+    );
+    assert!(handshake > modern, "{list:#}");
+    let row = |id: &str| {
+        s["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["client"] == id)
+            .unwrap()
+            .clone()
+    };
+    let codex = row("codex");
+    assert_eq!(codex["listing_era"], "2025-06-18");
+    assert_eq!(codex["schema_tokens_per_turn"].as_u64(), Some(handshake));
+    let copilot = row("copilot-cli");
+    assert_eq!(copilot["listing_era"], "2026-07-28");
+    assert_eq!(copilot["schema_tokens_per_turn"].as_u64(), Some(modern));
+    // a server that lists the same in both eras gets no second listing and no era on a row
+    let same = home.path().join("same.toml");
+    std::fs::write(&same, stdio(&python, "sdk_server.py", &[], "")).unwrap();
+    let out = home.path().join("out-same");
+    Command::new(bin_path())
+        .arg("audit")
+        .arg(&same)
+        .args(["--no-charts", "--client", "codex", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(out.join("audit.json")).unwrap()).unwrap();
+    let s = &report["servers"][0];
+    assert_eq!(eras(s).len(), 2, "{s:#}");
+    assert!(s["tools_list"].get("handshake_era").is_none(), "{s:#}");
+    assert!(s["clients"][0].get("listing_era").is_none(), "{s:#}");
+}

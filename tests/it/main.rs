@@ -8,6 +8,7 @@ mod capture;
 mod cli_trust;
 mod client_configs;
 mod client_lists;
+mod client_tokenizers;
 mod client_views;
 mod completions;
 mod conformance;

@@ -6,8 +6,8 @@ mod summary;
 
 pub use schema::{apply, deferred_names};
 pub use summary::{
-    client_label, client_totals, cut_text, definitions_text, measured_profiles_text, seen_text,
-    ClientTotals,
+    client_label, client_totals, cut_text, definitions_text, measured_profiles_text,
+    model_tokenizers_text, seen_text, ClientTotals,
 };
 
 #[cfg(test)]

@@ -3,11 +3,12 @@
 //! model searches for them. Server instructions are sent alike by every client and are counted
 //! apart (`instructions_tokens`); the dollar figure is in the report's priced tokenizer.
 
+use std::collections::HashSet;
 use std::str::FromStr;
 
 use crate::facts::ClientSchema;
 
-use crate::facts::{Report, Status, ToolsList};
+use crate::facts::{Report, ServerReport, Status};
 use crate::profiles::{ClientProfile, SchemaMode};
 use crate::tokens::Tokenizer;
 
@@ -24,12 +25,42 @@ pub fn deferred_names(profile: &ClientProfile, server: &str, tools: &[&str]) -> 
 
 /// How many of a server's tools a client offers its model when that is fewer than it lists:
 /// the first page's, for a client that reads no further (unknown in an old report: all).
-fn offered(profile: &ClientProfile, list: &ToolsList) -> Option<usize> {
-    (profile.first_page_only()
-        && list.pages > 1
-        && list.first_page_tools > 0
-        && list.first_page_tools < list.tool_count)
-        .then_some(list.first_page_tools)
+fn offered(profile: &ClientProfile, pages: usize, first_page: usize, all: usize) -> Option<usize> {
+    (profile.first_page_only() && pages > 1 && first_page > 0 && first_page < all)
+        .then_some(first_page)
+}
+
+/// The listing a client is offered: its tools' names and model-view tokens, the protocol
+/// version it is in when the server lists the eras differently, and how many tools the client
+/// offers when fewer (`offered`).
+struct Listing<'a> {
+    names: Vec<&'a str>,
+    tokens: Vec<usize>,
+    era: Option<String>,
+    offered: Option<usize>,
+    /// The listing is the handshake era's (counted in the primary tokenizer only).
+    from_handshake: bool,
+}
+
+fn listing<'a>(profile: &ClientProfile, s: &'a ServerReport) -> Listing<'a> {
+    let list = &s.tools_list;
+    let handshake = profile.era.as_ref().is_some_and(|e| e.handshake());
+    match &list.handshake_era {
+        Some(old) if handshake => Listing {
+            names: old.tools.iter().map(String::as_str).collect(),
+            tokens: old.tool_tokens.clone(),
+            era: Some(old.protocol_version.clone()),
+            offered: offered(profile, old.pages, old.first_page_tools, old.tool_count),
+            from_handshake: true,
+        },
+        other => Listing {
+            names: s.tools.iter().map(|t| t.name.as_str()).collect(),
+            tokens: s.tools.iter().map(|t| t.model_tokens).collect(),
+            era: other.as_ref().and(s.protocol_version.clone()),
+            offered: offered(profile, list.pages, list.first_page_tools, list.tool_count),
+            from_handshake: false,
+        },
+    }
 }
 
 /// Fill in every server's `clients` for the report's profiles.
@@ -51,7 +82,6 @@ pub fn apply(report: &mut Report) {
         if s.status != Status::Ok {
             continue;
         }
-        let all: Vec<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
         // the priced tokenizer's tokens per primary token, for this server's definitions
         let ratio = match &s.cost {
             Some(c) if s.tools_list.model_tokens > 0 => {
@@ -60,9 +90,6 @@ pub fn apply(report: &mut Report) {
             _ => 1.0,
         };
         for profile in &report.clients {
-            // a client that reads the first page only is offered that page's tools
-            let offered = offered(profile, &s.tools_list);
-            let names = &all[..offered.unwrap_or(all.len())];
             let deferred = match profile.schema.mode {
                 SchemaMode::Full => false,
                 SchemaMode::Deferred | SchemaMode::Names => true,
@@ -70,19 +97,43 @@ pub fn apply(report: &mut Report) {
                     total_tools > profile.schema.over_tools.unwrap_or(usize::MAX)
                 }
             };
-            let tokens = match (deferred, offered) {
-                (true, _) => tokenizer.count(&deferred_names(profile, &s.name, names)),
-                (false, None) => s.tools_list.model_tokens,
-                (false, Some(n)) => s.tools[..n].iter().map(|t| t.model_tokens).sum(),
+            // a client of the handshake era is offered that era's listing, and a client that
+            // reads the first page only that page's tools
+            let model = profile
+                .model_tokenizer()
+                .filter(|m| m.name() != tokenizer.name());
+            let (tokens, offered, era, names_len, unseen, model_tokens) = {
+                let l = listing(profile, s);
+                let names = &l.names[..l.offered.unwrap_or(l.names.len())];
+                let tokens = match (deferred, l.offered, &l.era) {
+                    (true, _, _) => tokenizer.count(&deferred_names(profile, &s.name, names)),
+                    (false, None, None) => s.tools_list.model_tokens,
+                    (false, n, _) => l.tokens[..n.unwrap_or(l.tokens.len())].iter().sum(),
+                };
+                // a probe of a listed tool the client is not offered never reaches its model
+                let seen: HashSet<&str> = names.iter().copied().collect();
+                let listed: HashSet<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
+                let unseen: Vec<usize> = (0..s.probes.len())
+                    .filter(|&i| {
+                        let tool = s.probes[i].tool.as_str();
+                        listed.contains(tool) && !seen.contains(tool)
+                    })
+                    .collect();
+                // the same in the model's tokenizer: the names counted, or each offered tool's
+                // view as the audit counted it in that tokenizer
+                let model_tokens = model.and_then(|m| match (deferred, l.from_handshake) {
+                    (true, _) => Some(m.count(&deferred_names(profile, &s.name, names))),
+                    (false, true) => None,
+                    (false, false) => s.tools[..names.len()]
+                        .iter()
+                        .map(|t| t.by_tokenizer.get(m.name()).copied())
+                        .sum(),
+                });
+                (tokens, l.offered, l.era, names.len(), unseen, model_tokens)
             };
-            if let Some(n) = offered {
-                let past: std::collections::HashSet<&str> = all[n..].iter().copied().collect();
-                for p in s
-                    .probes
-                    .iter_mut()
-                    .filter(|p| past.contains(p.tool.as_str()))
-                {
-                    for c in p.clients.iter_mut().filter(|c| c.client == profile.id) {
+            for i in unseen {
+                for c in s.probes[i].clients.iter_mut() {
+                    if c.client == profile.id {
                         c.unlisted = true;
                     }
                 }
@@ -96,7 +147,7 @@ pub fn apply(report: &mut Report) {
                 client: profile.id.clone(),
                 schema_tokens_per_turn: tokens,
                 deferred,
-                tool_limit_exceeded: tool_rules.iter().any(|r| names.len() as u64 > r.threshold),
+                tool_limit_exceeded: tool_rules.iter().any(|r| names_len as u64 > r.threshold),
                 usd_per_1k_turns: price.map(|p| 1000.0 * tokens as f64 * ratio * p / 1e6),
                 confirmed: profile.schema.sourced.confirmed
                     && tool_rules.iter().all(|r| r.sourced.confirmed)
@@ -106,6 +157,9 @@ pub fn apply(report: &mut Report) {
                             .as_ref()
                             .is_some_and(|l| l.sourced.confirmed)),
                 tools_offered: offered,
+                listing_era: era,
+                model_tokenizer: model.map(|m| m.name().to_string()),
+                model_tokens_per_turn: model_tokens,
                 measured: None,
             });
         }

@@ -181,6 +181,12 @@ pub fn measured_profiles_text(report: &Report) -> Option<String> {
     } else {
         "The rows apply the profiles; `audit --client measured` runs the installed clients instead."
     });
+    // a measured client that moved from its profile: the profile is stale
+    for c in &report.measured_clients {
+        for line in &c.drift {
+            out.push_str(&format!(" Stale profile: {}: {line}.", c.client));
+        }
+    }
     Some(out)
 }
 /// "1 of 4 results", "none".
@@ -204,4 +210,55 @@ pub fn seen_text(s: &ClientSeen) -> String {
         ),
         Outcome::SpilledToFile => format!("to file, {} shown", thousands(s.tokens_to_model)),
     }
+}
+
+/// Which tokenizer family each client's counts are in: the report's, and for each client whose
+/// profile names its model's family, that family's tokenizer and its schema tax per turn in it
+/// (the rows' `model_tokens`), or that its model's tokenizer is not built in. `None` when no
+/// client names a family.
+pub fn model_tokenizers_text(report: &Report) -> Option<String> {
+    let primary = report
+        .tokenizers
+        .first()
+        .map_or("cl100k_base", String::as_str);
+    let notes: Vec<String> = report
+        .clients
+        .iter()
+        .filter_map(|p| {
+            let m = p.model.as_ref()?;
+            let schema: Option<usize> = report
+                .servers
+                .iter()
+                .flat_map(|s| s.clients.iter().filter(|c| c.client == p.id))
+                .map(|c| c.model_tokens_per_turn)
+                .sum();
+            let exact = if m.exact { "exact" } else { "an estimate" };
+            Some(
+                match p
+                    .model_tokenizer()
+                    .filter(|t| !primary.starts_with(t.name()))
+                {
+                    Some(t) => match schema {
+                        Some(n) => format!(
+                            "{} in {} ({exact}): {} tokens/turn",
+                            p.id,
+                            t.name(),
+                            crate::units::thousands(n)
+                        ),
+                        None => format!("{} in {} ({exact})", p.id, t.name()),
+                    },
+                    None if !m.exact => {
+                        format!("{} in {primary} (its model's is not built in)", p.id)
+                    }
+                    None => return None,
+                },
+            )
+        })
+        .collect();
+    (!notes.is_empty()).then(|| {
+        format!(
+            "Counted in {primary}; in each model's own tokenizer (audit.json `model_tokens`): {}.",
+            notes.join("; ")
+        )
+    })
 }

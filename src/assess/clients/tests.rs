@@ -87,6 +87,7 @@ fn paged_server() -> ServerReport {
         let result = text("a short result");
         for id in ["gemini-cli", "codex"] {
             p.clients.push(ClientResult {
+                model_tokenizer: None,
                 client: id.into(),
                 raw: seen(id, &result),
                 budgeted: None,
@@ -156,10 +157,12 @@ fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
     let mut s = ServerReport::new("srv", "stdio", "srv", "test");
     let mut p = crate::facts::ProbeResult::new("read");
     let measured = ClientSeen {
+        model_tokens: None,
         tokens_to_model: modelled.tokens_to_model + 40,
         ..modelled.clone()
     };
     p.clients.push(ClientResult {
+        model_tokenizer: None,
         client: "codex".into(),
         raw: modelled.clone(),
         budgeted: None,
@@ -189,14 +192,18 @@ fn a_measured_row_is_labelled_and_its_numbers_are_the_measured_ones() {
         status: "measured".into(),
         measured_at: "2026-12-02T00:00:00Z".into(),
         errors: Vec::new(),
+        drift: vec!["opened with server/discover asking 2026-07-28, the profile says initialize asking 2025-06-18".into()],
     });
     assert_eq!(
         client_label(&client_totals(&r)[0]),
         "codex (measured 0.171.0)"
     );
-    assert!(measured_profiles_text(&r).unwrap().contains(
+    let text = measured_profiles_text(&r).unwrap();
+    assert!(text.contains(
         "Rows marked (measured VERSION) are what that client sent its model in this run"
     ));
+    // and a measured client that moved from its profile marks it stale
+    assert!(text.ends_with(" Stale profile: codex: opened with server/discover asking 2026-07-28, the profile says initialize asking 2025-06-18."), "{text}");
     // a client the lab did not find keeps its modelled label
     r.measured_clients[0].status = "not_installed".into();
     assert_eq!(client_label(&client_totals(&r)[0]), "codex *");

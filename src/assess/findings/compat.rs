@@ -128,6 +128,7 @@ mod tests {
             .unwrap()
             .into_iter()
             .map(|p| ClientResult {
+                model_tokenizer: None,
                 client: p.id.clone(),
                 raw: client_view(p, result, Tokenizer::Cl100k),
                 budgeted: None,
@@ -231,6 +232,9 @@ mod tests {
             usd_per_1k_turns: None,
             confirmed: true,
             tools_offered: offered,
+            listing_era: None,
+            model_tokenizer: None,
+            model_tokens_per_turn: None,
             measured: None,
         };
         s.clients = vec![row("cline", Some(5)), row("codex", None)];

@@ -76,6 +76,7 @@ fn lab(client: &str, version: Option<&str>, probes: Vec<ProbeOutcome>) -> LabRep
                 server: "srv".into(),
                 pages_read: 1,
                 stopped_before_last_page: false,
+                era: None,
                 definitions: Some(Definitions {
                     form: Form::Whole,
                     server_tools: 2,
@@ -100,6 +101,7 @@ fn lab(client: &str, version: Option<&str>, probes: Vec<ProbeOutcome>) -> LabRep
             rules: Vec::new(),
             derive_errors: Vec::new(),
             derive_kept: Vec::new(),
+            era: None,
             profile: String::new(),
         }],
     }
@@ -120,6 +122,7 @@ fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
                 ..RawCost::default()
             }),
             clients: vec![ClientResult {
+                model_tokenizer: None,
                 client: "claude-code".into(),
                 raw: seen,
                 budgeted: None,
@@ -139,6 +142,9 @@ fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
         usd_per_1k_turns: None,
         confirmed: true,
         tools_offered: None,
+        listing_era: None,
+        model_tokenizer: None,
+        model_tokens_per_turn: None,
         measured: None,
     }];
     Report::new(vec!["cl100k_base".into()], vec![s])

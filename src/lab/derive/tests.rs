@@ -58,6 +58,7 @@ fn a_character_threshold_is_found_to_the_round_number_with_its_head_and_tail() {
         block(bisect(
             Shape::Lines,
             400_000,
+            None,
             client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
         ))
         .unwrap()
@@ -65,6 +66,7 @@ fn a_character_threshold_is_found_to_the_round_number_with_its_head_and_tail() {
         block(bisect(
             Shape::Wide,
             400_000,
+            None,
             client(Shape::Wide, "chars", 40_000, 8_000, 32_000),
         ))
         .unwrap()
@@ -94,6 +96,7 @@ fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
         block(bisect(
             Shape::Lines,
             400_000,
+            None,
             client(Shape::Lines, "bytes", 10_000, 3_000, 3_000),
         ))
         .unwrap()
@@ -101,6 +104,7 @@ fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
         block(bisect(
             Shape::Wide,
             400_000,
+            None,
             client(Shape::Wide, "bytes", 10_000, 1_000, 1_000),
         ))
         .unwrap()
@@ -124,6 +128,7 @@ fn ascii_text_alone_says_it_cannot_tell_bytes_from_characters() {
     let mut rules = block(bisect(
         Shape::Lines,
         400_000,
+        None,
         client(Shape::Lines, "bytes", 10_000, 3_000, 3_000),
     ))
     .unwrap();
@@ -138,6 +143,7 @@ fn a_client_that_never_cuts_has_no_threshold() {
     let mut rules = block(bisect(
         Shape::Lines,
         64_000,
+        None,
         client(Shape::Lines, "chars", usize::MAX, 0, 0),
     ))
     .unwrap();
@@ -221,7 +227,7 @@ fn a_preview_that_becomes_an_error_further_up_is_a_second_rule() {
         };
         judged(&result, shown)
     };
-    let mut rules = block(bisect(Shape::Lines, 1_000_000, run)).unwrap();
+    let mut rules = block(bisect(Shape::Lines, 1_000_000, None, run)).unwrap();
     settle_units(&mut rules);
     assert_eq!(rules.len(), 2, "{rules:?}");
     assert_eq!(
@@ -238,4 +244,48 @@ fn a_preview_that_becomes_an_error_further_up_is_a_second_rule() {
         rules[1].marker,
         "Error: result exceeds maximum allowed tokens"
     );
+}
+
+/// A profile's boundaries tried first: a profile that holds is confirmed in two runs, one that
+/// moved still finds the client's boundary (issue 39: a full derive under 5 minutes).
+#[test]
+fn a_hint_that_holds_is_confirmed_in_two_runs_and_a_wrong_one_still_finds_the_boundary() {
+    let derive = |hint| {
+        block(bisect(
+            Shape::Lines,
+            400_000,
+            Some((hint, Some(Hint::Never))),
+            client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
+        ))
+        .unwrap()
+    };
+    let right = derive(Hint::At(39_950));
+    assert_eq!(right.len(), 1, "{right:?}");
+    let (lo, hi) = (
+        right[0].whole_up_to.unwrap().chars,
+        right[0].cut_from.unwrap().chars,
+    );
+    assert!(lo <= 40_000 && hi > 40_000 && hi - lo <= 400, "{lo}..{hi}");
+    // two runs at the boundary, one at the largest size to see nothing changes past it
+    assert_eq!(right[0].runs, 3, "{right:?}");
+    let unhinted = block(bisect(
+        Shape::Lines,
+        400_000,
+        None,
+        client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
+    ))
+    .unwrap();
+    assert!(unhinted[0].runs >= 10, "{unhinted:?}");
+    for wrong in [Hint::At(12_000), Hint::At(90_000), Hint::Never] {
+        let found = derive(wrong);
+        let (lo, hi) = (
+            found[0].whole_up_to.unwrap().chars,
+            found[0].cut_from.unwrap().chars,
+        );
+        assert!(
+            lo <= 40_000 && hi > 40_000 && hi - lo <= 400,
+            "{wrong:?}: {lo}..{hi}"
+        );
+        assert_eq!(found[0].head, 8_000);
+    }
 }

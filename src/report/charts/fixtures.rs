@@ -86,6 +86,7 @@ fn with_clients(r: &mut Report) {
     let profiles = select("naive,codex").expect("known clients");
     r.clients = profiles.iter().map(|p| (*p).clone()).collect();
     let seen = |tokens: usize, outcome: Outcome| ClientSeen {
+        model_tokens: None,
         tokens_to_model: tokens,
         bytes_to_model: tokens * 4,
         outcome,
@@ -101,6 +102,7 @@ fn with_clients(r: &mut Report) {
             let budgeted = p.budgeted.as_ref().map(|b| seen(b.tokens, Outcome::Full));
             p.clients = vec![
                 ClientResult {
+                    model_tokenizer: None,
                     client: "naive".into(),
                     raw: seen(raw, Outcome::Full),
                     budgeted: budgeted.clone(),
@@ -110,6 +112,7 @@ fn with_clients(r: &mut Report) {
                     unlisted: false,
                 },
                 ClientResult {
+                    model_tokenizer: None,
                     client: "codex".into(),
                     raw: if raw > 2_500 {
                         seen(2_500, Outcome::Truncated)

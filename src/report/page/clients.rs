@@ -3,7 +3,8 @@
 
 use super::{Block, Table};
 use crate::assess::clients::{
-    client_label, client_totals, cut_text, definitions_text, measured_profiles_text, seen_text,
+    client_label, client_totals, cut_text, definitions_text, measured_profiles_text,
+    model_tokenizers_text, seen_text,
 };
 use crate::facts::Report;
 use crate::report::charts::ChartKind;
@@ -54,6 +55,9 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
     }
     out.push(Block::Table(t));
     if let Some(text) = measured_profiles_text(report) {
+        out.push(super::para(&text));
+    }
+    if let Some(text) = model_tokenizers_text(report) {
         out.push(super::para(&text));
     }
     out.push(Block::Chart(ChartKind::ClientTokens));

@@ -1,6 +1,7 @@
 //! `mcp-budget lab` through a hand-written client (tests/fixtures/lab/client.py: Chat
 //! Completions, one stdio server) and, in `real_clients`, through the real coding clients.
 
+mod eras;
 pub(crate) mod real_clients;
 
 use std::path::{Path, PathBuf};

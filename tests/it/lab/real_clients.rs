@@ -72,7 +72,9 @@ fn measured_as_its_profile_predicts(id: &str) {
         wanted.push(("get_forecast", "{ city = \"Lisbon\" }"));
     }
     let probes = super::demo_probes(dir.path(), &wanted);
-    let server = lab_run(id, &npm, dir.path(), &probes, wanted.len());
+    let client = lab_run(id, &npm, dir.path(), &probes, wanted.len());
+    let server = &client["servers"][0];
+    speaks_its_profiles_era(id, &client);
     // the definitions: names only for a client whose profile defers them, else every one
     let form = server["definitions"]["form"].as_str().unwrap();
     let profiles: toml::Value =
@@ -93,8 +95,8 @@ fn measured_as_its_profile_predicts(id: &str) {
     );
 }
 
-/// `mcp-budget lab` of `probes` in client `id`: the pinned version measured, every probe as
-/// its profile predicts; the server's part of the report.
+/// `mcp-budget lab` of `probes` in client `id`: the pinned version measured, every probe of the
+/// first server as its profile predicts; the client's part of the report.
 fn lab_run(
     id: &str,
     npm: &std::path::Path,
@@ -122,7 +124,13 @@ fn lab_run(
         pinned(package),
         "the client run is not the pinned one"
     );
-    let server = &client["servers"][0];
+    // the probe file's server (the era check's `old` aside)
+    let server = client["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["server"] != "old")
+        .unwrap();
     let probes = server["probes"].as_array().unwrap();
     assert_eq!(probes.len(), count, "{server:#}");
     let mut wrong = Vec::new();
@@ -149,7 +157,7 @@ fn lab_run(
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    server.clone()
+    client.clone()
 }
 
 /// The lab server's shapes, each at a size past the rules of the four clients (a line cap
@@ -181,9 +189,44 @@ fn shape_probes(dir: &std::path::Path, id: &str) -> (std::path::PathBuf, usize) 
             "\n[[servers.shapes.probes]]\ntool = \"lab_result\"\narguments = {{ shape = \"{shape}\", chars = {chars} }}\n"
         );
     }
+    // a server from before 2026 (server/discover unknown): the era the client opens with, and
+    // whether it falls back (issue 39, part 3)
+    text += &format!(
+        "\n[servers.old]\ncommand = {}\nargs = [\"lab-server\", \"--era\", \"unaware\"]\n\n[[servers.old.probes]]\ntool = \"lab_result\"\narguments = {{ shape = \"lines\", chars = 200 }}\n",
+        toml::Value::String(bin.display().to_string())
+    );
     let path = dir.join("shapes.toml");
     std::fs::write(&path, text).unwrap();
     (path, shapes.len())
+}
+
+/// The era a client spoke to each server of a lab run is its profile's `[client.era]`: the
+/// first request and version, and on a server from before 2026 the fallback it makes.
+fn speaks_its_profiles_era(id: &str, client: &Value) {
+    let era = &mcp_budget::profiles::profile(id).unwrap().era;
+    let era = era
+        .as_ref()
+        .expect("every measured client's era is profiled");
+    for s in client["servers"].as_array().unwrap() {
+        let spoke = &s["era"];
+        assert_eq!(
+            (spoke["opened_with"].as_str(), spoke["asked"].as_str()),
+            (Some(era.opens_with.as_str()), Some(era.version.as_str())),
+            "{id} on {}: {spoke:#}",
+            s["server"]
+        );
+        if !spoke["fell_back"].is_null() {
+            assert_eq!(spoke["fell_back"], era.falls_back, "{id}: {spoke:#}");
+        }
+    }
+    let servers = client["servers"].as_array().unwrap();
+    let Some(old) = servers.iter().find(|s| s["server"] == "old") else {
+        return;
+    };
+    assert_eq!(old["probes"][0]["delivery"], "whole", "{id}: {old:#}");
+    if era.opens_with == "server/discover" {
+        assert_eq!(old["era"]["discover_refused"], -32601, "{id}: {old:#}");
+    }
 }
 
 /// Every shape of the lab's server in a client: what reaches its model is what its profile
@@ -195,7 +238,8 @@ fn every_shape_as_its_profile_predicts(id: &str) {
     let _one = ONE_CLIENT.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let (probes, count) = shape_probes(dir.path(), id);
-    lab_run(id, &npm, dir.path(), &probes, count);
+    let client = lab_run(id, &npm, dir.path(), &probes, count);
+    speaks_its_profiles_era(id, &client);
 }
 
 #[test]
