@@ -12,6 +12,10 @@ pub struct ToolCost {
     /// Compact `{"name","description","input_schema"}`: what the model receives every turn.
     pub model_tokens: usize,
     pub description_tokens: usize,
+    /// The description's first line, trimmed, at most 200 characters: what a client that lists
+    /// deferred tools one line each shows of it (empty: no description).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description_head: String,
     pub input_schema_tokens: usize,
     pub output_schema_tokens: usize,
     pub annotations_tokens: usize,

@@ -30,6 +30,9 @@ pub struct ToolsList {
     /// Tools on the first page, all a client that ignores `nextCursor` offers (0: not counted).
     #[serde(default)]
     pub first_page_tools: usize,
+    /// Tools on each page, in order (empty: not counted, an old report).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub page_tools: Vec<usize>,
     /// The listing a client of the handshake era gets, when the server lists its tools
     /// differently in that era than in the 2026-07-28 era the audit spoke (absent: the same,
     /// or only one era asked).

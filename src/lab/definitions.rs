@@ -60,6 +60,10 @@ pub struct Definitions {
     pub added: Vec<String>,
     /// Parameters the client added to every tool.
     pub added_parameters: Vec<String>,
+    /// Deferred: what the client's profile says it sends of these tools every turn (its
+    /// `tool_name` and `deferred_line`), to set beside `tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modelled_tokens: Option<usize>,
 }
 
 /// Measure the definitions of `server_tools` in the first request with tools.
@@ -86,6 +90,7 @@ pub fn measure(server_tools: &[Value], requests: &[Recorded], tokenizer: Tokeniz
         dropped: Vec::new(),
         added: Vec::new(),
         added_parameters: Vec::new(),
+        modelled_tokens: None,
     };
     let Some(body) = first else {
         return d;
@@ -114,7 +119,14 @@ pub fn measure(server_tools: &[Value], requests: &[Recorded], tokenizer: Tokeniz
         (0, _) => Form::Deferred,
         _ => Form::Partial,
     };
-    let counted: Vec<String> = if namespaces.is_empty() {
+    let counted: Vec<String> = if d.form == Form::Deferred {
+        // what a deferring client sends every turn: the lines that name the tools
+        let names: Vec<&str> = server_tools
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        vec![naming_lines(&body, &names).join("\n")]
+    } else if namespaces.is_empty() {
         sent_defs.iter().map(|(_, def)| def.to_string()).collect()
     } else {
         namespace_items(&body, &namespaces)
@@ -184,6 +196,40 @@ fn takes(def: &Value, tool: &Value) -> bool {
         .map(props)
         .unwrap_or_default();
     sent.is_empty() || props(&tool["inputSchema"]).is_subset(&sent)
+}
+
+/// Every line of the request's texts that names one of `tools` (as a name of its own: after
+/// the start of the line, `_`, `.`, `-` or `"`, before its end, `"`, `:`, `,`, `)` or a space),
+/// each once: a deferring client's list of names, or of names and descriptions, that it sends
+/// every turn. A server's instructions that mention a tool in a sentence are not such a line.
+fn naming_lines(body: &Value, tools: &[&str]) -> Vec<String> {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut stack = vec![body];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => texts.push(s),
+            Value::Array(a) => stack.extend(a.iter().rev()),
+            Value::Object(o) => stack.extend(o.values().rev()),
+            _ => {}
+        }
+    }
+    let names = |line: &str| {
+        tools.iter().any(|t| {
+            line.match_indices(t).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + t.len()..].chars().next();
+                before.is_none_or(|c| matches!(c, '_' | '.' | '-' | '"'))
+                    && after.is_none_or(|c| matches!(c, '"' | ':' | ',' | ')' | ' '))
+            })
+        })
+    };
+    let mut seen = BTreeSet::new();
+    texts
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter(|l| names(l) && seen.insert(*l))
+        .map(String::from)
+        .collect()
 }
 
 /// The compact JSON of each namespace item the tools were found in.
@@ -280,3 +326,27 @@ fn props(schema: &Value) -> BTreeSet<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// What `profile` says a deferring client sends every turn of a server's `tools`.
+pub fn modelled_deferred(
+    profile: &crate::profiles::ClientProfile,
+    server: &str,
+    tools: &[Value],
+    tokenizer: Tokenizer,
+) -> usize {
+    let heads: Vec<(String, String)> = tools
+        .iter()
+        .map(|t| {
+            let (cost, _) = crate::measure::measure_tool(&t.to_string(), &Default::default())
+                .unwrap_or_default();
+            (cost.name, cost.description_head)
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = heads
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.as_str()))
+        .collect();
+    tokenizer.count(&crate::assess::clients::deferred_names(
+        profile, server, &pairs,
+    ))
+}

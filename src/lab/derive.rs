@@ -149,25 +149,15 @@ where
             hi = Some((size, o))
         }
     }
-    if let (Some((l, _)), Some((h, _))) = (&lo, &hi) {
-        let (mut l, mut h) = (*l, *h);
-        while h - l > (l / 100).max(100) {
-            let mid = l + (h - l) / 2;
-            let o = at(mid).await?;
-            if below(&o) {
-                l = mid;
-                lo = Some((mid, o));
-            } else {
-                h = mid;
-                hi = Some((mid, o));
-            }
-        }
+    match (lo, hi) {
+        (Some(l), Some(h)) => narrow(at, l, h, below).await,
+        other => Ok(other),
     }
-    Ok((lo, hi))
 }
 
-/// [`boundary`], starting where `hint` says it is: the hinted size and 1% past it, and when
-/// those two do not straddle it, the search from there.
+/// [`boundary`], starting where `hint` says it is: the hinted size, then steps of 1% away from
+/// it that double until the boundary is crossed, then bisection to 1%. A hint that holds costs
+/// two runs; one a little off, three or four.
 async fn hinted<F, Fut>(
     at: &mut F,
     hint: Hint,
@@ -183,18 +173,58 @@ where
         Hint::Never => max,
     };
     let a = at(first).await?;
-    if !below(&a) {
-        return boundary(at, (first, a), max, below).await;
+    let up = below(&a);
+    let mut last = (first, a);
+    let mut step = (first / 100).max(100);
+    loop {
+        let next = match up {
+            true => (last.0 + step).min(max),
+            false => last.0.saturating_sub(step).max(SMALLEST),
+        };
+        if next == last.0 {
+            // a bound reached on the same side: no boundary within it
+            return Ok(if up {
+                (Some(last), None)
+            } else {
+                (None, Some(last))
+            });
+        }
+        let o = at(next).await?;
+        if below(&o) != up {
+            let (lo, hi) = if up {
+                (last, (next, o))
+            } else {
+                ((next, o), last)
+            };
+            return narrow(at, lo, hi, below).await;
+        }
+        last = (next, o);
+        step *= 2;
     }
-    if first >= max {
-        return Ok((Some((first, a)), None));
+}
+
+/// Bisect between a size where `below` holds and a larger one where it does not, to 1%.
+async fn narrow<F, Fut>(
+    at: &mut F,
+    lo: Sized,
+    hi: Sized,
+    below: &dyn Fn(&ProbeOutcome) -> bool,
+) -> Result<(Option<Sized>, Option<Sized>), String>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
+{
+    let (mut lo, mut hi) = (lo, hi);
+    while hi.0 - lo.0 > (lo.0 / 100).max(100) {
+        let mid = lo.0 + (hi.0 - lo.0) / 2;
+        let o = at(mid).await?;
+        if below(&o) {
+            lo = (mid, o);
+        } else {
+            hi = (mid, o);
+        }
     }
-    let next = (first + (first / 100).max(100)).min(max);
-    let b = at(next).await?;
-    if below(&b) {
-        return boundary(at, (next, b), max, below).await;
-    }
-    Ok((Some((first, a)), Some((next, b))))
+    Ok((Some(lo), Some(hi)))
 }
 
 fn rule(shape: Shape, lo: Option<ProbeOutcome>, hi: Option<ProbeOutcome>, stage: u8) -> ShapeRule {

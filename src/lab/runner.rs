@@ -387,7 +387,12 @@ fn read_run(
         report.era = outcome.transcript.era();
     }
     if report.definitions.is_none() && !tools.is_empty() {
-        report.definitions = Some(definitions::measure(&tools, &outcome.requests, tokenizer));
+        let mut d = definitions::measure(&tools, &outcome.requests, tokenizer);
+        if d.form == definitions::Form::Deferred {
+            d.modelled_tokens = crate::profiles::profile(&adapter.id)
+                .map(|p| definitions::modelled_deferred(p, &report.server, &tools, tokenizer));
+        }
+        report.definitions = Some(d);
         (report.pages_read, report.stopped_before_last_page) = outcome.transcript.pages();
     }
     if tools.is_empty() && report.error.is_none() {

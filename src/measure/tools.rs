@@ -49,12 +49,29 @@ pub fn measure_tools_pages(
         if m.list.pages == 1 {
             m.list.first_page_tools = m.tools.len();
         }
+        m.list
+            .page_tools
+            .push(m.tools.len() - m.list.page_tools.iter().sum::<usize>());
     }
     m.list.tool_count = m.tools.len();
     m.list.wire_tokens = m.wire.primary;
     m.list.model_tokens = m.model.primary;
     Ok(m)
 }
+
+/// A description's first line, trimmed, at most [`DESCRIPTION_HEAD_CHARS`] characters.
+fn description_head(d: Option<&Value>) -> String {
+    let line = d
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .split('\n')
+        .next()
+        .unwrap_or("");
+    line.trim().chars().take(DESCRIPTION_HEAD_CHARS).collect()
+}
+
+/// How much of a description's first line a tool's cost keeps (`description_head`).
+pub const DESCRIPTION_HEAD_CHARS: usize = 200;
 
 /// What the model receives of a tool every turn, as it is counted: `{"name", "description",
 /// "input_schema"}` in that order, without `description` when the tool has none, and an empty
@@ -115,6 +132,7 @@ pub fn measure_tool(raw: &str, set: &TokenizerSet) -> Result<(ToolCost, Counts),
         name,
         model_tokens: model.primary,
         description_tokens,
+        description_head: description_head(tool.get("description")),
         input_schema_tokens: count(tool.get("inputSchema")),
         output_schema_tokens,
         annotations_tokens: count(annotations),

@@ -131,6 +131,20 @@ pub struct SchemaRule {
     /// `deferred_over`: definitions are deferred once all servers have more tools than this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over_tools: Option<usize>,
+    /// A property the client adds to every tool's input schema, as JSON (`{"NAME": {...}}`):
+    /// each definition it sends costs that much more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adds_parameter: Option<String>,
+    /// Deferred: how each deferred tool is listed to the model every turn, `{name}` (as
+    /// `tool_name` spells it) and `{description}` (its first line, at most
+    /// `description_chars` characters, as a JSON string) filled in; absent: the name alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred_line: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_chars: Option<usize>,
+    /// Deferred: the line that heads each server's tools (`{server}` filled in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred_server_line: Option<String>,
     #[serde(flatten)]
     pub sourced: Sourced,
 }
@@ -142,6 +156,10 @@ pub struct ListingRule {
     /// The client reads the first page only (it does not follow `nextCursor`): tools on later
     /// pages are never offered to its model.
     pub first_page_only: bool,
+    /// It stops asking for pages once it has this many tools or more (Qwen Code reads 100):
+    /// tools on the pages after are never offered to its model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tools: Option<usize>,
     #[serde(flatten)]
     pub sourced: Sourced,
 }

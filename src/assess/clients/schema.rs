@@ -12,29 +12,81 @@ use crate::facts::{Report, ServerReport, Status};
 use crate::profiles::{ClientProfile, SchemaMode};
 use crate::tokens::Tokenizer;
 
-/// The names a deferring client shows for a server's tools, one per line, as the client spells
-/// them (`mcp__server__tool` for Claude Code).
-pub fn deferred_names(profile: &ClientProfile, server: &str, tools: &[&str]) -> String {
+/// What a deferring client shows every turn of a server's tools (`tools`: each name and its
+/// description's first line): a name each, as the client spells it (`mcp__server__tool` for
+/// Claude Code), or with the profile's `deferred_line` a line each with the description, under
+/// its `deferred_server_line`.
+pub fn deferred_names(profile: &ClientProfile, server: &str, tools: &[(&str, &str)]) -> String {
     let template = profile.tool_name.as_deref().unwrap_or("{tool}");
-    tools
+    let schema = &profile.schema;
+    let mut lines: Vec<String> = schema
+        .deferred_server_line
         .iter()
-        .map(|t| template.replace("{server}", server).replace("{tool}", t))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|h| h.replace("{server}", server))
+        .collect();
+    for (tool, description) in tools {
+        let name = template.replace("{server}", server).replace("{tool}", tool);
+        lines.push(match &schema.deferred_line {
+            None => name,
+            Some(line) => {
+                let cut = cut_description(description, schema.description_chars);
+                line.replace("{name}", &name)
+                    .replace("{description}", &serde_json::Value::from(cut).to_string())
+            }
+        });
+    }
+    lines.join("\n")
+}
+
+/// A description's first line cut to `chars` characters, its last three made `...` (Qwen
+/// Code's cut of a deferred tool's description).
+fn cut_description(line: &str, chars: Option<usize>) -> String {
+    match chars {
+        Some(n) if line.chars().count() > n => {
+            let kept: String = line.chars().take(n.saturating_sub(3)).collect();
+            kept + "..."
+        }
+        _ => line.to_string(),
+    }
+}
+
+/// What a client that adds a property to every tool's schema (`adds_parameter`) adds to each
+/// definition: the property's compact JSON after a comma.
+fn added_per_tool(profile: &ClientProfile) -> Option<String> {
+    let added: serde_json::Value =
+        serde_json::from_str(profile.schema.adds_parameter.as_ref()?).ok()?;
+    let inner = added.to_string();
+    Some(format!(",{}", inner.strip_prefix('{')?.strip_suffix('}')?))
 }
 
 /// How many of a server's tools a client offers its model when that is fewer than it lists:
-/// the first page's, for a client that reads no further (unknown in an old report: all).
-fn offered(profile: &ClientProfile, pages: usize, first_page: usize, all: usize) -> Option<usize> {
-    (profile.first_page_only() && pages > 1 && first_page > 0 && first_page < all)
-        .then_some(first_page)
+/// the first page's, for a client that reads no further, or those of the pages it reads until
+/// it has `max_tools` (unknown in an old report: all).
+fn offered(
+    profile: &ClientProfile,
+    (pages, first_page, all): (usize, usize, usize),
+    page_tools: &[usize],
+) -> Option<usize> {
+    if profile.first_page_only() {
+        return (pages > 1 && first_page > 0 && first_page < all).then_some(first_page);
+    }
+    let max = profile.listing.as_ref()?.max_tools?;
+    let mut read = 0;
+    for n in page_tools {
+        if read >= max {
+            break;
+        }
+        read += n;
+    }
+    (read > 0 && read < all).then_some(read)
 }
 
 /// The listing a client is offered: its tools' names and model-view tokens, the protocol
 /// version it is in when the server lists the eras differently, and how many tools the client
 /// offers when fewer (`offered`).
 struct Listing<'a> {
-    names: Vec<&'a str>,
+    /// Each tool's name and its description's first line.
+    names: Vec<(&'a str, &'a str)>,
     tokens: Vec<usize>,
     era: Option<String>,
     offered: Option<usize>,
@@ -47,17 +99,29 @@ fn listing<'a>(profile: &ClientProfile, s: &'a ServerReport) -> Listing<'a> {
     let handshake = profile.era.as_ref().is_some_and(|e| e.handshake());
     match &list.handshake_era {
         Some(old) if handshake => Listing {
-            names: old.tools.iter().map(String::as_str).collect(),
+            names: old.tools.iter().map(|t| (t.as_str(), "")).collect(),
             tokens: old.tool_tokens.clone(),
             era: Some(old.protocol_version.clone()),
-            offered: offered(profile, old.pages, old.first_page_tools, old.tool_count),
+            offered: offered(
+                profile,
+                (old.pages, old.first_page_tools, old.tool_count),
+                &[],
+            ),
             from_handshake: true,
         },
         other => Listing {
-            names: s.tools.iter().map(|t| t.name.as_str()).collect(),
+            names: s
+                .tools
+                .iter()
+                .map(|t| (t.name.as_str(), t.description_head.as_str()))
+                .collect(),
             tokens: s.tools.iter().map(|t| t.model_tokens).collect(),
             era: other.as_ref().and(s.protocol_version.clone()),
-            offered: offered(profile, list.pages, list.first_page_tools, list.tool_count),
+            offered: offered(
+                profile,
+                (list.pages, list.first_page_tools, list.tool_count),
+                &list.page_tools,
+            ),
             from_handshake: false,
         },
     }
@@ -102,16 +166,23 @@ pub fn apply(report: &mut Report) {
             let model = profile
                 .model_tokenizer()
                 .filter(|m| m.name() != tokenizer.name());
+            let added = added_per_tool(profile);
             let (tokens, offered, era, names_len, unseen, model_tokens) = {
                 let l = listing(profile, s);
                 let names = &l.names[..l.offered.unwrap_or(l.names.len())];
-                let tokens = match (deferred, l.offered, &l.era) {
-                    (true, _, _) => tokenizer.count(&deferred_names(profile, &s.name, names)),
-                    (false, None, None) => s.tools_list.model_tokens,
-                    (false, n, _) => l.tokens[..n.unwrap_or(l.tokens.len())].iter().sum(),
+                // a property the client adds to each definition costs that much per tool
+                let added = |t: crate::tokens::Tokenizer| match (&added, deferred) {
+                    (Some(a), false) => t.count(a) * names.len(),
+                    _ => 0,
                 };
+                let tokens = added(tokenizer)
+                    + match (deferred, l.offered, &l.era) {
+                        (true, _, _) => tokenizer.count(&deferred_names(profile, &s.name, names)),
+                        (false, None, None) => s.tools_list.model_tokens,
+                        (false, n, _) => l.tokens[..n.unwrap_or(l.tokens.len())].iter().sum(),
+                    };
                 // a probe of a listed tool the client is not offered never reaches its model
-                let seen: HashSet<&str> = names.iter().copied().collect();
+                let seen: HashSet<&str> = names.iter().map(|n| n.0).collect();
                 let listed: HashSet<&str> = s.tools.iter().map(|t| t.name.as_str()).collect();
                 let unseen: Vec<usize> = (0..s.probes.len())
                     .filter(|&i| {
@@ -127,7 +198,8 @@ pub fn apply(report: &mut Report) {
                     (false, false) => s.tools[..names.len()]
                         .iter()
                         .map(|t| t.by_tokenizer.get(m.name()).copied())
-                        .sum(),
+                        .sum::<Option<usize>>()
+                        .map(|n| n + added(m)),
                 });
                 (tokens, l.offered, l.era, names.len(), unseen, model_tokens)
             };

@@ -56,15 +56,66 @@ fn schema_tax_per_client() {
         cc.schema_tokens_per_turn,
         Tokenizer::Cl100k.count("mcp__files__read_file\nmcp__files__write_file")
     );
-    // Codex defers once all servers have over 100 tools together
-    assert!(row(0, "codex").deferred && row(1, "codex").deferred);
-    assert_eq!(
-        row(0, "codex").schema_tokens_per_turn,
-        Tokenizer::Cl100k.count("read_file\nwrite_file")
-    );
+    // Codex with the profile's model (outside its catalog) sends every definition of 132
+    // tools, measured on 158 (it was deferred over 100 tools)
+    assert!(!row(0, "codex").deferred && !row(1, "codex").deferred);
+    assert_eq!(row(1, "codex").schema_tokens_per_turn, 40_000);
     assert!(row(1, "vscode").tool_limit_exceeded && !row(0, "vscode").tool_limit_exceeded);
     assert_eq!(row(1, "vscode").schema_tokens_per_turn, 40_000);
     assert!(row(1, "cursor").tool_limit_exceeded && !row(1, "cursor").confirmed);
+}
+
+/// Issue 39: Qwen Code lists each deferred tool with its description's first line every turn
+/// (cut at 160 characters), under its server; Gemini CLI adds `wait_for_previous` to every
+/// definition. Both are counted, as the clients' own code writes them.
+#[test]
+fn deferred_descriptions_and_an_added_parameter_are_counted_per_turn() {
+    let mut s = ServerReport::new("demo", "stdio", "x", "t");
+    s.tools_list.tool_count = 2;
+    s.tools_list.model_tokens = 500;
+    let long = "Scrape ".repeat(40);
+    s.tools = [
+        ("get_forecast", "Get the forecast."),
+        ("scrape", long.trim()),
+    ]
+    .iter()
+    .map(|(n, d)| ToolCost {
+        name: n.to_string(),
+        model_tokens: 250,
+        description_head: d.to_string(),
+        ..ToolCost::default()
+    })
+    .collect();
+    let mut r = Report::new(vec!["cl100k_base".into()], vec![s]);
+    r.clients = profiles().to_vec();
+    apply(&mut r);
+    let row = |id: &str| {
+        r.servers[0]
+            .clients
+            .iter()
+            .find(|c| c.client == id)
+            .unwrap()
+            .clone()
+    };
+    let cut: String = long.trim().chars().take(157).collect::<String>() + "...";
+    let qwen = format!(
+        "#### demo\n- \"mcp__demo__get_forecast\": \"Get the forecast.\"\n- \"mcp__demo__scrape\": \"{cut}\""
+    );
+    assert_eq!(
+        row("qwen-code").schema_tokens_per_turn,
+        Tokenizer::Cl100k.count(&qwen)
+    );
+    let wait = r#","wait_for_previous":{"type":"boolean","description":"Set to true to wait for all previously requested tools in this turn to complete before starting. Set to false (or omit) to run in parallel. Use true when this tool depends on the output of previous tools."}"#;
+    assert_eq!(
+        row("gemini-cli").schema_tokens_per_turn,
+        500 + 2 * Tokenizer::Cl100k.count(wait)
+    );
+    // the others as before: every definition, or the names alone
+    assert_eq!(row("opencode").schema_tokens_per_turn, 500);
+    assert_eq!(
+        row("claude-code").schema_tokens_per_turn,
+        Tokenizer::Cl100k.count("mcp__demo__get_forecast\nmcp__demo__scrape")
+    );
 }
 
 /// A server of 13 tools over three pages (5, 5, 3), tool i costing 100 + i model tokens, with a
@@ -81,6 +132,7 @@ fn paged_server() -> ServerReport {
     s.tools_list.tool_count = 13;
     s.tools_list.pages = 3;
     s.tools_list.first_page_tools = 5;
+    s.tools_list.page_tools = vec![5, 5, 3];
     s.tools_list.model_tokens = s.tools.iter().map(|t| t.model_tokens).sum();
     for tool in ["tool_0", "tool_12"] {
         let mut p = crate::facts::ProbeResult::new(tool);
@@ -112,8 +164,22 @@ fn a_client_that_reads_the_first_page_only_is_sent_and_offered_that_page_alone()
     apply(&mut r);
     let s = &r.servers[0];
     let gemini = &s.clients[0];
-    // the first page's five definitions: 100 + 101 + ... + 104
-    assert_eq!(gemini.schema_tokens_per_turn, 510);
+    // the first page's five definitions: 100 + 101 + ... + 104, each with the parameter
+    // Gemini CLI adds
+    let wait = format!(
+        ",{}",
+        &profile("gemini-cli")
+            .unwrap()
+            .schema
+            .adds_parameter
+            .as_ref()
+            .unwrap()[1..]
+    );
+    let wait = &wait[..wait.len() - 1];
+    assert_eq!(
+        gemini.schema_tokens_per_turn,
+        510 + 5 * Tokenizer::Cl100k.count(wait)
+    );
     assert_eq!(gemini.tools_offered, Some(5));
     assert!(!gemini.deferred);
     // Codex follows the cursor: every definition (it does not defer 13 tools)
@@ -144,9 +210,34 @@ fn a_client_that_reads_the_first_page_only_is_sent_and_offered_that_page_alone()
     r.clients = vec![profile("gemini-cli").unwrap().clone()];
     apply(&mut r);
     for s in &r.servers {
-        assert_eq!(s.clients[0].schema_tokens_per_turn, 1_378);
+        assert_eq!(
+            s.clients[0].schema_tokens_per_turn,
+            1_378 + 13 * Tokenizer::Cl100k.count(wait)
+        );
         assert_eq!(s.clients[0].tools_offered, None);
     }
+}
+
+/// Qwen Code stops asking for pages once it has 100 tools (measured on 158 tools in pages of
+/// 50): a client with `max_tools` is offered the pages up to that count.
+#[test]
+fn a_client_that_stops_at_a_number_of_tools_is_offered_the_pages_up_to_it() {
+    let mut qwen = profile("qwen-code").unwrap().clone();
+    assert_eq!(qwen.listing.as_ref().unwrap().max_tools, Some(100));
+    qwen.listing.as_mut().unwrap().max_tools = Some(8);
+    qwen.schema.mode = crate::profiles::SchemaMode::Full;
+    let mut r = Report::new(vec!["cl100k_base".into()], vec![paged_server()]);
+    r.clients = vec![qwen.clone()];
+    apply(&mut r);
+    let row = &r.servers[0].clients[0];
+    // 5 tools, then 10: the third page is never read
+    assert_eq!(row.tools_offered, Some(10));
+    assert_eq!(row.schema_tokens_per_turn, (100..110).sum::<usize>());
+    // as measured, 100: all 13 tools of three pages are read
+    qwen.listing.as_mut().unwrap().max_tools = Some(100);
+    r.clients = vec![qwen];
+    apply(&mut r);
+    assert_eq!(r.servers[0].clients[0].tools_offered, None);
 }
 
 #[test]

@@ -38,8 +38,14 @@ fn first_page_findings(s: &ServerReport) -> Vec<Finding> {
             let m = p.measured.as_ref()?;
             let never: Vec<&str> = s.tools[offered..].iter().map(|t| t.name.as_str()).collect();
             let listed = s.tools_list.tool_count;
+            let reads = match p.listing.as_ref().and_then(|l| l.max_tools) {
+                Some(max) if !p.first_page_only() => {
+                    format!("stops reading tools/list pages once it has {max} tools")
+                }
+                _ => "reads only the first tools/list page".to_string(),
+            };
             let text = format!(
-                "{} {} (as measured {}) reads only the first tools/list page: {} of this server's {} tools are never offered to its model ({})",
+                "{} {} (as measured {}) {reads}: {} of this server's {} tools are never offered to its model ({})",
                 p.name,
                 m.version,
                 m.date,

@@ -90,6 +90,7 @@ fn lab(client: &str, version: Option<&str>, probes: Vec<ProbeOutcome>) -> LabRep
                     dropped: Vec::new(),
                     added: Vec::new(),
                     added_parameters: Vec::new(),
+                    modelled_tokens: None,
                 }),
                 probes,
                 run_ms: vec![1],

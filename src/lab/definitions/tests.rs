@@ -86,10 +86,34 @@ fn a_namespace_is_counted_whole_and_names_only_are_deferred() {
     let deferred = json!({"system": "deferred tools: mcp__demo__get_forecast, mcp__demo__search",
         "tools": [{"name": "ToolSearch", "input_schema": {}}]});
     let d = measure(&server_tools(), &[request(deferred)], Tokenizer::Cl100k);
+    // what it sends every turn is the line that names them (issue 39: it read 0)
+    let line = "deferred tools: mcp__demo__get_forecast, mcp__demo__search";
     assert_eq!(
-        (d.form, d.defined, d.named, d.bytes),
-        (Form::Deferred, 0, 2, 0)
+        (d.form, d.defined, d.named, d.bytes, d.tokens),
+        (
+            Form::Deferred,
+            0,
+            2,
+            line.len(),
+            Tokenizer::Cl100k.count(line)
+        )
     );
+    // Qwen Code's reminder: a line a tool, its description quoted; the server's instructions
+    // that mention a tool in a sentence are not counted
+    let qwen = [
+        "- \"mcp__demo__get_forecast\": \"Get the weather forecast.\"",
+        "- \"mcp__demo__search\": \"Search the code.\"",
+    ];
+    let reminder = format!(
+        "### demo\nPrefer search with a small limit.\n</system-reminder>\n### MCP servers\n#### demo\n{}",
+        qwen.join("\n")
+    );
+    let body = json!({"messages": [{"role": "user", "content": [{"type": "text", "text": reminder}]}],
+        "tools": [{"type": "function", "function": {"name": "ToolSearch", "parameters": {}}}]});
+    let d = measure(&server_tools(), &[request(body)], Tokenizer::Cl100k);
+    assert_eq!(d.form, Form::Deferred);
+    assert_eq!(d.bytes, qwen.join("\n").len());
+    assert_eq!(d.tokens, Tokenizer::Cl100k.count(&qwen.join("\n")));
 
     let partial = json!({"tools": [{"name": "demo_search", "parameters": {"type": "object"}}]});
     let d = measure(&server_tools(), &[request(partial)], Tokenizer::Cl100k);

@@ -93,6 +93,45 @@ fn measured_as_its_profile_predicts(id: &str) {
         mode == "deferred" || mode == "names",
         "{id}: sent {form}, profile {mode}"
     );
+    // the parameters it adds to every definition are the profile's (`adds_parameter`)
+    let added: Vec<String> = defs_added(&server["definitions"]);
+    let profiled: Vec<String> = mcp_budget::profiles::profile(id)
+        .unwrap()
+        .schema
+        .adds_parameter
+        .as_deref()
+        .map(|a| {
+            let v: Value = serde_json::from_str(a).unwrap();
+            v.as_object().unwrap().keys().cloned().collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        added, profiled,
+        "{id}: the parameters it adds to every tool"
+    );
+    // what a deferring client sends every turn of the tools (names, or names and descriptions)
+    // is what its profile models, to within a tenth (a heading or a tag around the lines)
+    let defs = &server["definitions"];
+    if form == "deferred" {
+        let (sent, modelled) = (
+            defs["tokens"].as_u64().unwrap(),
+            defs["modelled_tokens"].as_u64().unwrap(),
+        );
+        assert!(
+            sent > 0 && sent.abs_diff(modelled) * 10 <= modelled,
+            "{id}: sent {sent} tokens of deferred tools per turn, the profile models {modelled}: {defs:#}"
+        );
+    }
+}
+
+/// The parameters a client added to every definition, as the lab found them.
+fn defs_added(defs: &Value) -> Vec<String> {
+    defs["added_parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect()
 }
 
 /// `mcp-budget lab` of `probes` in client `id`: the pinned version measured, every probe of the
@@ -124,12 +163,12 @@ fn lab_run(
         pinned(package),
         "the client run is not the pinned one"
     );
-    // the probe file's server (the era check's `old` aside)
+    // the probe file's server (the era's and the long list's checks aside)
     let server = client["servers"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["server"] != "old")
+        .find(|s| s["server"] == "demo" || s["server"] == "shapes")
         .unwrap();
     let probes = server["probes"].as_array().unwrap();
     assert_eq!(probes.len(), count, "{server:#}");
@@ -195,9 +234,47 @@ fn shape_probes(dir: &std::path::Path, id: &str) -> (std::path::PathBuf, usize) 
         "\n[servers.old]\ncommand = {}\nargs = [\"lab-server\", \"--era\", \"unaware\"]\n\n[[servers.old.probes]]\ntool = \"lab_result\"\narguments = {{ shape = \"lines\", chars = 200 }}\n",
         toml::Value::String(bin.display().to_string())
     );
+    // 158 tools over four pages of 50: the pages it reads, the definitions it sends
+    text += &format!(
+        "\n[servers.many]\ncommand = {}\nargs = [\"lab-server\", \"--tools\", \"158\", \"--page-size\", \"50\"]\n\n[[servers.many.probes]]\ntool = \"lab_result\"\narguments = {{ shape = \"lines\", chars = 200 }}\n",
+        toml::Value::String(bin.display().to_string())
+    );
     let path = dir.join("shapes.toml");
     std::fs::write(&path, text).unwrap();
     (path, shapes.len())
+}
+
+/// A list of 158 tools over four pages reaches the client's model as its profile says: the
+/// pages it reads (the first alone, or all), every definition or the names alone.
+fn offers_a_long_list_as_its_profile_says(id: &str, client: &Value) {
+    let p = mcp_budget::profiles::profile(id).unwrap();
+    let many = client["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["server"] == "many")
+        .unwrap();
+    // pages of 50: the first alone, those up to `max_tools` (Qwen Code: 100), or all four
+    let max = p.listing.as_ref().and_then(|l| l.max_tools);
+    let pages = match (p.first_page_only(), max) {
+        (true, _) => 1,
+        (false, Some(m)) => m.div_ceil(50).min(4),
+        (false, None) => 4,
+    };
+    let offered = (pages * 50).min(158);
+    assert_eq!(many["pages_read"], pages, "{id}: {many:#}");
+    let defs = &many["definitions"];
+    let deferred = match p.schema.mode {
+        mcp_budget::profiles::SchemaMode::Full => false,
+        mcp_budget::profiles::SchemaMode::DeferredOver => {
+            offered > p.schema.over_tools.unwrap_or(usize::MAX)
+        }
+        _ => true,
+    };
+    match deferred {
+        true => assert_eq!(defs["form"], "deferred", "{id}: {defs:#}"),
+        false => assert_eq!(defs["defined"], offered, "{id}: {defs:#}"),
+    }
 }
 
 /// The era a client spoke to each server of a lab run is its profile's `[client.era]`: the
@@ -240,6 +317,7 @@ fn every_shape_as_its_profile_predicts(id: &str) {
     let (probes, count) = shape_probes(dir.path(), id);
     let client = lab_run(id, &npm, dir.path(), &probes, count);
     speaks_its_profiles_era(id, &client);
+    offers_a_long_list_as_its_profile_says(id, &client);
 }
 
 #[test]
