@@ -1,12 +1,14 @@
 //! Client profiles: what each MCP client puts in front of the model, as data with a source and a
 //! date for every fact (`clients.toml`), and the rules applied to one result (`result.rs`: what
 //! reaches the model; `visible.rs`: the parts it is sent; `era.rs`: the protocol era it speaks;
+//! `listing.rs`: how it offers a server's tools;
 //! `model.rs`: the tokenizer its model's counts are in).
 //! The ground layer: the report's model,
 //! the engine (`budget::Engine::for_clients`) and the lab read them; the per-server client rows
 //! every output shows are derived in `assess::clients`.
 
 mod era;
+mod listing;
 mod model;
 mod result;
 mod rule_match;
@@ -17,6 +19,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 
 pub use era::EraRule;
+pub use listing::{ListingRule, SchemaMode, SchemaRule};
 pub use model::ModelRule;
 pub use result::{
     breaks_limit, client_view, client_view_counted, client_view_in, engine_limits,
@@ -110,56 +113,6 @@ pub enum Resources {
 #[serde(deny_unknown_fields)]
 pub struct ResourcesRule {
     pub mode: Resources,
-    #[serde(flatten)]
-    pub sourced: Sourced,
-}
-
-/// What the model is sent of the tool definitions on every turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SchemaMode {
-    Full,
-    Deferred,
-    DeferredOver,
-    Names,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SchemaRule {
-    pub mode: SchemaMode,
-    /// `deferred_over`: definitions are deferred once all servers have more tools than this.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub over_tools: Option<usize>,
-    /// A property the client adds to every tool's input schema, as JSON (`{"NAME": {...}}`):
-    /// each definition it sends costs that much more.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adds_parameter: Option<String>,
-    /// Deferred: how each deferred tool is listed to the model every turn, `{name}` (as
-    /// `tool_name` spells it) and `{description}` (its first line, at most
-    /// `description_chars` characters, as a JSON string) filled in; absent: the name alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deferred_line: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description_chars: Option<usize>,
-    /// Deferred: the line that heads each server's tools (`{server}` filled in).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deferred_server_line: Option<String>,
-    #[serde(flatten)]
-    pub sourced: Sourced,
-}
-
-/// How a client reads a server's `tools/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListingRule {
-    /// The client reads the first page only (it does not follow `nextCursor`): tools on later
-    /// pages are never offered to its model.
-    pub first_page_only: bool,
-    /// It stops asking for pages once it has this many tools or more (Qwen Code reads 100):
-    /// tools on the pages after are never offered to its model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tools: Option<usize>,
     #[serde(flatten)]
     pub sourced: Sourced,
 }

@@ -266,6 +266,10 @@ pub struct Served(pub Child);
 
 impl Drop for Served {
     fn drop(&mut self) {
+        // the whole group: a launcher (an npm `.bin` script) leaves its server running when
+        // only it is killed (kubernetes-mcp-server's Go binary outlived the test run)
+        // SAFETY: killpg only sends a signal to the group this child leads.
+        unsafe { libc::killpg(self.0.id() as i32, libc::SIGKILL) };
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -273,7 +277,9 @@ impl Drop for Served {
 
 /// Spawn `cmd` (stdout and stderr discarded) and wait until it listens on `port`.
 pub fn serve_on(mut cmd: Command, port: u16) -> Served {
+    use std::os::unix::process::CommandExt;
     let child = cmd
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
