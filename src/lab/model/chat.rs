@@ -63,8 +63,13 @@ pub(super) fn decide(script: &Script, req: &Value) -> Turn {
         name,
         namespace: None,
     });
+    // a bare name may be the client's own tool (Qwen Code's read_file beside the server's
+    // deferred one): a client with a search and a bridge is asked for the server's first
+    let bridged = names.contains(&TOOL_SEARCH) && BRIDGES.iter().any(|b| names.contains(b));
     if let Some(offer) = script.best(offers) {
-        return script.call(offer);
+        if !bridged || script.rank(offer) >= Some(2) {
+            return script.call(offer);
+        }
     }
     if !names.contains(&TOOL_SEARCH) {
         return Turn::Done { result_seen: false };

@@ -70,6 +70,8 @@ fn measured_as_its_profile_predicts(id: &str) {
     let first_page_only = mcp_budget::profiles::profile(id).is_some_and(|p| p.first_page_only());
     if !first_page_only {
         wanted.push(("get_forecast", "{ city = \"Lisbon\" }"));
+        // an embedded resource, and a name Qwen Code's own read_file shares (issue 39)
+        wanted.push(("read_file", "{ path = \"src/server.rs\" }"));
     }
     let probes = super::demo_probes(dir.path(), &wanted);
     let client = lab_run(id, &npm, dir.path(), &probes, wanted.len());

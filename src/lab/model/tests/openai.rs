@@ -99,14 +99,40 @@ async fn chat_without_include_usage_sends_no_usage_chunk_and_without_stream_one_
     );
 }
 
-#[tokio::test]
-async fn qwen_code_searches_then_calls_the_tool_through_its_bridge() {
-    let m = model("scrape_as_markdown").await;
-    let tools = json!([
+/// Qwen Code's tools: its own `read_file`, its search and its bridge.
+fn qwen_tools() -> Value {
+    json!([
         function("read_file"),
         function("tool_search"),
         function("tool_call")
-    ]);
+    ])
+}
+
+/// Issue 39: Qwen Code's own `read_file` is in its tools beside the server's deferred one; the
+/// probe of the server's `read_file` searches for the server's and calls it through the bridge,
+/// not the client's (the lab measured "never called `read_file`").
+#[tokio::test]
+async fn a_clients_own_tool_of_the_probes_name_does_not_shadow_the_servers_deferred_one() {
+    let m = model("read_file").await;
+    let tools = qwen_tools();
+    let messages = vec![json!({"role": "user", "content": "Call the demo tool read_file."})];
+    let req =
+        json!({"model": "qwen3-coder-plus", "stream": true, "messages": messages, "tools": tools});
+    let events = post(&m, "/v1/chat/completions", &req).await.events();
+    let call = &events[0].1["choices"][0]["delta"]["tool_calls"][0];
+    assert_eq!(call["function"]["name"], "tool_search", "{call}");
+    // a client with no bridge calls the bare name (it may be the server's)
+    let m = model("read_file").await;
+    let req = json!({"model": "m", "stream": true, "messages": messages, "tools": [function("read_file")]});
+    let events = post(&m, "/v1/chat/completions", &req).await.events();
+    let call = &events[0].1["choices"][0]["delta"]["tool_calls"][0];
+    assert_eq!(call["function"]["name"], "read_file", "{call}");
+}
+
+#[tokio::test]
+async fn qwen_code_searches_then_calls_the_tool_through_its_bridge() {
+    let m = model("scrape_as_markdown").await;
+    let tools = qwen_tools();
     let mut messages =
         vec![json!({"role": "user", "content": "Call the demo tool scrape_as_markdown."})];
     let req = |messages: &Vec<Value>| json!({"model": "qwen3-coder-plus", "stream": true, "messages": messages, "tools": tools});
