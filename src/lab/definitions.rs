@@ -334,18 +334,15 @@ pub fn modelled_deferred(
     tools: &[Value],
     tokenizer: Tokenizer,
 ) -> usize {
-    let heads: Vec<(String, String)> = tools
+    // the name and the description's first line, as the audit keeps them (no tokens counted)
+    let heads: Vec<(&str, String)> = tools
         .iter()
         .map(|t| {
-            let (cost, _) = crate::measure::measure_tool(&t.to_string(), &Default::default())
-                .unwrap_or_default();
-            (cost.name, cost.description_head)
+            let name = t["name"].as_str().unwrap_or("");
+            (name, crate::measure::description_head(t.get("description")))
         })
         .collect();
-    let pairs: Vec<(&str, &str)> = heads
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.as_str()))
-        .collect();
+    let pairs: Vec<(&str, &str)> = heads.iter().map(|(n, d)| (*n, d.as_str())).collect();
     tokenizer.count(&crate::assess::clients::deferred_names(
         profile, server, &pairs,
     ))

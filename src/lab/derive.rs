@@ -1,6 +1,6 @@
 //! `lab --derive`: a client's rules found by bisection on the lab server's synthetic results.
-//! Per shape: double the size from 4,000 characters until the client stops delivering it whole
-//! (or halve it until it does), then bisect to 1%; at the first size that is not whole, read
+//! Per shape: from where the client's profile puts the boundary (else from 4,000 characters),
+//! step away from it, doubling the step, until the client's answer changes, then bisect to 1%; at the first size that is not whole, read
 //! what was kept (head, tail), the client's marker and whether it saved a file. The unit is the
 //! one in which the shapes' thresholds agree (`wide` tells bytes from characters, `lines` tells
 //! tokens from both), and the threshold the round number the bisection's interval holds.
@@ -78,13 +78,9 @@ where
         runs += 1;
         run(chars)
     };
-    let (lo, hi) = match hints {
-        Some((hint, _)) => hinted(&mut at, hint, max_chars, &whole).await?,
-        None => {
-            let first = at(START).await?;
-            boundary(&mut at, (START, first), max_chars, &whole).await?
-        }
-    };
+    let (first, step) = start_of(hints.map(|h| h.0), START, max_chars);
+    let start = (first, at(first).await?);
+    let (lo, hi) = walk(&mut at, start, step, max_chars, &whole).await?;
     let mut rules = vec![rule(
         shape,
         lo.map(|x| x.1),
@@ -95,9 +91,13 @@ where
         let kind = class(&cut);
         let same = move |o: &ProbeOutcome| class(o) == kind;
         let top = ESCALATE_MAX.min(max_chars).max(h);
-        let (lo2, hi2) = match hints.and_then(|h| h.1) {
-            Some(hint) => hinted(&mut at, hint, top, &same).await?,
-            None => boundary(&mut at, (h, cut), top, &same).await?,
+        // past the first boundary: from the hint, else from it, doubling
+        let (lo2, hi2) = match start_of(hints.and_then(|h| h.1), h, top) {
+            (from, step) if from == h => walk(&mut at, (h, cut), step, top, &same).await?,
+            (from, step) => {
+                let start = (from, at(from).await?);
+                walk(&mut at, start, step, top, &same).await?
+            }
         };
         if let Some((_, o)) = hi2 {
             rules.push(rule(shape, lo2.map(|x| x.1), Some(o), 2));
@@ -119,12 +119,15 @@ fn class(o: &ProbeOutcome) -> (Delivery, bool, bool) {
     )
 }
 
-/// The boundary of `below` around `start`: the largest size tried where it holds and the
-/// smallest where it does not, to 1%: doubling up to `max` (or halving down to [`SMALLEST`]),
-/// then bisecting.
-async fn boundary<F, Fut>(
+/// The boundary of `below` from `start`: steps away from it (up where `below` holds there,
+/// down where it does not), `step` first and doubling, until it is crossed or `max` (or
+/// [`SMALLEST`]) is reached; then bisection to 1%. From a plain start with `step` its size this
+/// doubles the size; from a profile's hint with a step of 1%, a hint that holds costs one run
+/// past it, one a little off two or three.
+async fn walk<F, Fut>(
     at: &mut F,
     start: Sized,
+    step: usize,
     max: usize,
     below: &dyn Fn(&ProbeOutcome) -> bool,
 ) -> Result<(Option<Sized>, Option<Sized>), String>
@@ -132,50 +135,8 @@ where
     F: FnMut(usize) -> Fut,
     Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
 {
-    let (mut lo, mut hi): (Option<Sized>, Option<Sized>) = (None, None);
-    let mut size = start.0;
     let up = below(&start.1);
-    if up {
-        lo = Some(start)
-    } else {
-        hi = Some(start)
-    }
-    while (up && hi.is_none() && size < max) || (!up && lo.is_none() && size > SMALLEST) {
-        size = if up { (size * 2).min(max) } else { size / 2 };
-        let o = at(size).await?;
-        if below(&o) {
-            lo = Some((size, o))
-        } else {
-            hi = Some((size, o))
-        }
-    }
-    match (lo, hi) {
-        (Some(l), Some(h)) => narrow(at, l, h, below).await,
-        other => Ok(other),
-    }
-}
-
-/// [`boundary`], starting where `hint` says it is: the hinted size, then steps of 1% away from
-/// it that double until the boundary is crossed, then bisection to 1%. A hint that holds costs
-/// two runs; one a little off, three or four.
-async fn hinted<F, Fut>(
-    at: &mut F,
-    hint: Hint,
-    max: usize,
-    below: &dyn Fn(&ProbeOutcome) -> bool,
-) -> Result<(Option<Sized>, Option<Sized>), String>
-where
-    F: FnMut(usize) -> Fut,
-    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
-{
-    let first = match hint {
-        Hint::At(h) => h.clamp(SMALLEST, max),
-        Hint::Never => max,
-    };
-    let a = at(first).await?;
-    let up = below(&a);
-    let mut last = (first, a);
-    let mut step = (first / 100).max(100);
+    let (mut last, mut step) = (start, step.max(1));
     loop {
         let next = match up {
             true => (last.0 + step).min(max),
@@ -200,6 +161,19 @@ where
         }
         last = (next, o);
         step *= 2;
+    }
+}
+
+/// Where to start a search: the size `hint` names (the largest size, for `Never`) and a step
+/// of 1% of it, or `plain` and a step of its own size.
+fn start_of(hint: Option<Hint>, plain: usize, max: usize) -> (usize, usize) {
+    match hint {
+        Some(Hint::At(h)) => {
+            let first = h.clamp(SMALLEST, max);
+            (first, (first / 100).max(100))
+        }
+        Some(Hint::Never) => (max, (max / 100).max(100)),
+        None => (plain, plain),
     }
 }
 

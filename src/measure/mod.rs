@@ -38,7 +38,9 @@ pub use shared::{
     hide_parameters, shared_parameters, statement, suggested_hidden_tokens, without_parameter,
     RequiredHidden, SHARED_PARAMETER_TOOLS,
 };
-pub use tools::{measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure};
+pub use tools::{
+    description_head, measure_list, measure_tool, measure_tools_pages, model_view, ToolsMeasure,
+};
 
 /// A result that is not the JSON its method promises.
 #[derive(Debug, thiserror::Error)]

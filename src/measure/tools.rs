@@ -60,7 +60,7 @@ pub fn measure_tools_pages(
 }
 
 /// A description's first line, trimmed, at most [`DESCRIPTION_HEAD_CHARS`] characters.
-fn description_head(d: Option<&Value>) -> String {
+pub fn description_head(d: Option<&Value>) -> String {
     let line = d
         .and_then(Value::as_str)
         .unwrap_or("")

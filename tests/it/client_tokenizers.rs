@@ -3,37 +3,20 @@
 //! whose model's tokenizer is not built in (Gemini CLI) in the report's own, said. A count in
 //! the model's tokenizer is what an audit with that tokenizer as its primary one counts.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::support::bin_path;
+use crate::support::audit_probe;
 
-/// The demo audited with `--tokenizer T`, two probes that no client cuts; audit.json's server.
+/// The demo audited with `--tokenizer T`, two probes that no client cuts; the server's report.
 fn audit(dir: &std::path::Path, tokenizer: &str) -> Value {
-    let probes = dir.join("probes.toml");
-    std::fs::write(
-        &probes,
-        "[servers.demo]\nbuiltin = \"demo\"\n\n[[servers.demo.probes]]\ntool = \"get_forecast\"\narguments = { city = \"Lisbon\" }\n\n[[servers.demo.probes]]\ntool = \"list_pull_requests\"\narguments = { owner = \"acme\", repo = \"widgets\", per_page = 2 }\n",
-    )
-    .unwrap();
-    let out = dir.join(format!("out-{tokenizer}"));
-    let run = Command::new(bin_path())
-        .arg("audit")
-        .arg(&probes)
-        .args(["--no-charts", "--client", "codex,claude-code,gemini-cli"])
-        .args(["--tokenizer", tokenizer, "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let report: Value =
-        serde_json::from_slice(&std::fs::read(out.join("audit.json")).unwrap()).unwrap();
+    let probes = "[servers.demo]\nbuiltin = \"demo\"\n\n[[servers.demo.probes]]\ntool = \"get_forecast\"\narguments = { city = \"Lisbon\" }\n\n[[servers.demo.probes]]\ntool = \"list_pull_requests\"\narguments = { owner = \"acme\", repo = \"widgets\", per_page = 2 }\n";
+    let args = [
+        "--client",
+        "codex,claude-code,gemini-cli",
+        "--tokenizer",
+        tokenizer,
+    ];
+    let (report, _) = audit_probe(dir, probes, &args, &[], 0);
     report["servers"][0].clone()
 }
 

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{bin_path, corpus, free_port, repo, serve_on, venv_python};
+use crate::support::{audit_probe, bin_path, corpus, free_port, repo, serve_on, venv_python};
 
 /// Audit one server with `--protocol ERA`; the server's report.
 fn audit(home: &Path, server: &str, era: &str) -> Value {
@@ -319,28 +319,14 @@ fn each_client_is_counted_on_the_listing_of_the_era_it_speaks() {
         return;
     };
     let home = tempfile::tempdir().unwrap();
-    let probes = home.path().join("both.toml");
-    std::fs::write(
-        &probes,
-        stdio(&python, "stateless_server.py", &["--both"], ""),
-    )
-    .unwrap();
-    let out = home.path().join("out");
-    let run = Command::new(bin_path())
-        .arg("audit")
-        .arg(&probes)
-        .args(["--no-charts", "--client", "codex,copilot-cli", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    let both = stdio(&python, "stateless_server.py", &["--both"], "");
+    let (report, _) = audit_probe(
+        home.path(),
+        &both,
+        &["--client", "codex,copilot-cli"],
+        &[],
+        0,
     );
-    let report: Value =
-        serde_json::from_slice(&std::fs::read(out.join("audit.json")).unwrap()).unwrap();
     let s = &report["servers"][0];
     assert_eq!(eras(s), ["2026-07-28", "2025-06-18"], "{s:#}");
     let list = &s["tools_list"];
@@ -369,18 +355,8 @@ fn each_client_is_counted_on_the_listing_of_the_era_it_speaks() {
     assert_eq!(copilot["listing_era"], "2026-07-28");
     assert_eq!(copilot["schema_tokens_per_turn"].as_u64(), Some(modern));
     // a server that lists the same in both eras gets no second listing and no era on a row
-    let same = home.path().join("same.toml");
-    std::fs::write(&same, stdio(&python, "sdk_server.py", &[], "")).unwrap();
-    let out = home.path().join("out-same");
-    Command::new(bin_path())
-        .arg("audit")
-        .arg(&same)
-        .args(["--no-charts", "--client", "codex", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let report: Value =
-        serde_json::from_slice(&std::fs::read(out.join("audit.json")).unwrap()).unwrap();
+    let same = stdio(&python, "sdk_server.py", &[], "");
+    let (report, _) = audit_probe(home.path(), &same, &["--client", "codex"], &[], 0);
     let s = &report["servers"][0];
     assert_eq!(eras(s).len(), 2, "{s:#}");
     assert!(s["tools_list"].get("handshake_era").is_none(), "{s:#}");

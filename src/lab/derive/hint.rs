@@ -67,31 +67,26 @@ mod tests {
 
     #[test]
     fn a_profiles_boundaries_are_where_its_model_says_the_shape_stops_coming_back_whole() {
+        let lines = |id: &str| {
+            let p = profile(id).unwrap();
+            hints(
+                p,
+                Shape::Lines,
+                125,
+                4_000_000,
+                1_000_000,
+                Tokenizer::Cl100k,
+            )
+        };
         // Codex: 12,000 bytes, then the same cut however large
-        let codex = profile("codex").unwrap();
-        let (first, second) = hints(
-            codex,
-            Shape::Lines,
-            125,
-            4_000_000,
-            1_000_000,
-            Tokenizer::Cl100k,
-        );
+        let (first, second) = lines("codex");
         let Hint::At(h) = first else {
             panic!("{first:?}")
         };
         assert!((11_760..=12_000).contains(&h), "{h}");
         assert_eq!(second, Some(Hint::Never));
         // Claude Code: a file over 50,000 characters, then an error past 25,000 tokens
-        let cc = profile("claude-code").unwrap();
-        let (first, second) = hints(
-            cc,
-            Shape::Lines,
-            125,
-            4_000_000,
-            1_000_000,
-            Tokenizer::Cl100k,
-        );
+        let (first, second) = lines("claude-code");
         let Hint::At(h) = first else {
             panic!("{first:?}")
         };
