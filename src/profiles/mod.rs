@@ -10,6 +10,7 @@
 mod era;
 mod listing;
 mod model;
+mod per_block;
 mod result;
 mod rule_match;
 mod visible;
@@ -69,6 +70,9 @@ pub struct SendsRule {
     /// measured; beside structuredContent a pretty copy is sent as it is).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compacts_json: bool,
+    /// The structuredContent's JSON goes before the content's texts (Qwen Code: measured).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub structured_first: bool,
     #[serde(flatten)]
     pub sourced: Sourced,
 }
@@ -159,6 +163,28 @@ pub struct Rule {
     /// The rule acts only on a result marked `isError`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub only_on_error: bool,
+    /// The rule acts on each sent text alone, before the rules on the whole result (Qwen Code
+    /// cuts a text over 500,000 characters in the tool, then budgets the joined result).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_block: bool,
+    /// The rule does not act on a text that holds this (a cut the client made already).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unless_marked: Option<String>,
+    /// truncate: the size of the kept head, the message and the kept tail together, when it
+    /// is not the threshold (then the message comes out of it, and the header too when
+    /// `header_counts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<u64>,
+    /// truncate: the client's text before the kept head (the message goes between head and tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// truncate: the header too comes out of `keep` (what is shown is `keep` long).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub header_counts: bool,
+    /// truncate: the tail is taken only from the lines after the head's (a text of one line
+    /// keeps its head alone).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tail_after_head_line: bool,
     /// A number in the tool definition's `_meta` under this key raises the threshold, up to
     /// `raised_up_to`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

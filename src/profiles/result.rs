@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::per_block::{block_rules, cut_blocks, text_budget};
 use super::rule_match::applies;
 pub use super::rule_match::{is_json_array_result, misstated_by, stated_cut};
 use super::visible::{visible, Count};
@@ -100,7 +101,7 @@ fn result_rules(profile: &ClientProfile) -> Vec<&Rule> {
     let mut rules: Vec<&Rule> = profile
         .rules
         .iter()
-        .filter(|r| r.applies == "result" && force(&r.effect) < 4)
+        .filter(|r| r.applies == "result" && !r.per_block && force(&r.effect) < 4)
         .collect();
     rules.sort_by_key(|r| force(&r.effect));
     rules
@@ -121,6 +122,12 @@ pub fn breaks_limit(profile: &ClientProfile, result: &Value, tokenizer: Tokenize
     let meta = BTreeMap::new();
     let error = result["isError"] == true;
     if v.only_dropped_images() {
+        return true;
+    }
+    let over = |r: &Rule, t: &str| {
+        applies(r, &v, t, error) && measure(&r.unit, t, 0, count) > threshold(r, &meta)
+    };
+    if block_rules(profile).any(|r| v.texts.iter().any(|t| over(r, t))) {
         return true;
     }
     result_rules(profile).into_iter().any(|rule| {
@@ -152,20 +159,31 @@ pub fn client_view_in(
     count: Count,
     model: Option<Count>,
 ) -> ClientSeen {
-    let v = visible(profile, result, count);
-    let whole = join(&v.texts);
-    let total = whole.len();
-    // what is kept: `whole[..head]` and `whole[tail..]` once something was cut
-    let mut cut: Option<(usize, usize)> = None;
-    let mut outcome = Outcome::Full;
-    let mut shown: Option<String> = None;
-    let mut acted = Vec::new();
-    let mut breaks = None;
+    let mut v = visible(profile, result, count);
     let file_path = profile
         .file_path
         .clone()
         .unwrap_or_else(|| format!("<{} file>", profile.id));
     let error = result["isError"] == true;
+    // the texts as received, then as each per-block rule left them
+    let received = v
+        .texts
+        .iter()
+        .map(|t| t.len() + 1)
+        .sum::<usize>()
+        .saturating_sub(1);
+    let blocks = cut_blocks(profile, &mut v, meta, error, &file_path, count);
+    let whole = join(&v.texts);
+    let total = whole.len();
+    // what is kept: `whole[..head]` and `whole[tail..]` once something was cut
+    let mut cut: Option<(usize, usize)> = None;
+    let mut outcome = match blocks.acted.is_empty() {
+        true => Outcome::Full,
+        false => Outcome::Truncated,
+    };
+    let mut shown: Option<String> = None;
+    let mut acted = blocks.acted.clone();
+    let mut breaks = None;
     for rule in result_rules(profile) {
         if !applies(rule, &v, &whole, error) {
             continue;
@@ -227,6 +245,9 @@ pub fn client_view_in(
                     "tokens" => limit.saturating_sub(v.image_tokens),
                     _ => limit,
                 };
+                let header = rule.header.as_deref().map(|h| fill(h, 0, 0, 0));
+                let header = header.unwrap_or_default();
+                let text_limit = text_budget(rule, text_limit, &header, message, count);
                 let head_n = (text_limit as f64 * share) as usize;
                 let tail_n = text_limit - head_n;
                 let mut head = prefix(&whole[..head_src], &rule.unit, head_n, count);
@@ -244,7 +265,7 @@ pub fn client_view_in(
                     misstated(message, &whole, &left, count)
                 };
                 shown = Some(format!(
-                    "{}{}{}",
+                    "{header}{}{}{}",
                     &whole[..head],
                     fill(message, head_n, tail_n, removed),
                     &whole[tail..]
@@ -297,7 +318,12 @@ pub fn client_view_in(
             outcome = Outcome::Refused;
         }
     }
+    // of the texts as received: what the rules on the whole kept, less the per-block words
     let kept = cut.map_or(total, |(h, t)| h + (total - t));
+    let (kept, total) = match blocks.acted.is_empty() {
+        true => (kept, total),
+        false => (kept.saturating_sub(blocks.added), received),
+    };
     let images = if outcome == Outcome::Refused {
         0
     } else {
@@ -330,7 +356,7 @@ fn misstated(message: &str, whole: &str, kept: &str, count: Count) -> Option<Bre
 
 /// A rule's threshold for one tool: raised by the number its definition's `_meta` holds under
 /// the rule's `raised_by` key, up to `raised_up_to` (never lowered).
-fn threshold(rule: &Rule, meta: &BTreeMap<String, u64>) -> usize {
+pub(super) fn threshold(rule: &Rule, meta: &BTreeMap<String, u64>) -> usize {
     let raised = rule
         .raised_by
         .as_ref()
@@ -371,7 +397,7 @@ fn kept_text(whole: &str, cut: Option<(usize, usize)>) -> Cow<'_, str> {
 }
 
 /// The size of `text` in `unit` (tokens include the images).
-fn measure(unit: &str, text: &str, image_tokens: usize, count: Count) -> usize {
+pub(super) fn measure(unit: &str, text: &str, image_tokens: usize, count: Count) -> usize {
     match unit {
         "tokens" => count(text) + image_tokens,
         "bytes" => text.len(),
@@ -382,7 +408,7 @@ fn measure(unit: &str, text: &str, image_tokens: usize, count: Count) -> usize {
 }
 
 /// The byte length of the longest prefix of `text` at most `n` units long.
-fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
+pub(super) fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
     match unit {
         "bytes" => floor_char_boundary(text, n.min(text.len())),
         "chars" => text.char_indices().nth(n).map_or(text.len(), |(i, _)| i),
@@ -417,7 +443,7 @@ fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
 }
 
 /// Where the longest suffix of `text` at most `n` units long starts.
-fn suffix_start(text: &str, unit: &str, n: usize, count: Count) -> usize {
+pub(super) fn suffix_start(text: &str, unit: &str, n: usize, count: Count) -> usize {
     match unit {
         "bytes" => ceil_char_boundary(text, text.len().saturating_sub(n)),
         "chars" => {

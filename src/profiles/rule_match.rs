@@ -16,6 +16,10 @@ pub(super) fn applies(rule: &Rule, v: &Visible, whole: &str, error: bool) -> boo
         && (rule.when.as_deref() != Some("json_array") || (v.single_text && is_json_array(whole)))
         && !(rule.not_on_error && error)
         && (!rule.only_on_error || error)
+        && rule
+            .unless_marked
+            .as_deref()
+            .is_none_or(|m| !whole.contains(m))
 }
 
 /// Whether a text is a JSON array (what some clients parse a text result into and reject).

@@ -151,7 +151,12 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         }
     }
     if let (true, Some(s)) = (structured_sent, structured.map(compact)) {
-        v.texts.push(Cow::Owned(s));
+        let at = if profile.sends.structured_first {
+            0
+        } else {
+            v.texts.len()
+        };
+        v.texts.insert(at, Cow::Owned(s));
         v.sent.push("structuredContent".into());
     }
     v

@@ -117,3 +117,67 @@ fn copilot_measures_bytes_and_writes_a_json_text_compactly_without_structured_co
     // another client sends it as it is, over its own limits
     assert_eq!(seen("naive", &text(&pretty)).bytes_to_model, pretty.len());
 }
+
+/// A text of `chars` characters in lines of words beside a structuredContent of its lines (the
+/// lab server's `structured` shape, its JSON a little longer than the text).
+fn structured(chars: usize) -> Value {
+    let line = "000001 harbor kernel network alpha delta gateway journal\n";
+    let body: String = line.repeat(chars / line.len() + 1)[..chars].to_string();
+    let rows: Vec<&str> = body.lines().collect();
+    json!({"content": [{"type": "text", "text": body}], "structuredContent": {"rows": rows}})
+}
+
+#[test]
+fn qwen_code_cuts_each_text_over_500000_chars_then_budgets_the_result_to_200000() {
+    let len = |v: &Value| v.to_string().chars().count();
+    // under 28,000 characters with its JSON (the JSON first): whole
+    let small = seen("qwen-code", &structured(13_000));
+    assert_eq!(small.outcome, Outcome::Full);
+    assert!(
+        small.text.starts_with("{\"rows\":[\"000001 harbor"),
+        "{}",
+        &small.text[..40]
+    );
+    // over 28,000, no text over 500,000: filed with a 2,000-character preview
+    let filed = seen("qwen-code", &structured(400_000));
+    assert_eq!(filed.outcome, Outcome::SpilledToFile);
+    assert!(filed.text.len() < 3_000);
+    // its JSON over 500,000 (cut in the tool, not filed again), the text not: 200,000 in all
+    let big = structured(490_000);
+    assert!(len(&big["structuredContent"]) > 500_000);
+    let cut = seen("qwen-code", &big);
+    assert_eq!(cut.outcome, Outcome::Truncated);
+    assert_eq!(cut.text.chars().count(), 200_000);
+    assert!(cut
+        .text
+        .starts_with("Tool output truncated. Persisted tool-output artifact: "));
+    assert!(cut
+        .text
+        .contains("\n\nTool output was too large and has been truncated."));
+    assert!(cut.text.contains("... [CONTENT TRUNCATED] ..."));
+    assert!(cut
+        .text
+        .ends_with(&big["content"][0]["text"].as_str().unwrap()[490_000 - 159_000..]));
+    assert!(cut.kept_fraction < 0.25, "{}", cut.kept_fraction);
+    assert_eq!(cut.rules[0], "500,000 chars per text (truncate)");
+    // both over 500,000: each cut to its header and 1,961 characters, nothing more
+    let both = seen("qwen-code", &structured(530_000));
+    assert_eq!(both.text.matches("Tool output was too large").count(), 2);
+    // measured 3,432 with a file path 21 characters longer than the profile's, twice; its JSON
+    // is one line and keeps its head alone
+    assert!(
+        (both.text.len() as i64 - (3_432 - 2 * 21)).abs() <= 12,
+        "{}",
+        both.text.len()
+    );
+    assert!(!both.text.starts_with("Tool output truncated."));
+    // a plain text over 500,000: the same cut, one text
+    let one = seen("qwen-code", &text(&"x".repeat(600_000)));
+    assert_eq!(one.outcome, Outcome::Truncated);
+    assert!(one.text.len() < 2_000 + 600, "{}", one.text.len());
+    assert!(breaks_limit(
+        profile("qwen-code").unwrap(),
+        &big,
+        Tokenizer::Cl100k
+    ));
+}

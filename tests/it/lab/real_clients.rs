@@ -221,10 +221,15 @@ fn shape_probes(dir: &std::path::Path, id: &str) -> (std::path::PathBuf, usize) 
     );
     // Gemini CLI 0.61.0 turns an isError result into an error message that holds the result's
     // JSON escaped twice (measured; not profiled: docs/clients.md)
-    let shapes: Vec<_> = shapes
+    let mut shapes: Vec<_> = shapes
         .into_iter()
         .filter(|(shape, _)| !(id == "gemini-cli" && *shape == "error"))
         .collect();
+    // Qwen Code's second regime: each text over 500,000 characters cut in the tool (here the
+    // JSON of a 490,000-character text), the result then cut to 200,000; a plain text over it
+    if id == "qwen-code" {
+        shapes.extend([("structured", 490_000), ("lines", 600_000)]);
+    }
     for (shape, chars) in &shapes {
         text += &format!(
             "\n[[servers.shapes.probes]]\ntool = \"lab_result\"\narguments = {{ shape = \"{shape}\", chars = {chars} }}\n"
