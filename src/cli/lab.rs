@@ -41,6 +41,11 @@ pub struct LabArgs {
     /// Seconds one client run may take before its process group is killed
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     pub timeout: u64,
+    /// Client runs at once: a server's probes, a derive's shapes (each run has its own HOME,
+    /// model and tap; a client takes about a core while it starts)
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u16).range(1..=16))]
+    pub jobs: u16,
     /// Keep each run's folder (the client's private HOME, the tap's transcript) and say where
     #[arg(long)]
     pub keep: bool,

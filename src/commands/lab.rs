@@ -37,6 +37,7 @@ pub fn run(args: LabArgs) -> anyhow::Result<()> {
         tokenizer: args.tokenizer,
         exe,
         derive,
+        jobs: args.jobs.into(),
     };
     let report = super::runtime()?.block_on(async {
         let signals = super::signals()?;

@@ -110,11 +110,14 @@ where
 }
 
 /// What a client does with a result it does not deliver whole, for telling one rule from
-/// the next: how, whether anything of it is kept, whether it is saved.
-fn class(o: &ProbeOutcome) -> (Delivery, bool, bool) {
+/// the next: how, whether anything of it is kept, whether its end is (a preview of the head
+/// alone, or a head and a tail: Qwen Code files a text over 28,000 characters with a preview,
+/// and cuts one over 500,000 to a head and a tail), whether it is saved.
+fn class(o: &ProbeOutcome) -> (Delivery, bool, bool, bool) {
     (
         o.delivery,
         o.head_chars + o.tail_chars > 0,
+        o.tail_chars > 0,
         o.file.as_ref().is_some_and(|f| f.whole),
     )
 }

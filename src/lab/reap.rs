@@ -3,7 +3,8 @@
 //! out of the group's reach, which then outlives the lab. The lab adopts every orphan of its
 //! descendants (`PR_SET_CHILD_SUBREAPER`), and after each run ends each descendant that left
 //! the lab's session, then reaps it. The lab's own children stay in its session (a client is
-//! started in a group of its own, never a session), so none of them is touched.
+//! started in a group of its own, never a session), so none of them is touched. Runs at once
+//! (`--jobs`) each end only the daemons started with their own HOME.
 
 use std::collections::HashMap;
 
@@ -88,14 +89,16 @@ fn escaped(procs: &HashMap<i32, Proc>, me: i32, session: i32) -> Vec<(i32, bool)
     out
 }
 
-/// End every descendant of this process that left its session (a client's daemon), and reap
-/// those that are its children.
-pub fn end_escaped() {
+/// End every descendant of this process that left its session (a client's daemon), with
+/// `home` its HOME where given (the run that started it: every client run has a HOME of its
+/// own), and reap those that are its children.
+pub fn end_escaped(home: Option<&std::path::Path>) {
     // SAFETY: getpid and getsid(0) only read this process's ids.
     let (me, session) = unsafe { (libc::getpid(), libc::getsid(0)) };
     let found = escaped(&processes(), me, session);
     let mut ended = Vec::new();
-    for &(pid, _) in &found {
+    let ours = |pid: i32| home.is_none_or(|h| home_of(pid).is_some_and(|x| x == h.as_os_str()));
+    for &(pid, _) in found.iter().filter(|(pid, _)| ours(*pid)) {
         // SAFETY: a signal to a descendant that left the lab's session (found just above).
         if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
             ended.push(pid);
@@ -111,6 +114,16 @@ pub fn end_escaped() {
             unsafe { libc::waitpid(pid, &mut status, 0) };
         }
     }
+}
+
+/// The HOME a process was started with (/proc/PID/environ), where it can be read.
+fn home_of(pid: i32) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStrExt;
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    environ
+        .split(|b| *b == 0)
+        .find_map(|v| v.strip_prefix(b"HOME="))
+        .map(|h| std::ffi::OsStr::from_bytes(h).to_os_string())
 }
 
 #[cfg(test)]
@@ -137,5 +150,24 @@ mod tests {
             (21, p(20, 21)), // and their daemon
         ]);
         assert_eq!(escaped(&procs, 10, 10), [(13, true), (14, false)]);
+    }
+
+    #[test]
+    fn a_process_is_known_by_the_home_it_was_started_with() {
+        let home = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .env_clear()
+            .env("HOME", home.path())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        assert_eq!(home_of(pid).as_deref(), Some(home.path().as_os_str()));
+        // one with another HOME is not this run's to end
+        let other = tempfile::tempdir().unwrap();
+        assert_ne!(home_of(pid).as_deref(), Some(other.path().as_os_str()));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(home_of(i32::MAX), None);
     }
 }

@@ -245,7 +245,9 @@ async fn run_client(
     };
     drop(group);
     // and what it started outside its group (a daemon in a session of its own)
-    super::reap::end_escaped();
+    // (with its HOME: another run's daemon is that run's to end; one with no HOME, the lab's at
+    // its end)
+    super::reap::end_escaped(Some(Path::new(env.get("HOME").map_or("", String::as_str))));
     // a client prints what its server said (its stderr): the server's variables are redacted,
     // whole, before the end is cut
     let redactor = super::tap::server_redactor(spec.server.env.values().map(String::as_str));

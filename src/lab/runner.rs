@@ -1,11 +1,13 @@
 //! Running the chosen clients on the servers: per client, find it and read its version, then
-//! one run per probe (a server without probes gets one run for its definitions), one at a
-//! time (a client takes a core while it starts).
+//! one run per probe (a server without probes gets one run for its definitions), `--jobs` runs
+//! at once (a client takes about a core while it starts: two on two cores), reported in the
+//! probes' order.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use futures::StreamExt;
 use serde_json::Value;
 
 use super::adapter::Adapter;
@@ -99,6 +101,8 @@ pub struct LabOptions {
     pub exe: PathBuf,
     /// `--derive`: the shapes to find each client's rules for (none: no derive).
     pub derive: Vec<Shape>,
+    /// Client runs at once (probes of a server; shapes of a derive), at least 1.
+    pub jobs: usize,
 }
 
 /// Run every client on every server.
@@ -112,7 +116,7 @@ pub async fn run_lab(opts: &LabOptions, mut progress: impl FnMut(&str)) -> LabRe
         progress(&format!("{}: looking for it", adapter.id));
         clients.push(run_client(opts, adapter, &base_env, &mut progress).await);
     }
-    super::reap::end_escaped();
+    super::reap::end_escaped(None);
     LabReport {
         schema_version: LAB_SCHEMA_VERSION,
         tool: format!("mcp-budget {}", env!("CARGO_PKG_VERSION")),
@@ -227,37 +231,23 @@ async fn run_server(
     } else {
         &server.probes
     };
-    for p in probes {
-        let spec = RunSpec {
-            adapter,
-            bin,
-            server,
-            tool: &p.tool,
-            arguments: &p.arguments,
-            timeout: opts.timeout,
-            base_env,
-            exe: &opts.exe,
-        };
-        let mut result = run::run(&spec).await;
-        if let Ok(first) = &result {
-            let listed = first
-                .transcript
-                .tools()
-                .iter()
-                .any(|t| t["name"] == p.tool.as_str());
-            if !p.tool.is_empty() && listed && first.transcript.call_result(&p.tool).is_none() {
-                report.run_ms.push(first.elapsed_ms);
-                let why = if first.transcript.called(&p.tool) {
-                    format!(
-                        "the server's result of `{}` was not recorded; run once more",
-                        p.tool
-                    )
-                } else {
-                    format!("the client never called `{}`; run once more", p.tool)
-                };
-                report.retried.push(failure(adapter, first, &why));
-                result = run::run(&spec).await;
-            }
+    let jobs = opts.jobs.max(1);
+    // unordered, so a long run does not hold the next back; read back in the probes' order
+    let mut runs = futures::stream::iter(probes.iter().enumerate().map(|(i, p)| async move {
+        (
+            i,
+            p,
+            run_probe(opts, adapter, bin, server, base_env, p).await,
+        )
+    }))
+    .buffer_unordered(jobs)
+    .collect::<Vec<_>>()
+    .await;
+    runs.sort_by_key(|r| r.0);
+    for (_, p, (retried, result)) in runs {
+        if let Some((ms, why)) = retried {
+            report.run_ms.push(ms);
+            report.retried.push(why);
         }
         match result {
             Ok(mut outcome) => {
@@ -277,6 +267,49 @@ async fn run_server(
     report
 }
 
+/// One probe's run, once more where the client listed the tool but its result was not
+/// recorded: the first try's time and why it was run again, and the outcome.
+async fn run_probe(
+    opts: &LabOptions,
+    adapter: &Adapter,
+    bin: &Path,
+    server: &LabServer,
+    base_env: &BTreeMap<String, String>,
+    p: &LabProbe,
+) -> (Option<(u64, String)>, Result<RunOutcome, super::LabError>) {
+    let spec = RunSpec {
+        adapter,
+        bin,
+        server,
+        tool: &p.tool,
+        arguments: &p.arguments,
+        timeout: opts.timeout,
+        base_env,
+        exe: &opts.exe,
+    };
+    let first = run::run(&spec).await;
+    if let Ok(first) = &first {
+        let listed = first
+            .transcript
+            .tools()
+            .iter()
+            .any(|t| t["name"] == p.tool.as_str());
+        if !p.tool.is_empty() && listed && first.transcript.call_result(&p.tool).is_none() {
+            let why = if first.transcript.called(&p.tool) {
+                format!(
+                    "the server's result of `{}` was not recorded; run once more",
+                    p.tool
+                )
+            } else {
+                format!("the client never called `{}`; run once more", p.tool)
+            };
+            let retried = (first.elapsed_ms, failure(adapter, first, &why));
+            return (Some(retried), run::run(&spec).await);
+        }
+    }
+    (None, first)
+}
+
 /// Find the client's rules on the lab server, shape by shape: the rules, the shapes that
 /// failed, and (`--keep`) where the runs' folders are.
 async fn derive_client(
@@ -292,29 +325,39 @@ async fn derive_client(
         env: BTreeMap::new(),
         probes: Vec::new(),
     };
-    let (mut rules, mut errors) = (Vec::new(), Vec::new());
     let kept = std::cell::RefCell::new(Vec::new());
-    for &shape in &opts.derive {
-        progress(&format!("{}: deriving {}", adapter.id, shape.name()));
-        let run = |chars: usize| {
-            let probe = LabProbe {
-                tool: TOOL.into(),
-                arguments: serde_json::json!({"shape": shape.name(), "chars": chars}),
+    let progress = std::cell::RefCell::new(progress);
+    let (server, kept_ref) = (&server, &kept);
+    // each shape's search on its own, `--jobs` shapes at once, read back in the shapes' order
+    let mut found =
+        futures::stream::iter(opts.derive.iter().copied().enumerate().map(|(i, shape)| {
+            (progress.borrow_mut())(&format!("{}: deriving {}", adapter.id, shape.name()));
+            let run = move |chars: usize| {
+                let probe = LabProbe {
+                    tool: TOOL.into(),
+                    arguments: serde_json::json!({"shape": shape.name(), "chars": chars}),
+                };
+                async move {
+                    let (outcome, folders) =
+                        probe_once(opts, adapter, bin, server, &probe, base_env).await;
+                    kept_ref.borrow_mut().extend(folders);
+                    outcome
+                }
             };
-            let (server, kept) = (&server, &kept);
-            async move {
-                let (outcome, folders) =
-                    probe_once(opts, adapter, bin, server, &probe, base_env).await;
-                kept.borrow_mut().extend(folders);
-                outcome
-            }
-        };
-        // where the client's profile puts the boundaries, tried first
-        let hints = crate::profiles::profile(&adapter.id).map(|p| {
-            let top = derive::ESCALATE_MAX.min(MAX_CHARS);
-            derive::hints(p, shape, derive::SMALLEST, MAX_CHARS, top, opts.tokenizer)
-        });
-        match derive::bisect(shape, MAX_CHARS, hints, run).await {
+            // where the client's profile puts the boundaries, tried first
+            let hints = crate::profiles::profile(&adapter.id).map(|p| {
+                let top = derive::ESCALATE_MAX.min(MAX_CHARS);
+                derive::hints(p, shape, derive::SMALLEST, MAX_CHARS, top, opts.tokenizer)
+            });
+            async move { (i, shape, derive::bisect(shape, MAX_CHARS, hints, run).await) }
+        }))
+        .buffer_unordered(opts.jobs.max(1))
+        .collect::<Vec<_>>()
+        .await;
+    found.sort_by_key(|f| f.0);
+    let (mut rules, mut errors) = (Vec::new(), Vec::new());
+    for (_, shape, result) in found {
+        match result {
             Ok(found) => rules.extend(found),
             Err(e) => errors.push(format!("{}: {e}", shape.name())),
         }

@@ -117,6 +117,15 @@ pub enum Resources {
 #[serde(deny_unknown_fields)]
 pub struct ResourcesRule {
     pub mode: Resources,
+    /// The text sent in place of a blob, where the client sends a note and not the blob
+    /// (measured: opencode, Kilo CLI, Claude Code, Qwen Code): `{uri}`, `{mime}`, `{size}`
+    /// ("2 KB", rounded up), `{size_1}` ("2.9KB"), `{file}` (the profile's `file_path`);
+    /// `{server}` and `{tool}` become stand-ins (a profile does not know them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob_note: Option<String>,
+    /// Blob types sent as attachments, as images are, and not as the note.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blob_attaches: Vec<String>,
     #[serde(flatten)]
     pub sourced: Sourced,
 }

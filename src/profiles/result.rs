@@ -318,6 +318,14 @@ pub fn client_view_in(
             outcome = Outcome::Refused;
         }
     }
+    // blobs the client sends a note for, or nothing at all of a result that had content (a
+    // blob the client leaves out): nothing of the result reaches the model
+    let any_content = result["content"].as_array().is_some_and(|c| !c.is_empty());
+    let nothing = any_content && v.image_tokens == 0 && v.texts.is_empty();
+    let noted = (v.only_notes() || (nothing && v.images_dropped == 0)) && outcome == Outcome::Full;
+    if noted {
+        outcome = Outcome::Refused;
+    }
     // of the texts as received: what the rules on the whole kept, less the per-block words
     let kept = cut.map_or(total, |(h, t)| h + (total - t));
     let (kept, total) = match blocks.acted.is_empty() {
@@ -335,6 +343,7 @@ pub fn client_view_in(
         bytes_to_model: bytes,
         outcome,
         kept_fraction: match (total, outcome) {
+            _ if noted => 0.0,
             (0, Outcome::Refused) => 0.0,
             (0, _) => 1.0,
             _ => kept as f64 / total as f64,

@@ -17,12 +17,20 @@ pub(super) struct Visible<'a> {
     pub sent: Vec<String>,
     /// The content is exactly one text block.
     pub single_text: bool,
+    /// Texts the client sends in place of a blob (a note, none of the blob).
+    pub notes: usize,
 }
 
 impl Visible<'_> {
     /// The result was nothing but images the client drops: nothing of it reaches the model.
     pub fn only_dropped_images(&self) -> bool {
         self.images_dropped > 0 && self.texts.iter().all(|t| t.is_empty())
+    }
+
+    /// The result was nothing but blobs the client sends a note for: the notes reach the
+    /// model, nothing of the result.
+    pub fn only_notes(&self) -> bool {
+        self.notes > 0 && self.notes == self.texts.iter().filter(|t| !t.is_empty()).count()
     }
 }
 
@@ -78,6 +86,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
             images_dropped: dropped,
             sent,
             single_text: true,
+            notes: 0,
         };
     }
     let (content, text_blocks, structured_sent) = match profile.sends.mode {
@@ -103,6 +112,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         // one text, or one embedded text resource (Gemini CLI cuts its text alike: measured)
         single_text: blocks.len() == 1
             && (blocks[0]["type"] == "text" || blocks[0]["resource"]["text"].is_string()),
+        notes: 0,
     };
     if content {
         for b in blocks {
@@ -138,8 +148,11 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
                         }
                     }
                     _ => {
-                        if let Some(t) = b["resource"]["text"].as_str() {
+                        let r = &b["resource"];
+                        if let Some(t) = r["text"].as_str() {
                             v.texts.push(Cow::Borrowed(t));
+                        } else if let Some(blob) = r["blob"].as_str() {
+                            blob_in_place(profile, r, blob, &mut v);
                         }
                     }
                 },
@@ -160,6 +173,60 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         v.sent.push("structuredContent".into());
     }
     v
+}
+
+/// A blob where the client does not send its base64: the note it sends in its place, or an
+/// attachment it sends (or drops) as it does an image; without a note, nothing.
+fn blob_in_place(profile: &ClientProfile, r: &Value, blob: &str, v: &mut Visible<'_>) {
+    let Some(rule) = profile.resources.as_ref() else {
+        return;
+    };
+    let mime = r["mimeType"].as_str().unwrap_or("application/octet-stream");
+    if rule.blob_attaches.iter().any(|m| m == mime) {
+        if profile.images.mode == Images::Dropped {
+            v.images_dropped += 1;
+        }
+        return;
+    }
+    if let Some(note) = &rule.blob_note {
+        let b = blob.bytes().filter(|c| !c.is_ascii_whitespace()).count();
+        let pad = blob
+            .trim_end()
+            .bytes()
+            .rev()
+            .take_while(|c| *c == b'=')
+            .count()
+            .min(2);
+        let bytes = (b * 3 / 4).saturating_sub(pad);
+        // "2 KB" (opencode: rounded up), "2.9KB" (Claude Code: one decimal)
+        let size = match bytes {
+            0..1024 => format!("{bytes} B"),
+            1024..1_048_576 => format!("{} KB", bytes.div_ceil(1024)),
+            _ => format!("{} MB", bytes.div_ceil(1_048_576)),
+        };
+        let decimal = |unit: f64, name: &str| {
+            let n = format!("{:.1}", bytes as f64 / unit);
+            format!("{}{name}", n.strip_suffix(".0").unwrap_or(&n))
+        };
+        let size_1 = match bytes {
+            0..1024 => format!("{bytes} bytes"),
+            1024..1_048_576 => decimal(1024.0, "KB"),
+            _ => decimal(1_048_576.0, "MB"),
+        };
+        let uri = r["uri"].as_str().unwrap_or("");
+        // the server's and the tool's names are not known here: stand-ins of a like length
+        let file = profile.file_path.as_deref().unwrap_or("/tmp/file.bin");
+        let text = note
+            .replace("{uri}", uri)
+            .replace("{mime}", mime)
+            .replace("{size}", &size)
+            .replace("{size_1}", &size_1)
+            .replace("{server}", "server")
+            .replace("{tool}", "the_tool")
+            .replace("{file}", file);
+        v.texts.push(Cow::Owned(text));
+        v.notes += 1;
+    }
 }
 
 /// A JSON object or array text written compactly (keys in received order); any other text as

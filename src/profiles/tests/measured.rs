@@ -88,7 +88,16 @@ fn gemini_cuts_an_embedded_resource_as_a_text_and_pays_for_a_blob() {
     let blob = "QUJD".repeat(1_000);
     let b = json!({"content": [{"type": "resource", "resource": {"uri": "lab://d.bin", "blob": blob}}]});
     assert!(seen("gemini-cli", &b).text.contains(&blob));
-    assert_eq!(seen("opencode", &b).tokens_to_model, 0);
+    // opencode sends a note in its place (a type it cannot attach), nothing of the base64
+    let noted = seen("opencode", &b);
+    assert!(
+        noted.text.starts_with(
+            "[Binary MCP resource omitted: lab://d.bin (application/octet-stream, 3 KB)"
+        ),
+        "{}",
+        noted.text
+    );
+    assert!(!noted.text.contains("QUJD"));
 }
 
 #[test]
@@ -180,4 +189,54 @@ fn qwen_code_cuts_each_text_over_500000_chars_then_budgets_the_result_to_200000(
         &big,
         Tokenizer::Cl100k
     ));
+}
+
+#[test]
+fn opencode_and_kilo_send_a_note_in_place_of_a_blob_and_drop_an_attachment() {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let blob = |mime: &str, bytes: usize| {
+        json!({"content": [{"type": "resource", "resource": {"uri": "artifact://release.tar.gz",
+            "mimeType": mime, "blob": b64.encode(vec![7u8; bytes])}}]})
+    };
+    for id in ["opencode", "kilo"] {
+        let seen_blob = seen(id, &blob("application/gzip", 2_000));
+        assert_eq!(
+            seen_blob.text,
+            "[Binary MCP resource omitted: artifact://release.tar.gz (application/gzip, 2 KB) is not a supported attachment type]"
+        );
+        // the note alone, nothing of the blob: as the lab reads "nothing but a marker"
+        assert_eq!(
+            (seen_blob.outcome, seen_blob.kept_fraction),
+            (Outcome::Refused, 0.0)
+        );
+        assert!(
+            seen_blob.tokens_to_model > 20,
+            "{}",
+            seen_blob.tokens_to_model
+        );
+        // its size as the client writes it: bytes, KB rounded up, MB
+        assert!(seen(id, &blob("application/gzip", 1_000))
+            .text
+            .contains("(application/gzip, 1000 B)"));
+        assert!(seen(id, &blob("application/gzip", 1_025))
+            .text
+            .contains(", 2 KB)"));
+        assert!(seen(id, &blob("application/zip", 3 << 20))
+            .text
+            .contains(", 3 MB)"));
+        // a PNG blob goes as an attachment, which these clients drop as they drop images
+        let png = seen(id, &blob("image/png", 2_000));
+        assert_eq!((png.tokens_to_model, png.outcome), (0, Outcome::Refused));
+        assert_eq!(png.breaks, Some(Break::ImagesDropped { images: 1 }));
+    }
+    // Claude Code's note names the file it saved (one decimal: 2,958 bytes are 2.9KB)
+    let claude = seen("claude-code", &blob("application/octet-stream", 2_958));
+    assert!(claude.text.starts_with("[Resource from server at artifact://release.tar.gz] Binary content (application/octet-stream, 2.9KB) saved to /"), "{}", claude.text);
+    // a client without a note sends nothing of a blob: nothing of the result reaches its model
+    let none = seen("copilot-cli", &blob("application/gzip", 2_000));
+    assert_eq!(
+        (none.text.as_str(), none.outcome, none.tokens_to_model),
+        ("", Outcome::Refused, 0)
+    );
 }

@@ -201,9 +201,9 @@ fn lab_run(
     client.clone()
 }
 
-/// The lab server's shapes, each at a size past the rules of the four clients (a line cap
-/// under a byte cap, wide text, pretty JSON, an image, an embedded resource, an error): a
-/// probe file that mounts `mcp-budget lab-server` with 11 tools.
+/// The lab server's shapes, each at a size past the clients' rules (a line cap under a byte
+/// cap, wide text, pretty JSON, an image, an embedded resource, a blob: a note in its place or
+/// nothing, an error): a probe file that mounts `mcp-budget lab-server` with 11 tools.
 fn shape_probes(dir: &std::path::Path, id: &str) -> (std::path::PathBuf, usize) {
     let shapes = [
         ("lines", 60_000),
@@ -212,6 +212,7 @@ fn shape_probes(dir: &std::path::Path, id: &str) -> (std::path::PathBuf, usize) 
         ("pretty_array", 30_000),
         ("image", 400_000),
         ("resource", 60_000),
+        ("blob", 4_000),
         ("error", 60_000),
     ];
     let bin = crate::support::bin_path();
