@@ -7,11 +7,13 @@ use mcp_budget::profiles::ClientList;
 use mcp_budget::tokens::{Tokenizer, TokenizerList};
 use mcp_budget::upstream::Protocol;
 
+mod auth;
 mod formats;
 mod intercept;
 mod lab;
 mod replay;
 mod setup;
+pub use auth::{LoginArgs, LogoutArgs, ServerChoice};
 pub use formats::{GateFormat, ListFormat, StatsFormat};
 pub use intercept::InterceptArgs;
 pub use lab::{LabArgs, LabTapArgs};
@@ -40,6 +42,11 @@ pub enum Command {
     Intercept(InterceptArgs),
     /// List the servers found in client configs and probe files (secrets redacted)
     Servers(ServersArgs),
+    /// Sign in to a server that uses OAuth (the browser step, then the token kept in the state
+    /// folder, readable by you alone)
+    Login(LoginArgs),
+    /// Forget a server's sign-in (revoked at its authorization server where it offers that)
+    Logout(LogoutArgs),
     /// Count the tokens of files (or stdin)
     Count(CountArgs),
     /// Run the embedded demo MCP server on stdio

@@ -10,6 +10,8 @@ use crate::config::{redactor_for, Redactor, ServerSpec, TransportSpec};
 use crate::demo::DemoServer;
 use crate::upstream::{ChildEnv, Protocol, ServerIo, Session, SessionOptions, UpstreamError, Wire};
 
+mod signin;
+
 /// Start or reach the server and open a session in the era `opts.protocol` names. Errors never
 /// carry a secret of the spec or of the inherited environment (a server's stderr can print
 /// them).
@@ -22,11 +24,38 @@ pub async fn connect(spec: &ServerSpec, opts: &SessionOptions) -> Result<Session
 /// that ends its stream on the `server/discover` that `--protocol auto` sends first is started
 /// again and spoken to in the handshake era, and the session says so
 /// ([`Session::discover_ended`]).
+///
+/// A remote server without an `Authorization` header of its own gets a token: from
+/// `MCP_BUDGET_TOKEN_<NAME>`, else from the sign-in `mcp-budget login` kept (refreshed when it
+/// is due, and once more when the server refuses it); a 401 says to run `mcp-budget login`.
 pub async fn connect_recorded(
     spec: &ServerSpec,
     opts: &SessionOptions,
     wire: Wire,
 ) -> Result<Session, UpstreamError> {
+    let (signed, stored) = signin::authorized(spec, opts).await?;
+    match connect_eras(&signed, opts, &wire).await {
+        Err(e) if signin::unauthorized(&e) => {
+            if stored {
+                if let Some(again) = signin::refreshed(spec, opts).await? {
+                    return connect_eras(&again, opts, &wire)
+                        .await
+                        .map_err(|e| signin::hint(spec, e));
+                }
+            }
+            Err(signin::hint(spec, e))
+        }
+        other => other,
+    }
+}
+
+/// [`connect_recorded`] once the spec carries its token.
+async fn connect_eras(
+    spec: &ServerSpec,
+    opts: &SessionOptions,
+    wire: &Wire,
+) -> Result<Session, UpstreamError> {
+    let wire = wire.clone();
     let era = |protocol| SessionOptions {
         protocol,
         ..opts.clone()

@@ -4,7 +4,7 @@
 //! `connect` opens a session to one, `upstream` talks to them with exact byte capture, `measure`
 //! turns bytes into token numbers, `budget` is the engine that cuts a result to its budget,
 //! `audit` runs it all concurrently, `report` renders the results, `gate` judges them, `proxy`
-//! runs the engine live and writes a `calllog`, `demo` is the embedded server, `capture` records
+//! runs the engine live and writes a `calllog`, `auth` signs in to servers that use OAuth, `demo` is the embedded server, `capture` records
 //! a run and serves a recording back; `units`, `text`, `tokens` and `atomic` are the ground all
 //! of them stand on. Imports run one way: docs/architecture.md has the layers, and
 //! tests/it/architecture.rs checks them.
@@ -12,6 +12,7 @@
 pub mod assess;
 pub mod atomic;
 pub mod audit;
+pub mod auth;
 pub mod budget;
 pub mod calllog;
 pub mod capture;

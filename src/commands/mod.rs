@@ -3,6 +3,7 @@
 //! library.
 
 mod audit;
+mod auth;
 mod completions;
 mod count;
 mod demo_server;
@@ -27,6 +28,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Intercept(args) => intercept::run(args),
         Command::Servers(args) => servers::run(args),
+        Command::Login(args) => auth::login(args),
+        Command::Logout(args) => auth::logout(args),
         Command::Count(args) => count::run(args),
         Command::DemoServer => demo_server::run(),
         Command::Wrap(args) => wrap::wrap(*args),

@@ -50,6 +50,13 @@ pub fn spec_secrets(spec: &ServerSpec) -> Vec<Secret> {
             out.extend(basic_auth_secret(url));
             for (k, v) in headers {
                 out.push(Secret::new(format!("header {k}"), v));
+                // `Bearer TOKEN`: the token alone too (a server may echo it without its scheme)
+                if let Some((_, credential)) = v.split_once(' ').filter(|(s, c)| {
+                    ["bearer", "basic", "token", "dpop"].contains(&s.to_ascii_lowercase().as_str())
+                        && c.trim().len() >= 8
+                }) {
+                    out.push(Secret::new(format!("header {k}"), credential.trim()));
+                }
             }
         }
         TransportSpec::Builtin { .. } | TransportSpec::Capture { .. } => {}

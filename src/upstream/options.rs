@@ -63,6 +63,9 @@ pub struct SessionOptions {
     /// How long the server may take to answer its first request (`--timeout`): what
     /// `--protocol auto` waits for the answer to `server/discover`.
     pub start_timeout: std::time::Duration,
+    /// Where `mcp-budget login` keeps sign-ins (a remote server without a header of its own
+    /// gets its token from there); `None`: none are used.
+    pub auth: Option<crate::auth::AuthDir>,
 }
 
 impl std::fmt::Debug for SessionOptions {
@@ -76,6 +79,7 @@ impl std::fmt::Debug for SessionOptions {
             .field("server_env", &self.server_env)
             .field("protocol", &self.protocol)
             .field("start_timeout", &self.start_timeout)
+            .field("auth", &self.auth.is_some())
             .finish()
     }
 }
@@ -92,6 +96,7 @@ impl Default for SessionOptions {
             protocol: Protocol::Auto,
             protocol_flag: "--protocol",
             start_timeout: std::time::Duration::from_secs(60),
+            auth: None,
         }
     }
 }

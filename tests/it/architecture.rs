@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["budget"],
     &["assess"],
     &["report"],
-    &["upstream", "demo", "capture", "gate", "telemetry"],
+    &["upstream", "demo", "capture", "gate", "telemetry", "auth"],
     &["audit", "proxy", "connect", "lab", "schemas", "wrap"],
 ];
 

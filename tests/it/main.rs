@@ -29,6 +29,7 @@ mod html_browser;
 mod intercept;
 mod lab;
 mod lazy_retrieval;
+mod oauth;
 mod project_trust;
 mod proxy;
 mod proxy_hostile;

@@ -1,0 +1,214 @@
+//! Servers that sign in with OAuth: `login` runs the MCP authorization flow through rmcp's
+//! OAuth client and keeps the sign-in in the state folder ([`store`]); [`bearer`] hands out its
+//! access token, refreshed before it expires, for `audit` and `proxy`; [`status`] says where a
+//! server stands for `servers`; [`logout`] forgets it. A token never goes into a report, a
+//! log, an error message or argv: the errors below name the server and the step, not the
+//! token.
+
+pub mod login;
+pub mod store;
+
+use std::path::PathBuf;
+
+use oauth2::TokenResponse;
+use rmcp::transport::auth::{AuthError, AuthorizationManager};
+
+pub use login::{login, LoginOptions, SignedIn};
+pub use store::{AuthDir, Registration, SignIn};
+
+/// Why signing in, or using a sign-in, failed: one line each, naming the step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthFailure {
+    /// No sign-in is kept for the server.
+    NotSignedIn,
+    /// The sign-in was refused (revoked, or its refresh token is no longer good).
+    Expired,
+    Discovery(String),
+    /// The authorization server does not advertise PKCE with S256.
+    NoPkce(String),
+    Registration(String),
+    Authorization(String),
+    Token(String),
+    /// No redirect came back within the wait (seconds).
+    NoRedirect(u64),
+    Store(String),
+    Io(String),
+}
+
+impl std::fmt::Display for AuthFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuthFailure::NotSignedIn => write!(f, "not signed in"),
+            AuthFailure::Expired => write!(f, "its sign-in was refused (expired or revoked)"),
+            AuthFailure::Discovery(e) => write!(f, "finding its authorization server: {e}"),
+            AuthFailure::NoPkce(by) => write!(
+                f,
+                "{by} does not advertise PKCE with S256 (code_challenge_methods_supported): refused"
+            ),
+            AuthFailure::Registration(e) => write!(f, "registering a client: {e}"),
+            AuthFailure::Authorization(e) => write!(f, "the authorization request: {e}"),
+            AuthFailure::Token(e) => write!(f, "the token exchange: {e}"),
+            AuthFailure::NoRedirect(s) => write!(f, "no redirect from the browser within {s} s"),
+            AuthFailure::Store(e) => write!(f, "the sign-in file: {e}"),
+            AuthFailure::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for AuthFailure {}
+
+impl AuthFailure {
+    /// Whether signing in again is the way out (the one line then says `mcp-budget login`).
+    pub fn needs_login(&self) -> bool {
+        matches!(self, AuthFailure::NotSignedIn | AuthFailure::Expired)
+    }
+}
+
+/// The state folder's sign-ins: `$XDG_STATE_HOME/mcp-budget/auth`, else
+/// `~/.local/state/mcp-budget/auth`.
+pub fn default_dir() -> Option<AuthDir> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
+    Some(AuthDir::new(base.join("mcp-budget/auth")))
+}
+
+/// The environment variable that holds a token for the server `name` in CI:
+/// `MCP_BUDGET_TOKEN_` and the name in capitals, anything but letters and digits as `_`.
+pub fn token_variable(name: &str) -> String {
+    let tail: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("MCP_BUDGET_TOKEN_{tail}")
+}
+
+/// rmcp's manager for `url`: loopback and private authorization servers are allowed only for
+/// a server that is itself on one (rmcp's rule).
+async fn manager_for(url: &str) -> Result<AuthorizationManager, AuthFailure> {
+    AuthorizationManager::new(url)
+        .await
+        .map_err(|e| AuthFailure::Discovery(e.to_string()))
+}
+
+/// The server's `WWW-Authenticate` challenge to a request without a token, if it answers 401.
+pub async fn challenge(url: &str) -> Result<Option<String>, AuthFailure> {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .map_err(|e| AuthFailure::Io(e.to_string()))?;
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "mcp-budget", "version": env!("CARGO_PKG_VERSION")}}});
+    let response = client
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(init.to_string())
+        .send()
+        .await
+        .map_err(|e| AuthFailure::Discovery(format!("{url}: {}", chain(&e))))?;
+    if response.status() != reqwest::StatusCode::UNAUTHORIZED {
+        return Ok(None);
+    }
+    Ok(response
+        .headers()
+        .get_all("www-authenticate")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.to_ascii_lowercase().starts_with("bearer"))
+        .map(str::to_string))
+}
+
+/// An error and its causes on one line (reqwest's own says only "error sending request").
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut at = e.source();
+    while let Some(s) = at {
+        out = format!("{out}: {s}");
+        at = s.source();
+    }
+    out
+}
+
+/// The access token of the sign-in kept for `url`, refreshed first when it is about to expire
+/// (a rotated refresh token is kept); [`AuthFailure::NotSignedIn`] when there is none.
+pub async fn bearer(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {
+    let kept = dir.load(url).map_err(AuthFailure::Store)?;
+    let Some(kept) = kept.filter(|k| k.credentials.is_some()) else {
+        return Err(AuthFailure::NotSignedIn);
+    };
+    let manager = login::restored(dir, url, &kept).await?;
+    manager.get_access_token().await.map_err(|e| match e {
+        AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_) => {
+            AuthFailure::Expired
+        }
+        other => AuthFailure::Token(other.to_string()),
+    })
+}
+
+/// Refresh the sign-in of `url` now (after the server refused its token): the new token, or
+/// why signing in again is needed.
+pub async fn refresh(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {
+    let kept = dir.load(url).map_err(AuthFailure::Store)?;
+    let Some(kept) = kept.filter(|k| k.credentials.is_some()) else {
+        return Err(AuthFailure::NotSignedIn);
+    };
+    let manager = login::restored(dir, url, &kept).await?;
+    match manager.refresh_token().await {
+        Ok(t) => Ok(t.access_token().secret().to_string()),
+        Err(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_)) => {
+            Err(AuthFailure::Expired)
+        }
+        Err(e) => Err(AuthFailure::Token(e.to_string())),
+    }
+}
+
+/// Where a server stands, for `servers`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Signed in; the token's seconds left where known.
+    SignedIn {
+        expires_in: Option<i64>,
+        refreshable: bool,
+    },
+    NotSignedIn,
+}
+
+/// The sign-in state of `url`, from the file alone (nothing is sent).
+pub fn status(dir: &AuthDir, url: &str) -> Result<Status, String> {
+    let Some(kept) = dir.load(url)? else {
+        return Ok(Status::NotSignedIn);
+    };
+    let Some(creds) = kept.credentials else {
+        return Ok(Status::NotSignedIn);
+    };
+    let Some(token) = creds.token_response else {
+        return Ok(Status::NotSignedIn);
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let expires_in = match (token.expires_in(), creds.token_received_at) {
+        (Some(d), Some(at)) => Some(at as i64 + d.as_secs() as i64 - now),
+        _ => None,
+    };
+    Ok(Status::SignedIn {
+        expires_in,
+        refreshable: token.refresh_token().is_some(),
+    })
+}
+
+/// Forget the sign-in of `url` (its file): whether there was one. Revoking the token at the
+/// authorization server, where it offers revocation, is the caller's first step.
+pub fn logout(dir: &AuthDir, url: &str) -> Result<bool, String> {
+    dir.remove(url)
+}

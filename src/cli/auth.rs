@@ -1,0 +1,45 @@
+//! `login` and `logout`: signing in to a server that uses OAuth, and forgetting it.
+
+use std::path::PathBuf;
+
+/// Which server: a name from the configs or probe files, or its URL.
+#[derive(Debug, clap::Args)]
+pub struct ServerChoice {
+    /// The server: its name in a client config or probe file, or its URL (http or https)
+    #[arg(value_name = "SERVER")]
+    pub server: String,
+    /// Config or probe files to find SERVER in, instead of discovering the standard places
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LoginArgs {
+    #[command(flatten)]
+    pub choice: ServerChoice,
+    /// A client id the authorization server already knows (no dynamic registration)
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// The pre-registered client's secret, read from this environment variable (never argv)
+    #[arg(long, value_name = "VAR", requires = "client_id")]
+    pub client_secret_env: Option<String>,
+    /// A scope to ask for (repeatable) [default: what the server's challenge or metadata names]
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scopes: Vec<String>,
+    /// The loopback port of the redirect (`http://127.0.0.1:PORT/callback`), for a
+    /// pre-registered client whose redirect URI names one [default: a free port]
+    #[arg(long, value_name = "PORT")]
+    pub redirect_port: Option<u16>,
+    /// Do not open a browser: print the URL only
+    #[arg(long)]
+    pub no_browser: bool,
+    /// Seconds to wait for the browser's redirect
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub wait: u64,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogoutArgs {
+    #[command(flatten)]
+    pub choice: ServerChoice,
+}

@@ -1,0 +1,122 @@
+//! `mcp-budget login SERVER` and `logout SERVER`: the server found by name in the configs and
+//! probe files (or given as a URL), the sign-in run through the library's `auth`, and one line
+//! on stderr for what happened. The token is never printed.
+
+use anyhow::Context;
+use mcp_budget::auth::{self, AuthDir, LoginOptions};
+use mcp_budget::config::TransportSpec;
+
+use crate::cli::{LoginArgs, LogoutArgs, ServerChoice, TrustArgs};
+use crate::exit::Failure;
+use crate::printer::warn;
+
+/// The URL of the server the user named (a URL is taken as it is).
+fn server_url(choice: &ServerChoice) -> anyhow::Result<(String, String)> {
+    let s = &choice.server;
+    if s.starts_with("http://") || s.starts_with("https://") {
+        return Ok((s.clone(), s.clone()));
+    }
+    let trust = TrustArgs {
+        trust_project: false,
+        clean_env: false,
+    };
+    let sources = crate::settings::sources(&choice.configs, &trust)?;
+    let all = sources.servers.servers.iter().chain(&sources.untrusted);
+    let Some(spec) = all.into_iter().find(|x| &x.name == s) else {
+        anyhow::bail!("{s}: no server of that name in the configs or probe files read (give its URL, or --config FILE)");
+    };
+    match &spec.transport {
+        TransportSpec::Http { url, .. } | TransportSpec::Sse { url, .. } => {
+            Ok((s.clone(), url.clone()))
+        }
+        _ => anyhow::bail!("{s}: not a remote server (stdio servers do not sign in)"),
+    }
+}
+
+fn auth_dir() -> anyhow::Result<AuthDir> {
+    auth::default_dir().context("no state folder: set HOME or XDG_STATE_HOME")
+}
+
+pub fn login(args: LoginArgs) -> anyhow::Result<()> {
+    let (name, url) = server_url(&args.choice)?;
+    let dir = auth_dir()?;
+    let client_secret = match &args.client_secret_env {
+        Some(var) => Some(
+            std::env::var(var).with_context(|| format!("--client-secret-env: {var} is not set"))?,
+        ),
+        None => None,
+    };
+    let opts = LoginOptions {
+        client_id: args.client_id.clone(),
+        client_secret,
+        scopes: args.scopes.clone(),
+        wait: std::time::Duration::from_secs(args.wait),
+        redirect_port: args.redirect_port.unwrap_or(0),
+    };
+    let browser = !args.no_browser;
+    let signed = super::runtime()?.block_on(auth::login(&dir, &url, &opts, |link| {
+        warn(&format!("{name}: open this URL to sign in: {link}"));
+        if browser {
+            open_browser(link);
+        }
+    }));
+    match signed {
+        Ok(s) => {
+            let expires = s
+                .expires_in
+                .map_or(String::new(), |e| format!(", the token good for {e} s"));
+            let how = if s.registered {
+                "registered now"
+            } else {
+                "pre-registered"
+            };
+            warn(&format!(
+                "{name}: signed in at {} (client {}, {how}{expires}); kept in {}",
+                s.issuer.as_deref().unwrap_or("its authorization server"),
+                s.client_id,
+                dir.dir().display()
+            ));
+            Ok(())
+        }
+        Err(e) => {
+            warn(&format!("{name}: sign-in failed: {e}"));
+            Err(Failure::Reported.into())
+        }
+    }
+}
+
+pub fn logout(args: LogoutArgs) -> anyhow::Result<()> {
+    let (name, url) = server_url(&args.choice)?;
+    let dir = auth_dir()?;
+    match auth::logout(&dir, &url) {
+        Ok(true) => warn(&format!("{name}: signed out (its sign-in file removed)")),
+        Ok(false) => warn(&format!("{name}: was not signed in")),
+        Err(e) => {
+            warn(&format!("{name}: {e}"));
+            return Err(Failure::Reported.into());
+        }
+    }
+    Ok(())
+}
+
+/// Open `link` in the user's browser where there is a display; nothing otherwise (the URL is
+/// printed either way). The URL goes as one argument to the opener, never through a shell.
+fn open_browser(link: &str) {
+    let display =
+        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
+    let opener = if cfg!(target_os = "macos") {
+        Some("open")
+    } else if display {
+        Some("xdg-open")
+    } else {
+        None
+    };
+    if let Some(o) = opener {
+        let _ = std::process::Command::new(o)
+            .arg(link)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+    }
+}

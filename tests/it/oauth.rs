@@ -1,0 +1,401 @@
+//! Servers that sign in with OAuth (issue 40), against the official Python SDK's authorization
+//! server and resource server (tests/fixtures/oauth_server.py) on 127.0.0.1: `login` (dynamic
+//! registration, PKCE, the loopback redirect, followed here as a browser would), `audit` with
+//! the kept token and no prompt, a refresh when the token expires, a revoked sign-in in one
+//! line, a pre-registered client, a token from the environment, and no token in any file the
+//! audit writes.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::support::{bin_path, free_port, serve_on, venv_python, Served};
+
+/// The SDK's OAuth server on a free port, with `extra` flags.
+fn oauth_server(extra: &[&str]) -> Option<(Served, u16)> {
+    let python = venv_python("mcp", "the OAuth server tests")?;
+    let port = free_port();
+    let mut cmd = Command::new(python);
+    cmd.arg(crate::support::repo().join("tests/fixtures/oauth_server.py"))
+        .arg(port.to_string())
+        .arg("--admin")
+        .args(extra);
+    Some((serve_on(cmd, port), port))
+}
+
+/// A GET as a browser makes it, following redirects (the authorize step consents at once and
+/// redirects to the loopback listener): the last status.
+fn browse(url: &str) -> u16 {
+    let mut url = url.to_string();
+    for _ in 0..10 {
+        let rest = url.strip_prefix("http://").expect("http only");
+        let (host, path) = rest
+            .split_once('/')
+            .map_or((rest, "/".to_string()), |(h, p)| (h, format!("/{p}")));
+        let mut s = std::net::TcpStream::connect(host).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        let status: u16 = text.split(' ').nth(1).unwrap().parse().unwrap();
+        let location = text.lines().take_while(|l| !l.is_empty()).find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        });
+        match (status, location) {
+            (300..=399, Some(to)) if to.starts_with("http") => url = to.trim().to_string(),
+            (300..=399, Some(to)) => url = format!("http://{host}{}", to.trim()),
+            _ => return status,
+        }
+    }
+    panic!("too many redirects from {url}")
+}
+
+/// `mcp-budget login NAME` as a user runs it: the URL it prints opened in the "browser"; its
+/// exit code and stderr.
+fn login(home: &Path, probes: &Path, name: &str, extra: &[&str]) -> (i32, String) {
+    login_with(home, probes, name, extra, |url| url.to_string())
+}
+
+/// [`login`], the authorization URL changed by `tamper` before the "browser" opens it.
+fn login_with(
+    home: &Path,
+    probes: &Path,
+    name: &str,
+    extra: &[&str],
+    tamper: impl Fn(&str) -> String,
+) -> (i32, String) {
+    let mut child = Command::new(bin_path())
+        .env("HOME", home)
+        .env_remove("XDG_STATE_HOME")
+        .args(["login", name, "--no-browser", "--wait", "60", "--config"])
+        .arg(probes)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        said.push_str(&line);
+        if let Some((_, url)) = line.split_once("open this URL to sign in: ") {
+            assert_eq!(browse(&tamper(url.trim())), 200, "{said}");
+        }
+        line.clear();
+    }
+    (child.wait().unwrap().code().unwrap(), said)
+}
+
+fn probe_file(dir: &Path, port: u16) -> std::path::PathBuf {
+    let p = dir.join("probes.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "[servers.orders]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n[[servers.orders.probes]]\ntool = \"list_orders\"\narguments = {{ limit = 2 }}\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+fn audit(home: &Path, probes: &Path, out: &Path) -> std::process::Output {
+    Command::new(bin_path())
+        .env("HOME", home)
+        .env_remove("XDG_STATE_HOME")
+        .args(["audit"])
+        .arg(probes)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+fn grants(port: u16) -> serde_json::Value {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "GET /test/grants HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap()).unwrap()
+}
+
+/// Every file under `dir`, as text.
+fn all_text(dir: &Path) -> String {
+    let mut out = String::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out += &all_text(&p);
+        } else {
+            out += &String::from_utf8_lossy(&std::fs::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_server_that_signs_in_is_audited_after_login_with_no_prompt_and_no_token_in_the_report() {
+    let Some((_server, port)) = oauth_server(&[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probe_file(home.path(), port);
+    // before: one line that says what to do, the other servers still audited
+    let before = audit(home.path(), &probes, &home.path().join("before"));
+    let said = String::from_utf8_lossy(&before.stderr);
+    assert!(said.contains("HTTP 401"), "{said}");
+    assert!(said.contains("run `mcp-budget login orders`"), "{said}");
+    // login: registered dynamically, PKCE, the loopback redirect
+    let (code, said) = login(home.path(), &probes, "orders", &[]);
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("orders: signed in at http://127.0.0.1:"),
+        "{said}"
+    );
+    assert!(said.contains("registered now"), "{said}");
+    let state = home.path().join(".local/state/mcp-budget/auth");
+    let kept = all_text(&state);
+    let token = serde_json::from_str::<serde_json::Value>(&kept).unwrap()["credentials"]
+        ["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(token.starts_with("at-"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&state), 0o700);
+        for e in std::fs::read_dir(&state).unwrap().flatten() {
+            assert_eq!(mode(&e.path()), 0o600);
+        }
+    }
+    assert!(!said.contains(&token), "the token was printed: {said}");
+    // the audit: no prompt, the tool listed and probed with the kept token
+    let out = home.path().join("after");
+    let after = audit(home.path(), &probes, &out);
+    let stderr = String::from_utf8_lossy(&after.stderr);
+    assert_eq!(after.status.code(), Some(0), "{stderr}");
+    let report = crate::support::read_report(&out);
+    let server = &report["servers"][0];
+    assert_eq!(server["status"], "ok", "{server:#}");
+    assert_eq!(server["tools"].as_array().unwrap().len(), 2, "{server:#}");
+    let probe = &server["probes"][0];
+    assert_eq!(probe["tool"], "list_orders", "{server:#}");
+    assert_eq!(probe["status"], "ok", "{probe:#}");
+    assert!(
+        probe["raw"]["text_chars"].as_u64().unwrap() > 40,
+        "{probe:#}"
+    );
+    // the token is nowhere in what the audit wrote, nor on its stderr
+    assert!(!all_text(&out).contains(&token));
+    assert!(!stderr.contains(&token));
+    assert_eq!(grants(port)["authorization_code"], 1);
+}
+
+#[test]
+fn an_expired_token_is_refreshed_and_a_revoked_sign_in_is_one_line() {
+    // tokens of 2 s, the refresh token rotated on every refresh
+    let Some((_server, port)) = oauth_server(&["--ttl", "2", "--rotate"]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probe_file(home.path(), port);
+    let (code, said) = login(home.path(), &probes, "orders", &[]);
+    assert_eq!(code, 0, "{said}");
+    let state = home.path().join(".local/state/mcp-budget/auth");
+    let refresh_of = || {
+        serde_json::from_str::<serde_json::Value>(&all_text(&state)).unwrap()["credentials"]
+            ["token_response"]["refresh_token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let first = refresh_of();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let out = home.path().join("one");
+    let ok = audit(home.path(), &probes, &out);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(grants(port)["refresh_token"], 1);
+    // the rotated refresh token was kept: the old one is gone at the server
+    assert_ne!(refresh_of(), first);
+    // revoked at the server: one line naming the server and `mcp-budget login`
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(s, "POST /test/revoke-all HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+    let mut sink = String::new();
+    s.read_to_string(&mut sink).unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let revoked = audit(home.path(), &probes, &home.path().join("two"));
+    let said = String::from_utf8_lossy(&revoked.stderr);
+    assert_ne!(revoked.status.code(), Some(0));
+    let lines: Vec<&str> = said.lines().filter(|l| l.contains("orders")).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("run `mcp-budget login orders`")),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_pre_registered_client_signs_in_without_registration_and_a_ci_token_needs_no_login() {
+    // a client registered by hand with a fixed loopback redirect
+    let redirect_port = free_port();
+    let redirect = format!("http://127.0.0.1:{redirect_port}/callback");
+    let Some((_server, port)) = oauth_server(&[
+        "--no-dcr",
+        "--client",
+        "ci-client:",
+        "--redirect",
+        &redirect,
+    ]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probe_file(home.path(), port);
+    // no registration endpoint: without a client id, a one-line failure
+    let (code, said) = login(home.path(), &probes, "orders", &[]);
+    assert_ne!(code, 0);
+    assert!(
+        said.contains("orders: sign-in failed: registering a client"),
+        "{said}"
+    );
+    let rp = redirect_port.to_string();
+    let (code, said) = login(
+        home.path(),
+        &probes,
+        "orders",
+        &["--client-id", "ci-client", "--redirect-port", &rp],
+    );
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("client ci-client, pre-registered"), "{said}");
+    assert_eq!(grants(port)["clients"], 1);
+    // a token from the environment: no sign-in kept, and it is never in the report
+    let state = home.path().join(".local/state/mcp-budget/auth");
+    let token = serde_json::from_str::<serde_json::Value>(&all_text(&state)).unwrap()
+        ["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let other = tempfile::tempdir().unwrap();
+    let out = other.path().join("out");
+    let run = Command::new(bin_path())
+        .env("HOME", other.path())
+        .env_remove("XDG_STATE_HOME")
+        .env("MCP_BUDGET_TOKEN_ORDERS", &token)
+        .args(["audit"])
+        .arg(&probes)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(!all_text(&out).contains(&token));
+    // logout forgets it
+    let gone = Command::new(bin_path())
+        .env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .args(["logout", "orders", "--config"])
+        .arg(&probes)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("orders: signed out"));
+    assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
+}
+
+#[test]
+fn a_redirect_whose_state_does_not_match_is_refused() {
+    let Some((_server, port)) = oauth_server(&[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probe_file(home.path(), port);
+    // the authorization server hands back the state it was given: a forged one comes back
+    let forged = |url: &str| {
+        let (head, tail) = url.split_once("state=").unwrap();
+        let rest = tail.split_once('&').map_or("", |(_, r)| r);
+        format!("{head}state=forged-by-someone&{rest}")
+    };
+    let (code, said) = login_with(home.path(), &probes, "orders", &[], forged);
+    assert_ne!(code, 0, "{said}");
+    assert!(
+        said.contains("orders: sign-in failed: the token exchange"),
+        "{said}"
+    );
+    assert_eq!(grants(port)["authorization_code"], 0, "{said}");
+    // nothing usable was kept: the audit still says to sign in
+    let after = audit(home.path(), &probes, &home.path().join("out"));
+    assert!(String::from_utf8_lossy(&after.stderr).contains("run `mcp-budget login orders`"));
+}
+
+#[test]
+fn the_proxy_signs_in_to_its_remote_upstream_with_the_kept_sign_in() {
+    let Some((_server, port)) = oauth_server(&[]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probe_file(home.path(), port);
+    let (code, said) = login(home.path(), &probes, "orders", &[]);
+    assert_eq!(code, 0, "{said}");
+    let mut cmd = Command::new(bin_path());
+    cmd.env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .args([
+            "proxy",
+            "--upstream-url",
+            &format!("http://127.0.0.1:{port}/mcp"),
+        ]);
+    let mut p = crate::support::Pipelined::spawn(cmd, "oauth-proxy");
+    let listed = p.call(1, "tools/list", serde_json::json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    // the server's two tools, and the proxy's own reader of spilled results
+    assert_eq!(names, ["whoami", "list_orders", "mcp_budget_read"]);
+    let called = p.call(
+        2,
+        "tools/call",
+        serde_json::json!({"name": "list_orders", "arguments": {"limit": 1}}),
+    );
+    assert_eq!(
+        called["result"]["content"][0]["text"], "order 1: 3 items, 42.50 EUR",
+        "{called}"
+    );
+    p.finish();
+}
+
+#[test]
+fn an_authorization_server_that_does_not_advertise_s256_is_refused() {
+    let Some((_server, port)) = oauth_server(&["--no-s256"]) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probe_file(home.path(), port);
+    let (code, said) = login(home.path(), &probes, "orders", &[]);
+    assert_ne!(code, 0, "{said}");
+    assert!(said.contains("does not advertise PKCE with S256"), "{said}");
+    // no URL was offered to a browser, and nothing was registered
+    assert!(!said.contains("open this URL"), "{said}");
+    assert_eq!(grants(port)["clients"], 0);
+}
