@@ -27,14 +27,17 @@ pub struct ClientLimit {
     /// only user reports or third-party error strings do, and reports say so.
     pub confirmed: bool,
     pub source: String,
+    /// The limit holds each text of a result alone (`per_block`), not the result.
+    pub per_text: bool,
 }
 
 impl ClientLimit {
     /// "25,000 tokens (cap)", or "1,048,576 bytes (refuse, unconfirmed)"
     pub fn describe(&self) -> String {
         let unconfirmed = if self.confirmed { "" } else { ", unconfirmed" };
+        let each = if self.per_text { " per text" } else { "" };
         format!(
-            "{} {} ({}{unconfirmed})",
+            "{} {}{each} ({}{unconfirmed})",
             thousands(self.threshold as usize),
             self.unit,
             self.effect
@@ -61,6 +64,7 @@ static TABLE: LazyLock<Vec<ClientLimit>> = LazyLock::new(|| {
                     checked: r.sourced.checked.clone(),
                     confirmed: r.sourced.confirmed,
                     source: r.sourced.source.clone(),
+                    per_text: r.per_block,
                 })
         })
         .collect()

@@ -159,7 +159,8 @@ pub struct Rule {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub only_single_text: bool,
     /// `json_array`: the rule applies only to a result whose content is one text block holding a
-    /// JSON array.
+    /// JSON array; `cut`: only to a result a `per_block` rule cut (Qwen Code's 200,000-character
+    /// budget, which its filing of any result over 28,000 otherwise leaves nothing to do).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
     /// cap, truncate: the kept head ends at a line end (a first line longer than the limit

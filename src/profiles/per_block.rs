@@ -100,6 +100,7 @@ pub(super) fn cut_blocks(
             done.removed += tail - head;
             done.added += header.len() + message.len();
             v.texts[i] = Cow::Owned(cut);
+            v.cut_per_block = true;
             let described = format!(
                 "{} {} per text ({})",
                 thousands(limit),

@@ -321,7 +321,9 @@ pub fn client_view_in(
     // blobs the client sends a note for, or nothing at all of a result that had content (a
     // blob the client leaves out): nothing of the result reaches the model
     let any_content = result["content"].as_array().is_some_and(|c| !c.is_empty());
-    let nothing = any_content && v.image_tokens == 0 && v.texts.is_empty();
+    // (said only where a profile measured how it sends resources: `[client.resources]`)
+    let nothing =
+        any_content && profile.resources.is_some() && v.image_tokens == 0 && v.texts.is_empty();
     let noted = (v.only_notes() || (nothing && v.images_dropped == 0)) && outcome == Outcome::Full;
     if noted {
         outcome = Outcome::Refused;

@@ -14,6 +14,7 @@ use super::{Break, Rule};
 pub(super) fn applies(rule: &Rule, v: &Visible, whole: &str, error: bool) -> bool {
     (!rule.only_single_text || v.single_text)
         && (rule.when.as_deref() != Some("json_array") || (v.single_text && is_json_array(whole)))
+        && (rule.when.as_deref() != Some("cut") || v.cut_per_block)
         && !(rule.not_on_error && error)
         && (!rule.only_on_error || error)
         && rule

@@ -19,6 +19,8 @@ pub(super) struct Visible<'a> {
     pub single_text: bool,
     /// Texts the client sends in place of a blob (a note, none of the blob).
     pub notes: usize,
+    /// A per-block rule cut one of the texts (what a `when = "cut"` rule acts on).
+    pub cut_per_block: bool,
 }
 
 impl Visible<'_> {
@@ -87,6 +89,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
             sent,
             single_text: true,
             notes: 0,
+            cut_per_block: false,
         };
     }
     let (content, text_blocks, structured_sent) = match profile.sends.mode {
@@ -113,6 +116,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         single_text: blocks.len() == 1
             && (blocks[0]["type"] == "text" || blocks[0]["resource"]["text"].is_string()),
         notes: 0,
+        cut_per_block: false,
     };
     if content {
         for b in blocks {
