@@ -70,6 +70,16 @@ pub fn now_rfc3339() -> String {
         .unwrap_or_default()
 }
 
+/// A span of seconds in the largest whole unit: "45 s", "54 min", "3 h", "2 days".
+pub fn duration_words(secs: u64) -> String {
+    match secs {
+        0..120 => format!("{secs} s"),
+        120..7_200 => format!("{} min", secs / 60),
+        7_200..172_800 => format!("{} h", secs / 3_600),
+        _ => format!("{} days", secs / 86_400),
+    }
+}
+
 /// The tighter of two optional limits: the smaller when both are set, else the one that is.
 pub fn tighter(a: Option<usize>, b: Option<usize>) -> Option<usize> {
     match (a, b) {
@@ -81,6 +91,14 @@ pub fn tighter(a: Option<usize>, b: Option<usize>) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_is_said_in_its_largest_whole_unit() {
+        assert_eq!(duration_words(45), "45 s");
+        assert_eq!(duration_words(3_599), "59 min");
+        assert_eq!(duration_words(7_200), "2 h");
+        assert_eq!(duration_words(3 * 86_400 + 5), "3 days");
+    }
 
     #[test]
     fn thousands_separators() {

@@ -88,8 +88,21 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
 pub fn logout(args: LogoutArgs) -> anyhow::Result<()> {
     let (name, url) = server_url(&args.choice)?;
     let dir = auth_dir()?;
+    // revoked at the authorization server first, where it offers that; the file goes either way
+    let revoked = super::runtime()?.block_on(auth::revoke(&dir, &url));
+    let how = match &revoked {
+        Ok(auth::Revoked::Yes) => "its tokens revoked at its authorization server, ".to_string(),
+        Ok(auth::Revoked::NotOffered) => {
+            "its authorization server offers no revocation, so revoke it there by hand; "
+                .to_string()
+        }
+        Ok(auth::Revoked::NothingKept) => String::new(),
+        Err(e) => format!("not revoked ({e}); "),
+    };
     match auth::logout(&dir, &url) {
-        Ok(true) => warn(&format!("{name}: signed out (its sign-in file removed)")),
+        Ok(true) => warn(&format!(
+            "{name}: signed out ({how}its sign-in file removed)"
+        )),
         Ok(false) => warn(&format!("{name}: was not signed in")),
         Err(e) => {
             warn(&format!("{name}: {e}"));

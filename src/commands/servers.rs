@@ -1,7 +1,9 @@
 //! `mcp-budget servers`: what discovery (or the files given) finds, whether each server may be
 //! started and with which environment, secrets redacted.
 
-use mcp_budget::report::render_servers;
+use mcp_budget::auth::{self, Status};
+use mcp_budget::config::{Sources, TransportSpec};
+use mcp_budget::report::{render_servers, SignIns};
 
 use crate::cli::{ListFormat, ServersArgs};
 use crate::exit::Failure;
@@ -14,9 +16,45 @@ pub fn run(args: ServersArgs) -> anyhow::Result<()> {
         );
     }
     let env = crate::settings::server_env(&args.trust);
+    let sign_in = sign_ins(&sources);
     crate::printer::rendered(args.format == ListFormat::Table, |out| {
-        render_servers(&sources, env, args.format.listing(None), out)
+        render_servers(&sources, env, &sign_in, args.format.listing(None), out)
     })?;
     let broken = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
     Failure::unless_failed(broken)
+}
+
+/// The sign-in kept for each remote server (from the files alone: nothing is sent): signed in
+/// and for how long, or that it needs `mcp-budget login` again. A server with none is left out
+/// (whether it signs in at all is known only by asking it).
+fn sign_ins(sources: &Sources) -> SignIns {
+    let mut out = SignIns::new();
+    let Some(dir) = auth::default_dir() else {
+        return out;
+    };
+    for s in sources.servers.servers.iter().chain(&sources.untrusted) {
+        let (TransportSpec::Http { url, .. } | TransportSpec::Sse { url, .. }) = &s.transport
+        else {
+            continue;
+        };
+        let state = match auth::status(&dir, url) {
+            Ok(Status::NotSignedIn) => continue,
+            Ok(Status::SignedIn {
+                expires_in,
+                refreshable,
+            }) => match (expires_in, refreshable) {
+                (Some(left), _) if left > 0 => format!(
+                    "signed in, the token good for {}{}",
+                    mcp_budget::units::duration_words(left as u64),
+                    if refreshable { " (refreshable)" } else { "" }
+                ),
+                (Some(_), true) => "signed in, the token expired (refreshed on next use)".into(),
+                (Some(_), false) => format!("needs `mcp-budget login {}` (expired)", s.name),
+                (None, _) => "signed in".into(),
+            },
+            Err(e) => format!("its sign-in cannot be read: {e}"),
+        };
+        out.insert(s.name.clone(), state);
+    }
+    out
 }

@@ -22,5 +22,5 @@ pub use compare::{render_compare, CompareRow};
 pub use count::render_count;
 pub use render::{render, Format, Listing};
 pub use replay::{render_replay, ReplayRow};
-pub use server_list::{render_servers, untrusted_notice, ServerListJson};
+pub use server_list::{render_servers, untrusted_notice, ServerListJson, SignIns};
 pub use stats::{render_stats, stats_rows, StatsRow};

@@ -15,20 +15,25 @@ use crate::text::one_line;
 pub fn render_servers(
     sources: &Sources,
     env: ServerEnv,
+    sign_in: &SignIns,
     format: Listing,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
-        Listing::Table { .. } => out.write_all(table(sources, env).as_bytes()),
+        Listing::Table { .. } => out.write_all(table(sources, env, sign_in).as_bytes()),
         Listing::Json => {
-            serde_json::to_writer_pretty(&mut *out, &json(sources, env))?;
+            serde_json::to_writer_pretty(&mut *out, &json(sources, env, sign_in))?;
             out.write_all(b"\n")
         }
         Listing::Csv => Err(no_such_format("servers", format)),
     }
 }
 
-fn table(sources: &Sources, env: ServerEnv) -> String {
+/// Each signed-in remote server's sign-in, by server name, as one phrase ("signed in, the
+/// token good for 54 min (refreshable)", "needs `mcp-budget login`"): what `servers` shows.
+pub type SignIns = std::collections::BTreeMap<String, String>;
+
+fn table(sources: &Sources, env: ServerEnv, sign_in: &SignIns) -> String {
     let mut t = grid(Fit::Content);
     t.set_header([
         "server",
@@ -52,6 +57,13 @@ fn table(sources: &Sources, env: ServerEnv) -> String {
     }
     let mut out = format!("{t}\n");
     out.push_str(&format!("stdio servers start with {}\n", env.describe()));
+    for (name, state) in sign_in {
+        out.push_str(&format!(
+            "sign-in: `{}` {}\n",
+            one_line(name),
+            one_line(state)
+        ));
+    }
     for s in &sources.untrusted {
         out.push_str(&untrusted_notice(s));
         out.push('\n');
@@ -100,6 +112,9 @@ struct Row<'a> {
     starts: bool,
     /// What a stdio server's environment is (`inherited`, `sdk-default`); null for others.
     environment: Option<&'static str>,
+    /// A remote server's sign-in (`mcp-budget login`), where one is kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sign_in: Option<&'a str>,
 }
 
 /// The same as JSON: `{servers, skipped, file_errors}`, serialised as it is written (a list of
@@ -112,8 +127,11 @@ pub struct ServerListJson<'a> {
 }
 
 /// The JSON form of [`render_server_list`].
-fn json(sources: &Sources, env: ServerEnv) -> ServerListJson<'_> {
-    let row = |s| json_row(s, env);
+fn json<'a>(sources: &'a Sources, env: ServerEnv, sign_in: &'a SignIns) -> ServerListJson<'a> {
+    let row = |s: &'a ServerSpec| Row {
+        sign_in: sign_in.get(&s.name).map(String::as_str),
+        ..json_row(s, env)
+    };
     ServerListJson {
         servers: sources
             .servers
@@ -141,5 +159,6 @@ fn json_row(s: &ServerSpec, env: ServerEnv) -> Row<'_> {
         trust_reason: s.trust.to_string(),
         starts: s.trust.runs(),
         environment: stdio.then(|| env.id()),
+        sign_in: None,
     }
 }

@@ -179,6 +179,34 @@ fn a_server_that_signs_in_is_audited_after_login_with_no_prompt_and_no_token_in_
         }
     }
     assert!(!said.contains(&token), "the token was printed: {said}");
+    // `servers` says where it stands, from the file alone
+    let listed = Command::new(bin_path())
+        .env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .args(["servers", "--config"])
+        .arg(&probes)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        table.contains("sign-in: `orders` signed in, the token good for ")
+            && table.contains(" min (refreshable)"),
+        "{table}"
+    );
+    let json = Command::new(bin_path())
+        .env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .args(["servers", "--format", "json", "--config"])
+        .arg(&probes)
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let sign_in = listed["servers"][0]["sign_in"].as_str().unwrap();
+    assert!(
+        sign_in.starts_with("signed in, the token good for"),
+        "{listed:#}"
+    );
+    assert!(!String::from_utf8_lossy(&json.stdout).contains(&token));
     // the audit: no prompt, the tool listed and probed with the kept token
     let out = home.path().join("after");
     let after = audit(home.path(), &probes, &out);
@@ -199,6 +227,31 @@ fn a_server_that_signs_in_is_audited_after_login_with_no_prompt_and_no_token_in_
     assert!(!all_text(&out).contains(&token));
     assert!(!stderr.contains(&token));
     assert_eq!(grants(port)["authorization_code"], 1);
+    // logout revokes at the authorization server (RFC 7009), then the token is refused
+    let gone = Command::new(bin_path())
+        .env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .args(["logout", "orders", "--config"])
+        .arg(&probes)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&gone.stderr);
+    assert!(
+        said.contains("orders: signed out (its tokens revoked at its authorization server, its sign-in file removed)"),
+        "{said}"
+    );
+    let other = tempfile::tempdir().unwrap();
+    let after = Command::new(bin_path())
+        .env("HOME", other.path())
+        .env_remove("XDG_STATE_HOME")
+        .env("MCP_BUDGET_TOKEN_ORDERS", &token)
+        .args(["audit"])
+        .arg(&probes)
+        .arg("--out")
+        .arg(other.path().join("after"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&after.stderr).contains("HTTP 401"));
 }
 
 #[test]
@@ -317,7 +370,11 @@ fn a_pre_registered_client_signs_in_without_registration_and_a_ci_token_needs_no
         .arg(&probes)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&gone.stderr).contains("orders: signed out"));
+    let said = String::from_utf8_lossy(&gone.stderr);
+    assert!(
+        said.contains("orders: signed out (its tokens revoked at its authorization server, its sign-in file removed)"),
+        "{said}"
+    );
     assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0);
 }
 
