@@ -8,8 +8,6 @@
 pub mod login;
 pub mod store;
 
-use std::path::PathBuf;
-
 use oauth2::TokenResponse;
 use rmcp::transport::auth::{AuthError, AuthorizationManager};
 
@@ -64,30 +62,28 @@ impl AuthFailure {
     }
 }
 
-/// The state folder's sign-ins: `$XDG_STATE_HOME/mcp-budget/auth`, else
-/// `~/.local/state/mcp-budget/auth`.
-pub fn default_dir() -> Option<AuthDir> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
-    Some(AuthDir::new(base.join("mcp-budget/auth")))
+/// The environment variable that holds a token for the server `name` in CI:
+/// `MCP_BUDGET_TOKEN_` and the name as a variable's name writes it.
+pub fn token_variable(name: &str) -> String {
+    format!("MCP_BUDGET_TOKEN_{}", crate::config::variable_part(name))
 }
 
-/// The environment variable that holds a token for the server `name` in CI:
-/// `MCP_BUDGET_TOKEN_` and the name in capitals, anything but letters and digits as `_`.
-pub fn token_variable(name: &str) -> String {
-    let tail: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("MCP_BUDGET_TOKEN_{tail}")
+/// The HTTP client of the sign-in's own requests: no redirects followed, 30 s at most.
+fn http() -> Result<reqwest::Client, AuthFailure> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .map_err(|e| AuthFailure::Io(e.to_string()))
+}
+
+/// reqwest's error as its causes, without its top line (it names the URL, which may carry a
+/// token).
+fn causes(e: &reqwest::Error) -> String {
+    match crate::text::error_causes(e).join(": ") {
+        c if c.is_empty() => "the request failed".into(),
+        c => c,
+    }
 }
 
 /// rmcp's manager for `url`: loopback and private authorization servers are allowed only for
@@ -100,11 +96,7 @@ async fn manager_for(url: &str) -> Result<AuthorizationManager, AuthFailure> {
 
 /// The server's `WWW-Authenticate` challenge to a request without a token, if it answers 401.
 pub async fn challenge(url: &str) -> Result<Option<String>, AuthFailure> {
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .map_err(|e| AuthFailure::Io(e.to_string()))?;
+    let client = http()?;
     let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "mcp-budget", "version": env!("CARGO_PKG_VERSION")}}});
@@ -115,7 +107,7 @@ pub async fn challenge(url: &str) -> Result<Option<String>, AuthFailure> {
         .body(init.to_string())
         .send()
         .await
-        .map_err(|e| AuthFailure::Discovery(format!("{url}: {}", chain(&e))))?;
+        .map_err(|e| AuthFailure::Discovery(format!("reaching it: {}", causes(&e))))?;
     if response.status() != reqwest::StatusCode::UNAUTHORIZED {
         return Ok(None);
     }
@@ -128,24 +120,26 @@ pub async fn challenge(url: &str) -> Result<Option<String>, AuthFailure> {
         .map(str::to_string))
 }
 
-/// An error and its causes on one line (reqwest's own says only "error sending request").
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut at = e.source();
-    while let Some(s) = at {
-        out = format!("{out}: {s}");
-        at = s.source();
-    }
-    out
-}
-
 /// The access token of the sign-in kept for `url`, refreshed first when it is about to expire
 /// (a rotated refresh token is kept); [`AuthFailure::NotSignedIn`] when there is none.
 pub async fn bearer(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {
     let kept = dir.load(url).map_err(AuthFailure::Store)?;
-    let Some(kept) = kept.filter(|k| k.credentials.is_some()) else {
+    let Some(creds) = kept.as_ref().and_then(|k| k.credentials.as_ref()) else {
         return Err(AuthFailure::NotSignedIn);
     };
+    // a token not yet due is read from the file: no discovery, nothing sent (each connection,
+    // an audit's second era included, asks for it)
+    if let Some(token) = &creds.token_response {
+        let fresh = match (token.expires_in(), seconds_left(creds)) {
+            // rmcp refreshes when fewer than min(30 s, half the lifetime) remain
+            (Some(life), Some(left)) => left > 30.min(life.as_secs() / 2).max(1) as i64,
+            _ => true,
+        };
+        if fresh {
+            return Ok(token.access_token().secret().to_string());
+        }
+    }
+    let kept = kept.expect("credentials were found in it");
     let manager = login::restored(dir, url, &kept).await?;
     manager.get_access_token().await.map_err(|e| match e {
         AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_) => {
@@ -191,20 +185,23 @@ pub fn status(dir: &AuthDir, url: &str) -> Result<Status, String> {
     let Some(creds) = kept.credentials else {
         return Ok(Status::NotSignedIn);
     };
-    let Some(token) = creds.token_response else {
+    let Some(token) = &creds.token_response else {
         return Ok(Status::NotSignedIn);
     };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let expires_in = match (token.expires_in(), creds.token_received_at) {
-        (Some(d), Some(at)) => Some(at as i64 + d.as_secs() as i64 - now),
-        _ => None,
-    };
     Ok(Status::SignedIn {
-        expires_in,
+        expires_in: seconds_left(&creds),
         refreshable: token.refresh_token().is_some(),
     })
+}
+
+/// The seconds the kept access token has left (negative once expired), where its lifetime and
+/// the time it came are known.
+fn seconds_left(creds: &rmcp::transport::auth::StoredCredentials) -> Option<i64> {
+    let life = creds.token_response.as_ref()?.expires_in()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Some(creds.token_received_at? as i64 + life.as_secs() as i64 - now as i64)
 }
 
 /// Forget the sign-in of `url` (its file): whether there was one. Revoking the token at the
@@ -247,11 +244,7 @@ pub async fn revoke(dir: &AuthDir, url: &str) -> Result<Revoked, AuthFailure> {
     else {
         return Ok(Revoked::NotOffered);
     };
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .map_err(|e| AuthFailure::Io(e.to_string()))?;
+    let client = http()?;
     let mut tokens = Vec::new();
     if let Some(r) = token.refresh_token() {
         tokens.push((r.secret().to_string(), "refresh_token"));
@@ -277,7 +270,7 @@ pub async fn revoke(dir: &AuthDir, url: &str) -> Result<Revoked, AuthFailure> {
             .body(body)
             .send()
             .await
-            .map_err(|e| AuthFailure::Token(format!("revoking at {endpoint}: {}", chain(&e))))?;
+            .map_err(|e| AuthFailure::Token(format!("revoking at {endpoint}: {}", causes(&e))))?;
         // RFC 7009: 200 whether or not the token was still good
         if !answer.status().is_success() {
             return Err(AuthFailure::Token(format!(

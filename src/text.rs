@@ -166,6 +166,22 @@ pub fn cell_preview<'a>(s: &'a str, max: usize, whole_in: &str) -> Cow<'a, str> 
     ))
 }
 
+/// An error's causes, below its own message, each once (a cause that repeats one already said is
+/// left out): the lines a one-line error joins, without the top line (reqwest's names the URL,
+/// which may carry a token).
+pub fn error_causes(e: &dyn std::error::Error) -> Vec<String> {
+    let mut causes: Vec<String> = Vec::new();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !causes.iter().any(|c| c.contains(&text)) {
+            causes.push(text);
+        }
+        source = s.source();
+    }
+    causes
+}
+
 /// `s` without a leading UTF-8 byte order mark (Windows editors save config files with one).
 pub fn strip_bom(s: &str) -> &str {
     s.strip_prefix('\u{feff}').unwrap_or(s)

@@ -105,17 +105,9 @@ pub async fn login(
         client_secret: client.client_secret.clone(),
         redirect_uri: redirect.clone(),
     };
-    // the registration is kept first: rmcp saves the token through the store as it gets it
-    let mut kept = dir
-        .load(url)
-        .map_err(AuthFailure::Store)?
-        .unwrap_or_default();
-    kept.server_url = canonical(url);
-    kept.issuer = issuer.clone();
-    kept.registration = Some(registration);
-    kept.credentials = None;
-    dir.save(&kept).map_err(AuthFailure::Store)?;
-    manager.set_credential_store(dir.credential_store(url));
+    // rmcp saves the token through the store as it gets it: the registration goes with it, so
+    // a sign-in that fails leaves the one kept before as it was
+    manager.set_credential_store(dir.pending_store(url, registration));
     let mut request = AuthorizationRequest::new(redirect.clone())
         .with_client_name("mcp-budget")
         .with_preregistered_client(client.client_id.clone());

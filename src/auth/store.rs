@@ -38,9 +38,6 @@ impl std::fmt::Debug for Registration {
 pub struct SignIn {
     /// The server's URL (the resource).
     pub server_url: String,
-    /// The authorization server's issuer, once known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub issuer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registration: Option<Registration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,7 +48,6 @@ impl std::fmt::Debug for SignIn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SignIn")
             .field("server_url", &self.server_url)
-            .field("issuer", &self.issuer)
             .field("registered", &self.registration.is_some())
             .field(
                 "credentials",
@@ -118,6 +114,16 @@ impl AuthDir {
         FileStore {
             dir: self.clone(),
             url: url.to_string(),
+            pending: None,
+        }
+    }
+
+    /// The store of a sign-in under way: `registration` is written with its first token, and
+    /// not before (a sign-in that fails leaves the one kept before as it was).
+    pub fn pending_store(&self, url: &str, registration: Registration) -> FileStore {
+        FileStore {
+            pending: Some(registration),
+            ..self.credential_store(url)
         }
     }
 }
@@ -143,6 +149,8 @@ pub fn canonical(url: &str) -> String {
 pub struct FileStore {
     dir: AuthDir,
     url: String,
+    /// A new registration, kept with the first credentials saved.
+    pending: Option<Registration>,
 }
 
 fn store_error(e: String) -> AuthError {
@@ -166,6 +174,9 @@ impl CredentialStore for FileStore {
                 ..SignIn::default()
             });
         kept.credentials = Some(credentials);
+        if let Some(reg) = &self.pending {
+            kept.registration = Some(reg.clone());
+        }
         self.dir.save(&kept).map_err(store_error)
     }
 

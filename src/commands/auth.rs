@@ -34,7 +34,7 @@ fn server_url(choice: &ServerChoice) -> anyhow::Result<(String, String)> {
 }
 
 fn auth_dir() -> anyhow::Result<AuthDir> {
-    auth::default_dir().context("no state folder: set HOME or XDG_STATE_HOME")
+    crate::settings::auth_dir().context("no state folder: set HOME or XDG_STATE_HOME")
 }
 
 pub fn login(args: LoginArgs) -> anyhow::Result<()> {

@@ -29,7 +29,7 @@ pub fn run(args: ServersArgs) -> anyhow::Result<()> {
 /// (whether it signs in at all is known only by asking it).
 fn sign_ins(sources: &Sources) -> SignIns {
     let mut out = SignIns::new();
-    let Some(dir) = auth::default_dir() else {
+    let Some(dir) = crate::settings::auth_dir() else {
         return out;
     };
     for s in sources.servers.servers.iter().chain(&sources.untrusted) {

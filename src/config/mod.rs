@@ -22,7 +22,7 @@ pub use discovery::{discover, standard_places, Place};
 pub use error::{ConfigError, EntryError};
 pub use expand::expand_vars;
 pub use jsonc::{dialect as jsonc_dialect, parse_jsonc};
-pub use names::is_secret_name;
+pub use names::{is_secret_name, variable_part};
 pub use probe_file::{load_config_file, parse_config_text, ConfigFile, Defaults, ProbeFile};
 pub use redact::{redact_url, Redactor, Secret, REDACTED};
 pub use secrets::{env_secrets, inherited_secrets, redactor_for, spec_secrets};

@@ -136,6 +136,17 @@ pub fn secret_param(name: &str) -> bool {
             .any(|w| joined.ends_with(w))
 }
 
+/// A name as part of an environment variable's: upper case, every character but ASCII
+/// letters and digits `_` (`my-api.v2` is `MY_API_V2`).
+pub fn variable_part(name: &str) -> String {
+    name.chars()
+        .map(|c| match c.is_ascii_alphanumeric() {
+            true => c.to_ascii_uppercase(),
+            false => '_',
+        })
+        .collect()
+}
+
 /// A flag whose value is a header line (`--header "Authorization: Bearer X"`).
 pub fn is_header_flag(arg: &str) -> bool {
     matches!(arg, "--header" | "-H" | "--headers")

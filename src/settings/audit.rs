@@ -103,7 +103,7 @@ fn audit_options(args: &AuditArgs, sources: &Sources) -> anyhow::Result<AuditOpt
                 Some(path) => load_ca_file(path).map_err(|e| anyhow::anyhow!("--ca-cert: {e}"))?,
                 None => Vec::new(),
             },
-            auth: mcp_budget::auth::default_dir(),
+            auth: super::auth_dir(),
             ..SessionOptions::default()
         },
         engine: Some(Arc::new(engine)),

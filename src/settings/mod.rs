@@ -117,6 +117,14 @@ pub fn xdg_dir(var: &str, under_home: &str) -> Option<PathBuf> {
         .or_else(|| home().map(|h| h.join(under_home)))
 }
 
+/// Where `mcp-budget login` keeps sign-ins: `$XDG_STATE_HOME/mcp-budget/auth` (an absolute
+/// one: a relative one could put tokens into the folder a command runs in), else
+/// `~/.local/state/mcp-budget/auth`.
+pub fn auth_dir() -> Option<mcp_budget::auth::AuthDir> {
+    xdg_dir("XDG_STATE_HOME", ".local/state")
+        .map(|base| mcp_budget::auth::AuthDir::new(base.join("mcp-budget/auth")))
+}
+
 /// The probe files' `[gate]` tables, in order, each over the one before.
 pub fn probe_thresholds(probe_files: &[ProbeFile]) -> anyhow::Result<Thresholds> {
     let mut t = Thresholds::default();

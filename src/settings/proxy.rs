@@ -81,7 +81,7 @@ impl Proxy {
             protocol: args.upstream_protocol,
             protocol_flag: "--upstream-protocol",
             start_timeout: Duration::from_secs(args.timeout),
-            auth: mcp_budget::auth::default_dir(),
+            auth: super::auth_dir(),
             ..SessionOptions::default()
         };
         Ok(Proxy {

@@ -162,15 +162,7 @@ fn protocol_of(line: &str) -> Option<String> {
 
 /// reqwest's error as its causes (the top line names the URL, which may carry a token).
 pub(super) fn without_url(e: &reqwest::Error) -> String {
-    let mut causes: Vec<String> = Vec::new();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !causes.iter().any(|c| c.contains(&text)) {
-            causes.push(text);
-        }
-        source = s.source();
-    }
+    let causes = crate::text::error_causes(e);
     let what = if e.is_connect() {
         "could not connect"
     } else if e.is_timeout() {

@@ -183,17 +183,7 @@ pub fn remote_refusal(
 /// The variable that carries header `name`'s value: `MCP_BUDGET_HEADER_` and the name in
 /// upper case, every other character `_`; `taken` names already used in this entry.
 pub fn header_var(name: &str, taken: &[String]) -> String {
-    let base: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let base = format!("MCP_BUDGET_HEADER_{base}");
+    let base = format!("MCP_BUDGET_HEADER_{}", crate::config::variable_part(name));
     let mut var = base.clone();
     let mut n = 2;
     while taken.contains(&var) {

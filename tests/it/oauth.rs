@@ -68,9 +68,7 @@ fn login_with(
     extra: &[&str],
     tamper: impl Fn(&str) -> String,
 ) -> (i32, String) {
-    let mut child = Command::new(bin_path())
-        .env("HOME", home)
-        .env_remove("XDG_STATE_HOME")
+    let mut child = mcp(home)
         .args(["login", name, "--no-browser", "--wait", "60", "--config"])
         .arg(probes)
         .args(extra)
@@ -104,16 +102,57 @@ fn probe_file(dir: &Path, port: u16) -> std::path::PathBuf {
     p
 }
 
+/// mcp-budget with `home` as HOME, its state folder under it.
+fn mcp(home: &Path) -> Command {
+    let mut cmd = Command::new(bin_path());
+    cmd.env("HOME", home).env_remove("XDG_STATE_HOME");
+    cmd
+}
+
+/// `mcp-budget ARGS --config PROBES`: its stdout and stderr.
+fn with_probes(home: &Path, args: &[&str], probes: &Path) -> (String, String) {
+    let out = mcp(home)
+        .args(args)
+        .arg("--config")
+        .arg(probes)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (text(&out.stdout), text(&out.stderr))
+}
+
 fn audit(home: &Path, probes: &Path, out: &Path) -> std::process::Output {
-    Command::new(bin_path())
-        .env("HOME", home)
-        .env_remove("XDG_STATE_HOME")
-        .args(["audit"])
+    audit_as(mcp(home), probes, out)
+}
+
+/// An audit with no sign-in kept and the token in `MCP_BUDGET_TOKEN_ORDERS`.
+fn audit_with_token(token: &str, probes: &Path, out: &Path) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = mcp(home.path());
+    cmd.env("MCP_BUDGET_TOKEN_ORDERS", token);
+    audit_as(cmd, probes, out)
+}
+
+fn audit_as(mut cmd: Command, probes: &Path, out: &Path) -> std::process::Output {
+    cmd.arg("audit")
         .arg(probes)
         .arg("--out")
         .arg(out)
         .output()
         .unwrap()
+}
+
+/// The sign-in kept under `home`, as JSON.
+fn kept(home: &Path) -> serde_json::Value {
+    serde_json::from_str(&all_text(&home.join(".local/state/mcp-budget/auth"))).unwrap()
+}
+
+/// The access token kept under `home`.
+fn kept_token(home: &Path) -> String {
+    kept(home)["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn grants(port: u16) -> serde_json::Value {
@@ -163,12 +202,7 @@ fn a_server_that_signs_in_is_audited_after_login_with_no_prompt_and_no_token_in_
     );
     assert!(said.contains("registered now"), "{said}");
     let state = home.path().join(".local/state/mcp-budget/auth");
-    let kept = all_text(&state);
-    let token = serde_json::from_str::<serde_json::Value>(&kept).unwrap()["credentials"]
-        ["token_response"]["access_token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let token = kept_token(home.path());
     assert!(token.starts_with("at-"));
     {
         use std::os::unix::fs::PermissionsExt;
@@ -180,33 +214,31 @@ fn a_server_that_signs_in_is_audited_after_login_with_no_prompt_and_no_token_in_
     }
     assert!(!said.contains(&token), "the token was printed: {said}");
     // `servers` says where it stands, from the file alone
-    let listed = Command::new(bin_path())
-        .env("HOME", home.path())
-        .env_remove("XDG_STATE_HOME")
-        .args(["servers", "--config"])
-        .arg(&probes)
-        .output()
-        .unwrap();
-    let table = String::from_utf8_lossy(&listed.stdout);
+    let (table, _) = with_probes(home.path(), &["servers"], &probes);
     assert!(
         table.contains("sign-in: `orders` signed in, the token good for ")
             && table.contains(" min (refreshable)"),
         "{table}"
     );
-    let json = Command::new(bin_path())
-        .env("HOME", home.path())
-        .env_remove("XDG_STATE_HOME")
-        .args(["servers", "--format", "json", "--config"])
+    // a relative XDG_STATE_HOME is not used (it would keep tokens in the folder a command runs
+    // in, a repository's perhaps): the sign-in is still the one under HOME
+    let relative = mcp(home.path())
+        .env("XDG_STATE_HOME", "state")
+        .current_dir(home.path())
+        .args(["servers", "--config"])
         .arg(&probes)
         .output()
         .unwrap();
-    let listed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let table = String::from_utf8_lossy(&relative.stdout);
+    assert!(table.contains("sign-in: `orders` signed in"), "{table}");
+    let (json, _) = with_probes(home.path(), &["servers", "--format", "json"], &probes);
+    let listed: serde_json::Value = serde_json::from_str(&json).unwrap();
     let sign_in = listed["servers"][0]["sign_in"].as_str().unwrap();
     assert!(
         sign_in.starts_with("signed in, the token good for"),
         "{listed:#}"
     );
-    assert!(!String::from_utf8_lossy(&json.stdout).contains(&token));
+    assert!(!json.contains(&token));
     // the audit: no prompt, the tool listed and probed with the kept token
     let out = home.path().join("after");
     let after = audit(home.path(), &probes, &out);
@@ -228,29 +260,12 @@ fn a_server_that_signs_in_is_audited_after_login_with_no_prompt_and_no_token_in_
     assert!(!stderr.contains(&token));
     assert_eq!(grants(port)["authorization_code"], 1);
     // logout revokes at the authorization server (RFC 7009), then the token is refused
-    let gone = Command::new(bin_path())
-        .env("HOME", home.path())
-        .env_remove("XDG_STATE_HOME")
-        .args(["logout", "orders", "--config"])
-        .arg(&probes)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&gone.stderr);
+    let (_, said) = with_probes(home.path(), &["logout", "orders"], &probes);
     assert!(
         said.contains("orders: signed out (its tokens revoked at its authorization server, its sign-in file removed)"),
         "{said}"
     );
-    let other = tempfile::tempdir().unwrap();
-    let after = Command::new(bin_path())
-        .env("HOME", other.path())
-        .env_remove("XDG_STATE_HOME")
-        .env("MCP_BUDGET_TOKEN_ORDERS", &token)
-        .args(["audit"])
-        .arg(&probes)
-        .arg("--out")
-        .arg(other.path().join("after"))
-        .output()
-        .unwrap();
+    let after = audit_with_token(&token, &probes, &home.path().join("refused"));
     assert!(String::from_utf8_lossy(&after.stderr).contains("HTTP 401"));
 }
 
@@ -264,14 +279,7 @@ fn an_expired_token_is_refreshed_and_a_revoked_sign_in_is_one_line() {
     let probes = probe_file(home.path(), port);
     let (code, said) = login(home.path(), &probes, "orders", &[]);
     assert_eq!(code, 0, "{said}");
-    let state = home.path().join(".local/state/mcp-budget/auth");
-    let refresh_of = || {
-        serde_json::from_str::<serde_json::Value>(&all_text(&state)).unwrap()["credentials"]
-            ["token_response"]["refresh_token"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
+    let refresh_of = || kept(home.path())["credentials"]["token_response"]["refresh_token"].clone();
     let first = refresh_of();
     std::thread::sleep(std::time::Duration::from_secs(3));
     let out = home.path().join("one");
@@ -338,23 +346,9 @@ fn a_pre_registered_client_signs_in_without_registration_and_a_ci_token_needs_no
     assert_eq!(grants(port)["clients"], 1);
     // a token from the environment: no sign-in kept, and it is never in the report
     let state = home.path().join(".local/state/mcp-budget/auth");
-    let token = serde_json::from_str::<serde_json::Value>(&all_text(&state)).unwrap()
-        ["credentials"]["token_response"]["access_token"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let other = tempfile::tempdir().unwrap();
-    let out = other.path().join("out");
-    let run = Command::new(bin_path())
-        .env("HOME", other.path())
-        .env_remove("XDG_STATE_HOME")
-        .env("MCP_BUDGET_TOKEN_ORDERS", &token)
-        .args(["audit"])
-        .arg(&probes)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let token = kept_token(home.path());
+    let out = home.path().join("out");
+    let run = audit_with_token(&token, &probes, &out);
     assert_eq!(
         run.status.code(),
         Some(0),
@@ -363,14 +357,7 @@ fn a_pre_registered_client_signs_in_without_registration_and_a_ci_token_needs_no
     );
     assert!(!all_text(&out).contains(&token));
     // logout forgets it
-    let gone = Command::new(bin_path())
-        .env("HOME", home.path())
-        .env_remove("XDG_STATE_HOME")
-        .args(["logout", "orders", "--config"])
-        .arg(&probes)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&gone.stderr);
+    let (_, said) = with_probes(home.path(), &["logout", "orders"], &probes);
     assert!(
         said.contains("orders: signed out (its tokens revoked at its authorization server, its sign-in file removed)"),
         "{said}"
@@ -401,6 +388,20 @@ fn a_redirect_whose_state_does_not_match_is_refused() {
     // nothing usable was kept: the audit still says to sign in
     let after = audit(home.path(), &probes, &home.path().join("out"));
     assert!(String::from_utf8_lossy(&after.stderr).contains("run `mcp-budget login orders`"));
+    // signed in, then a second sign-in that fails: the first one is kept as it was
+    let (code, said) = login(home.path(), &probes, "orders", &[]);
+    assert_eq!(code, 0, "{said}");
+    let before = kept(home.path());
+    let (code, said) = login_with(home.path(), &probes, "orders", &[], forged);
+    assert_ne!(code, 0, "{said}");
+    assert_eq!(kept(home.path()), before);
+    let after = audit(home.path(), &probes, &home.path().join("again"));
+    assert_eq!(
+        after.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
+    );
 }
 
 #[test]
@@ -412,14 +413,12 @@ fn the_proxy_signs_in_to_its_remote_upstream_with_the_kept_sign_in() {
     let probes = probe_file(home.path(), port);
     let (code, said) = login(home.path(), &probes, "orders", &[]);
     assert_eq!(code, 0, "{said}");
-    let mut cmd = Command::new(bin_path());
-    cmd.env("HOME", home.path())
-        .env_remove("XDG_STATE_HOME")
-        .args([
-            "proxy",
-            "--upstream-url",
-            &format!("http://127.0.0.1:{port}/mcp"),
-        ]);
+    let mut cmd = mcp(home.path());
+    cmd.args([
+        "proxy",
+        "--upstream-url",
+        &format!("http://127.0.0.1:{port}/mcp"),
+    ]);
     let mut p = crate::support::Pipelined::spawn(cmd, "oauth-proxy");
     let listed = p.call(1, "tools/list", serde_json::json!({}));
     let names: Vec<&str> = listed["result"]["tools"]
