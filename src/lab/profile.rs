@@ -146,8 +146,14 @@ pub(super) fn placeholders(marker: &str, r: &ShapeRule) -> String {
     let at = r.cut_from.unwrap_or_default();
     let unit = r.unit.as_deref().unwrap_or("chars");
     let removed = at.chars.saturating_sub(r.head + r.tail);
-    let named: [(usize, &str); 6] = [
+    // what is past the limit, in the rule's unit (opencode's and Kilo's "...11 lines
+    // truncated...", "...481 bytes truncated..." count from their cap, not from what they kept)
+    let past = r
+        .threshold
+        .map_or(0, |t| at.in_unit(unit).saturating_sub(t));
+    let named: [(usize, &str); 7] = [
         (removed, "{removed}"),
+        (past, "{removed}"),
         (r.head, "{head}"),
         (r.tail, "{tail}"),
         (at.in_unit(unit), "{total}"),
@@ -266,6 +272,14 @@ mod tests {
                 &r
             ),
             "Saved to {file} ({total} chars, {lines} lines)"
+        );
+        // what is past the limit in the rule's unit: 120 lines over a cap of 100
+        let mut lines = r.clone();
+        lines.unit = Some("lines".into());
+        lines.threshold = Some(100);
+        assert_eq!(
+            placeholders("\n...20 lines truncated...\n", &lines),
+            "\n...{removed} lines truncated...\n"
         );
         // a fixed amount stays (Codex states 7 tokens whatever it cut), as does prose
         assert_eq!(
