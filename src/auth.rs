@@ -149,6 +149,26 @@ pub async fn bearer(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {
     })
 }
 
+/// A kept sign-in a session's token came from: the bridge to the server renews it while the
+/// session runs (upstream's `reauth`), and names the server in what it says.
+#[derive(Debug, Clone)]
+pub struct InUse {
+    pub dir: AuthDir,
+    pub url: String,
+    /// The server's name (for `mcp-budget login NAME`).
+    pub name: String,
+}
+
+/// When the kept access token of `url` is due for a refresh (the moment [`bearer`] would
+/// refresh it), where its lifetime is known.
+pub fn due(dir: &AuthDir, url: &str) -> Option<std::time::SystemTime> {
+    let creds = dir.load(url).ok()??.credentials?;
+    let life = creds.token_response.as_ref()?.expires_in()?.as_secs();
+    let margin = 30.min(life / 2).max(1);
+    let at = (creds.token_received_at? + life).saturating_sub(margin);
+    Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(at))
+}
+
 /// Refresh the sign-in of `url` now (after the server refused its token): the new token, or
 /// why signing in again is needed.
 pub async fn refresh(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {

@@ -34,6 +34,7 @@ pub async fn connect_recorded(
     wire: Wire,
 ) -> Result<Session, UpstreamError> {
     let (signed, stored) = signin::authorized(spec, opts).await?;
+    let opts = &signin::session_options(spec, opts, stored);
     match connect_eras(&signed, opts, &wire).await {
         Err(e) if signin::unauthorized(&e) => {
             if stored {

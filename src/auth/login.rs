@@ -83,7 +83,8 @@ pub async fn login(
         .map_err(|e| AuthFailure::Io(e.to_string()))?
         .port();
     let redirect = format!("http://127.0.0.1:{port}/callback");
-    let scopes: Vec<&str> = opts.scopes.iter().map(String::as_str).collect();
+    let wanted = with_kept_scopes(dir, url, &opts.scopes);
+    let scopes: Vec<&str> = wanted.iter().map(String::as_str).collect();
     let (client, registered) = match &opts.client_id {
         Some(id) => {
             let mut c = OAuthClientConfig::new(id.clone(), redirect.clone());
@@ -114,8 +115,8 @@ pub async fn login(
     if let Some(s) = &client.client_secret {
         request = request.with_client_secret(s.clone());
     }
-    if !opts.scopes.is_empty() {
-        request = request.with_scopes(opts.scopes.iter().cloned());
+    if !wanted.is_empty() {
+        request = request.with_scopes(wanted.iter().cloned());
     }
     if let Some(w) = &www {
         request = request.with_challenge(w.clone());
@@ -143,6 +144,34 @@ pub async fn login(
         scopes,
         expires_in: token.expires_in().map(|d| d.as_secs()),
     })
+}
+
+/// The scopes to ask for: those given and, when some are given (a step-up), those the kept
+/// sign-in was granted, so signing in for more keeps what there was. None given: none (what
+/// the challenge or the metadata suggests).
+fn with_kept_scopes(dir: &AuthDir, url: &str, given: &[String]) -> Vec<String> {
+    let mut all = given.to_vec();
+    if given.is_empty() {
+        return all;
+    }
+    let kept = dir.load(url).ok().flatten();
+    let granted = kept
+        .as_ref()
+        .and_then(|k| {
+            k.credentials
+                .as_ref()?
+                .token_response
+                .as_ref()?
+                .scopes()
+                .cloned()
+        })
+        .unwrap_or_default();
+    for s in granted {
+        if !all.iter().any(|a| **a == **s) {
+            all.push(s.to_string());
+        }
+    }
+    all
 }
 
 /// Wait for the browser's redirect to `/callback` on the listener; answer it with a page that

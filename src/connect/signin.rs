@@ -34,6 +34,42 @@ pub(super) async fn authorized<'a>(
     }
 }
 
+/// The session's options for `spec`: the name `mcp-budget login` is given for it, and the kept
+/// sign-in its token came from (`stored`), which the HTTP bridge renews while the session runs.
+pub(super) fn session_options(
+    spec: &ServerSpec,
+    opts: &SessionOptions,
+    stored: bool,
+) -> SessionOptions {
+    let url = needs_token(spec);
+    let signed_in = match (url, &opts.auth) {
+        (Some(url), Some(dir)) if stored => Some(auth::InUse {
+            dir: dir.clone(),
+            url: url.to_string(),
+            name: login_name(spec),
+        }),
+        _ => None,
+    };
+    SessionOptions {
+        login_name: url.map(|_| login_name(spec)),
+        signed_in,
+        ..opts.clone()
+    }
+}
+
+/// What `mcp-budget login` is given for `spec`: its name, or for a server given on the command
+/// line (`proxy --upstream-url`), its URL.
+fn login_name(spec: &ServerSpec) -> String {
+    match &spec.transport {
+        TransportSpec::Http { url, .. } | TransportSpec::Sse { url, .. }
+            if spec.origin.file == "<command line>" =>
+        {
+            crate::config::redact_url(url)
+        }
+        _ => spec.name.clone(),
+    }
+}
+
 /// The spec with a fresh token after the server refused the kept one: `None` when there is no
 /// kept sign-in to refresh.
 pub(super) async fn refreshed(
@@ -63,7 +99,7 @@ pub(super) fn hint(spec: &ServerSpec, e: UpstreamError) -> UpstreamError {
     UpstreamError::Initialize {
         message: format!(
             "{e}: it signs in: run `mcp-budget login {}` (or set {})",
-            spec.name,
+            login_name(spec),
             auth::token_variable(&spec.name)
         ),
     }
@@ -72,7 +108,7 @@ pub(super) fn hint(spec: &ServerSpec, e: UpstreamError) -> UpstreamError {
 /// A sign-in that failed, as the server's one line.
 fn failed(spec: &ServerSpec, e: &AuthFailure) -> UpstreamError {
     let fix = if e.needs_login() {
-        format!(": run `mcp-budget login {}`", spec.name)
+        format!(": run `mcp-budget login {}`", login_name(spec))
     } else {
         String::new()
     };

@@ -8,13 +8,14 @@
 
 use std::collections::BTreeMap;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
-use reqwest::Url;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::{StatusCode, Url};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::guard::{content_type, event_stream, redirects};
+use super::reauth::{self, Renewal};
 use super::replies::{preview, read_json, read_sse, without_url, Ctx, Endpoint};
 use super::{SessionOptions, UpstreamError};
 use crate::config::Redactor;
@@ -40,6 +41,13 @@ pub struct Bridge {
 
 /// Why the bridge ended the stream, once it has: set before the stream closes.
 pub type Ended = std::sync::Arc<std::sync::OnceLock<String>>;
+
+/// What the bridge does about signing in: renew the kept sign-in the token came from, and the
+/// name `mcp-budget login` is given for the server.
+struct Signin {
+    renewal: Option<Renewal>,
+    login: Option<String>,
+}
 
 /// Which remote protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,10 +111,14 @@ pub fn start(
     };
     let ended = Ended::default();
     let why = ended.clone();
+    let signin = Signin {
+        renewal: opts.signed_in.clone().map(Renewal::new),
+        login: opts.login_name.clone(),
+    };
     let task = tokio::spawn(async move {
         let writer = tokio::spawn(write_lines(rx, to_pump));
         match kind {
-            Remote::Streamable => streamable(ctx, from_pump, why).await,
+            Remote::Streamable => streamable(ctx, from_pump, why, signin).await,
             Remote::LegacySse => legacy(ctx, from_pump).await,
         }
         let _ = writer.await;
@@ -142,7 +154,7 @@ const OPENING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// fall back to `initialize` (the official Python SDK's client draws the same line). One that
 /// is reached but says nothing within [`OPENING_WAIT`] is answered with an error: a server that
 /// holds a method it does not know is a server of the handshake era.
-async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
+async fn streamable(mut ctx: Ctx, from_pump: DuplexStream, ended: Ended, mut signin: Signin) {
     let mut lines = BufReader::new(from_pump).lines();
     let mut session: Option<HeaderValue> = None;
     let mut protocol: Option<HeaderValue> = None;
@@ -155,23 +167,34 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
             headers: modern,
         } = outgoing(&line);
         let opening = !answered && discover;
-        let mut req = ctx
-            .client
-            .post(ctx.url.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(line.clone());
-        if let Some(s) = session.as_ref().filter(|_| modern.is_empty()) {
-            req = req.header("mcp-session-id", s.clone());
-        }
-        if modern.is_empty() {
-            if let Some(p) = &protocol {
-                req = req.header("mcp-protocol-version", p.clone());
+        let token = match signin.renewal.as_mut() {
+            Some(r) => r.before(&mut ctx.redactor).await,
+            None => None,
+        };
+        let (client, url) = (ctx.client.clone(), ctx.url.clone());
+        let post = |token: Option<&HeaderValue>| {
+            let mut req = client
+                .post(url.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream")
+                .body(line.clone());
+            if let Some(s) = session.as_ref().filter(|_| modern.is_empty()) {
+                req = req.header("mcp-session-id", s.clone());
             }
-        }
-        for (name, value) in modern {
-            req = req.header(name, value);
-        }
+            if modern.is_empty() {
+                if let Some(p) = &protocol {
+                    req = req.header("mcp-protocol-version", p.clone());
+                }
+            }
+            for (name, value) in &modern {
+                req = req.header(*name, value.clone());
+            }
+            match token {
+                Some(t) => req.header(AUTHORIZATION, t.clone()),
+                None => req,
+            }
+        };
+        let req = post(token.as_ref());
         let sent = if opening {
             match tokio::time::timeout(OPENING_WAIT, req.send()).await {
                 Ok(sent) => sent.map_err(|e| without_url(&e)),
@@ -200,6 +223,29 @@ async fn streamable(ctx: Ctx, from_pump: DuplexStream, ended: Ended) {
             }
         };
         answered = true;
+        // a refused token is renewed once and the request sent again with the new one
+        let resp = match (resp.status(), signin.renewal.as_mut()) {
+            (StatusCode::UNAUTHORIZED, Some(r)) => match r.refused(&mut ctx.redactor).await {
+                Ok(again) => match post(Some(&again)).send().await {
+                    Ok(resp) => resp,
+                    Err(e) => {
+                        fail(&ctx, id, &without_url(&e)).await;
+                        continue;
+                    }
+                },
+                Err(why) => {
+                    fail(&ctx, id, &why).await;
+                    continue;
+                }
+            },
+            _ => resp,
+        };
+        if resp.status() == StatusCode::FORBIDDEN {
+            if let Some(scope) = reauth::scope_wanted(resp.headers()) {
+                fail(&ctx, id, &reauth::step_up(&scope, signin.login.as_deref())).await;
+                continue;
+            }
+        }
         if let Some(s) = resp.headers().get("mcp-session-id") {
             session = Some(s.clone());
         }

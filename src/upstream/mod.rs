@@ -17,6 +17,7 @@ mod options;
 mod pages;
 mod process;
 mod pump;
+mod reauth;
 mod replies;
 mod request;
 mod server_io;

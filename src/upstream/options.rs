@@ -66,6 +66,12 @@ pub struct SessionOptions {
     /// Where `mcp-budget login` keeps sign-ins (a remote server without a header of its own
     /// gets its token from there); `None`: none are used.
     pub auth: Option<crate::auth::AuthDir>,
+    /// The kept sign-in this session's token came from (set by `connect`): the HTTP bridge
+    /// refreshes it when it is due and when the server refuses it.
+    pub signed_in: Option<crate::auth::InUse>,
+    /// What `mcp-budget login` is given for this server (its name, or the URL of one from the
+    /// command line), named when the server asks for a sign-in or more scope.
+    pub login_name: Option<String>,
 }
 
 impl std::fmt::Debug for SessionOptions {
@@ -80,6 +86,8 @@ impl std::fmt::Debug for SessionOptions {
             .field("protocol", &self.protocol)
             .field("start_timeout", &self.start_timeout)
             .field("auth", &self.auth.is_some())
+            .field("signed_in", &self.signed_in.is_some())
+            .field("login_name", &self.login_name)
             .finish()
     }
 }
@@ -97,6 +105,8 @@ impl Default for SessionOptions {
             protocol_flag: "--protocol",
             start_timeout: std::time::Duration::from_secs(60),
             auth: None,
+            signed_in: None,
+            login_name: None,
         }
     }
 }

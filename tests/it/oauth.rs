@@ -11,6 +11,8 @@ use std::process::{Command, Stdio};
 
 use crate::support::{bin_path, free_port, serve_on, venv_python, Served};
 
+mod renew;
+
 /// The SDK's OAuth server on a free port, with `extra` flags.
 fn oauth_server(extra: &[&str]) -> Option<(Served, u16)> {
     let python = venv_python("mcp", "the OAuth server tests")?;
