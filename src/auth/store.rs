@@ -58,7 +58,7 @@ impl std::fmt::Debug for SignIn {
 }
 
 /// The folder of sign-ins.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthDir {
     dir: PathBuf,
 }

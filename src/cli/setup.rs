@@ -81,8 +81,9 @@ pub struct WrapArgs {
     /// a reference the client fills, or the file is refused)
     #[arg(long)]
     pub otlp: bool,
-    /// Also wrap remote servers that have no header (left alone by default: they may sign in
-    /// with OAuth through their client, which a proxy in front cannot do)
+    /// Also wrap remote servers that have no header and no sign-in kept by `mcp-budget login`
+    /// (left alone by default: they may sign in with OAuth through their client; one signed in
+    /// with `mcp-budget login` is wrapped, and its proxy signs in for it)
     #[arg(long)]
     pub remote_without_headers: bool,
 }

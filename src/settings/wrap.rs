@@ -131,6 +131,7 @@ impl Wrap {
             otlp: args.otlp,
             env,
             remote_without_headers: args.remote_without_headers,
+            sign_ins: super::auth_dir(),
             ..Options::default()
         };
         Ok(wrap)

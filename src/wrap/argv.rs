@@ -34,6 +34,9 @@ pub struct Options {
     /// Also wrap a remote entry with no header: it may sign in with OAuth through its client,
     /// which a proxy cannot do, so it is left alone unless asked.
     pub remote_without_headers: bool,
+    /// Where `mcp-budget login` keeps sign-ins: a remote entry with no header that has one
+    /// there is wrapped (the proxy signs in for it, with the kept sign-in, and renews it).
+    pub sign_ins: Option<crate::auth::AuthDir>,
 }
 
 /// The client profile (`profiles/clients.toml`) whose limits a proxy in front of `client`'s
@@ -170,10 +173,17 @@ pub fn remote_refusal(
             "its client signs in for it (`{k}`), which a proxy in front cannot do; left as it is"
         ));
     }
-    if !has_headers && !options.remote_without_headers {
+    let signed_in = options.sign_ins.as_ref().is_some_and(|dir| {
+        matches!(
+            crate::auth::status(dir, url),
+            Ok(crate::auth::Status::SignedIn { .. })
+        )
+    });
+    if !has_headers && !options.remote_without_headers && !signed_in {
         return Some(
-            "a remote server with no header may sign in with OAuth through its client, which a \
-             proxy in front cannot do; left as it is (--remote-without-headers wraps it)"
+            "a remote server with no header may sign in with OAuth through its client; left as \
+             it is (sign in with `mcp-budget login NAME` first and the proxy signs in for it, or \
+             --remote-without-headers wraps it as it is)"
                 .into(),
         );
     }
@@ -304,5 +314,22 @@ mod remote_tests {
             ..Options::default()
         };
         assert_eq!(remote_refusal("https://h/mcp", &[], false, &open), None);
+        // a remote entry mcp-budget keeps a sign-in for is wrapped: the proxy signs in for it
+        let dir = tempfile::tempdir().unwrap();
+        let sign_ins = crate::auth::AuthDir::new(dir.path().to_path_buf());
+        let kept: crate::auth::SignIn = serde_json::from_value(serde_json::json!({
+            "server_url": "https://h/mcp",
+            "registration": {"client_id": "c", "redirect_uri": "http://127.0.0.1:9/callback"},
+            "credentials": {"client_id": "c", "granted_scopes": [], "token_received_at": 1,
+                "token_response": {"access_token": "a", "token_type": "bearer"}}
+        }))
+        .unwrap();
+        sign_ins.save(&kept).unwrap();
+        let signed = Options {
+            sign_ins: Some(sign_ins),
+            ..Options::default()
+        };
+        assert_eq!(remote_refusal("https://h/mcp", &[], false, &signed), None);
+        assert!(remote_refusal("https://other/mcp", &[], false, &signed).is_some());
     }
 }

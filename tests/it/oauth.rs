@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use crate::support::{bin_path, free_port, serve_on, venv_python, Served};
 
 mod renew;
+mod wrap;
 
 /// The SDK's OAuth server on a free port, with `extra` flags.
 fn oauth_server(extra: &[&str]) -> Option<(Served, u16)> {
