@@ -6,6 +6,7 @@
 //! token.
 
 pub mod login;
+pub mod machine;
 pub mod store;
 
 use oauth2::TokenResponse;
@@ -140,6 +141,9 @@ pub async fn bearer(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {
         }
     }
     let kept = kept.expect("credentials were found in it");
+    if let Some(reg) = kept.registration.as_ref().filter(|r| r.client_credentials) {
+        return machine::again(dir, url, reg).await;
+    }
     let manager = login::restored(dir, url, &kept).await?;
     manager.get_access_token().await.map_err(|e| match e {
         AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_) => {
@@ -176,6 +180,9 @@ pub async fn refresh(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {
     let Some(kept) = kept.filter(|k| k.credentials.is_some()) else {
         return Err(AuthFailure::NotSignedIn);
     };
+    if let Some(reg) = kept.registration.as_ref().filter(|r| r.client_credentials) {
+        return machine::again(dir, url, reg).await;
+    }
     let manager = login::restored(dir, url, &kept).await?;
     match manager.refresh_token().await {
         Ok(t) => Ok(t.access_token().secret().to_string()),

@@ -105,6 +105,7 @@ pub async fn login(
         client_id: client.client_id.clone(),
         client_secret: client.client_secret.clone(),
         redirect_uri: redirect.clone(),
+        client_credentials: false,
     };
     // rmcp saves the token through the store as it gets it: the registration goes with it, so
     // a sign-in that fails leaves the one kept before as it was

@@ -16,8 +16,12 @@ pub struct Registration {
     pub client_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
-    /// The redirect URI the client was registered with (a loopback URL).
+    /// The redirect URI the client was registered with (a loopback URL; none for a machine).
     pub redirect_uri: String,
+    /// A machine's sign-in (the client credentials grant): a token is asked for again when
+    /// the last one is due, with no refresh token and no user.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub client_credentials: bool,
 }
 
 impl std::fmt::Debug for Registration {
@@ -29,6 +33,7 @@ impl std::fmt::Debug for Registration {
                 &self.client_secret.as_ref().map(|_| "[redacted]"),
             )
             .field("redirect_uri", &self.redirect_uri)
+            .field("client_credentials", &self.client_credentials)
             .finish()
     }
 }
@@ -204,6 +209,7 @@ mod tests {
                 client_id: "c1".into(),
                 client_secret: Some("s3cr3t-client".into()),
                 redirect_uri: "http://127.0.0.1:5/callback".into(),
+                client_credentials: false,
             }),
             ..SignIn::default()
         };

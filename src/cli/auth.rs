@@ -30,6 +30,10 @@ pub struct LoginArgs {
     /// pre-registered client whose redirect URI names one [default: a free port]
     #[arg(long, value_name = "PORT")]
     pub redirect_port: Option<u16>,
+    /// Sign in as a machine with the client credentials grant (no browser, no user): needs
+    /// --client-id and --client-secret-env; a token is asked for again when the last is due
+    #[arg(long, requires = "client_secret_env")]
+    pub client_credentials: bool,
     /// Do not open a browser: print the URL only
     #[arg(long)]
     pub no_browser: bool,

@@ -33,6 +33,37 @@ fn server_url(choice: &ServerChoice) -> anyhow::Result<(String, String)> {
     }
 }
 
+/// `login --client-credentials`: a token by the client credentials grant, the client kept.
+fn machine_login(
+    name: &str,
+    url: &str,
+    dir: &AuthDir,
+    args: &LoginArgs,
+    secret: Option<String>,
+) -> anyhow::Result<()> {
+    let client = auth::machine::Client {
+        id: args.client_id.clone().unwrap_or_default(),
+        secret: secret.unwrap_or_default(),
+    };
+    let got =
+        super::runtime()?.block_on(auth::machine::token(url, &client, &args.scopes, Some(dir)));
+    match got {
+        Ok((_, expires)) => {
+            let expires = expires.map_or(String::new(), |e| format!(", the token good for {e} s"));
+            warn(&format!(
+                "{name}: signed in as client {} (client credentials{expires}); kept in {}",
+                client.id,
+                dir.dir().display()
+            ));
+            Ok(())
+        }
+        Err(e) => {
+            warn(&format!("{name}: sign-in failed: {e}"));
+            Err(Failure::Reported.into())
+        }
+    }
+}
+
 fn auth_dir() -> anyhow::Result<AuthDir> {
     crate::settings::auth_dir().context("no state folder: set HOME or XDG_STATE_HOME")
 }
@@ -46,6 +77,9 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
+    if args.client_credentials {
+        return machine_login(&name, &url, &dir, &args, client_secret);
+    }
     let opts = LoginOptions {
         client_id: args.client_id.clone(),
         client_secret,

@@ -1,5 +1,7 @@
 //! A remote server's token: the spec's own `Authorization` header wins; else
-//! `MCP_BUDGET_TOKEN_<NAME>` (CI); else the sign-in `mcp-budget login` kept, refreshed when due.
+//! `MCP_BUDGET_TOKEN_<NAME>` (CI); else a token by the client credentials grant for the client
+//! `MCP_BUDGET_CLIENT_ID_<NAME>` and `MCP_BUDGET_CLIENT_SECRET_<NAME>` give (CI); else the
+//! sign-in `mcp-budget login` kept, refreshed when due.
 //! The token goes into the spec as a header, so the redactor built from the spec redacts it in
 //! every message, transcript and report like any configured header.
 
@@ -23,6 +25,18 @@ pub(super) async fn authorized<'a>(
         .filter(|t| !t.trim().is_empty())
     {
         return Ok((Cow::Owned(with_token(spec, token.trim())), false));
+    }
+    // CI's machine client: a token by the client credentials grant, nothing kept
+    if let Some(client) = auth::machine::from_env(&spec.name) {
+        return match auth::machine::token(url, &client, &[], None).await {
+            Ok((token, _)) => Ok((Cow::Owned(with_token(spec, &token)), false)),
+            Err(e) => Err(UpstreamError::Initialize {
+                message: format!(
+                    "signing in with the client credentials of {}: {e}",
+                    auth::machine::variables(&spec.name).0
+                ),
+            }),
+        };
     }
     let Some(dir) = &opts.auth else {
         return Ok((Cow::Borrowed(spec), false));

@@ -1,0 +1,251 @@
+//! A second, independent authorization server: node-oidc-provider (pinned, npm) in front of two
+//! resource servers on the TypeScript SDK (tests/fixtures/oidc_server.mjs). The browser step is
+//! Debian's Chromium, headless, following the provider's login and consent to the loopback
+//! redirect. Discovery is OpenID Connect's; each server gets a token of its own (RFC 8707: the
+//! resource servers refuse a token for the other); a machine signs in with the client
+//! credentials grant, from CI's variables (nothing kept) or a kept `login --client-credentials`
+//! asked again when its token is due.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::{all_text, audit, audit_as, kept_token, mcp};
+use crate::support::{free_port, repo, serve_on, Served};
+
+struct Oidc {
+    _served: Served,
+    issuer_port: u16,
+    east: u16,
+    west: u16,
+}
+
+fn require(what: &str, there: bool) -> bool {
+    if !there {
+        assert!(
+            std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
+            "{what} is missing but MCP_BUDGET_REQUIRE_REAL_SERVERS is set"
+        );
+        eprintln!("SKIP: {what} is not installed (run .ci/run)");
+    }
+    there
+}
+
+fn modules() -> PathBuf {
+    std::env::var_os("MCP_BUDGET_TEST_SERVERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/test-servers"))
+        .join("node_modules")
+}
+
+fn chromium() -> Option<PathBuf> {
+    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists());
+    require("chromium", found.is_some()).then(|| found.unwrap())
+}
+
+/// The provider and its two resource servers (`east`, `west`), tokens good for `ttl` s.
+fn oidc(ttl: u64) -> Option<Oidc> {
+    if !require("oidc-provider", modules().join("oidc-provider").exists()) {
+        return None;
+    }
+    let (issuer_port, east, west) = (free_port(), free_port(), free_port());
+    let mut cmd = Command::new("node");
+    cmd.arg(repo().join("tests/fixtures/oidc_server.mjs"))
+        .arg(modules())
+        .args([issuer_port, east, west].map(|p| p.to_string()))
+        .args(["--ttl", &ttl.to_string()]);
+    let served = serve_on(cmd, issuer_port);
+    for port in [east, west] {
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed().as_secs() < 20,
+                "no resource server on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+    Some(Oidc {
+        _served: served,
+        issuer_port,
+        east,
+        west,
+    })
+}
+
+fn probes(dir: &Path, o: &Oidc) -> PathBuf {
+    let p = dir.join("probes.toml");
+    let mut text = String::new();
+    for (name, port, tool) in [("east", o.east, "whoami"), ("west", o.west, "stock")] {
+        text += &format!(
+            "[servers.{name}]\nurl = \"http://127.0.0.1:{port}/mcp\"\n\n[[servers.{name}.probes]]\ntool = \"{tool}\"\n\n"
+        );
+    }
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn grants(o: &Oidc) -> serde_json::Value {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", o.issuer_port)).unwrap();
+    write!(
+        s,
+        "GET /test/grants HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap()).unwrap()
+}
+
+/// `mcp-budget login NAME`, the URL it prints opened in headless Chromium.
+fn login_in_chromium(home: &Path, probes: &Path, name: &str, chromium: &Path) -> (i32, String) {
+    let mut child = mcp(home)
+        .args(["login", name, "--no-browser", "--wait", "60", "--config"])
+        .arg(probes)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let (mut said, mut line) = (String::new(), String::new());
+    while err.read_line(&mut line).unwrap() > 0 {
+        said.push_str(&line);
+        if let Some((_, url)) = line.split_once("open this URL to sign in: ") {
+            let profile = tempfile::tempdir().unwrap();
+            let page = Command::new(chromium)
+                .args([
+                    "--headless=new",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                ])
+                .arg(format!("--user-data-dir={}", profile.path().display()))
+                .args(["--dump-dom", url.trim()])
+                .stderr(Stdio::null())
+                .output()
+                .unwrap();
+            let page = String::from_utf8_lossy(&page.stdout);
+            assert!(page.contains("Signed in"), "{page}\n{said}");
+        }
+        line.clear();
+    }
+    (child.wait().unwrap().code().unwrap(), said)
+}
+
+#[test]
+fn a_second_authorization_server_signs_in_two_servers_each_with_a_token_of_its_own() {
+    let (Some(chromium), Some(o)) = (chromium(), oidc(3600)) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probes(home.path(), &o);
+    let (code, said) = login_in_chromium(home.path(), &probes, "east", &chromium);
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains(&format!("signed in at http://127.0.0.1:{}", o.issuer_port)),
+        "{said}"
+    );
+    let east_token = kept_token(home.path());
+    let (code, said) = login_in_chromium(home.path(), &probes, "west", &chromium);
+    assert_eq!(code, 0, "{said}");
+    assert_eq!(grants(&o)["authorization_code"], 2);
+    let out = home.path().join("out");
+    let both = audit(home.path(), &probes, &out);
+    assert_eq!(
+        both.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&both.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("audit.json")).unwrap()).unwrap();
+    let ok: Vec<&str> = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["error"].is_null())
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(ok, ["east", "west"], "{report}");
+    assert!(!all_text(&out).contains(&east_token));
+    // east's token is for east alone: west's server refuses it (its audience is east)
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut cmd = mcp(elsewhere.path());
+    cmd.env("MCP_BUDGET_TOKEN_WEST", &east_token);
+    let refused = audit_as(cmd, &probes, &elsewhere.path().join("out"));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.lines()
+            .any(|l| l.contains("`west`") && l.contains("HTTP 401")),
+        "{said}"
+    );
+    assert!(!said.contains(&east_token));
+}
+
+#[test]
+fn a_machine_signs_in_with_client_credentials_from_ci_or_a_kept_login() {
+    let Some(o) = oidc(3) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probes(home.path(), &o);
+    // CI: the client from the environment, nothing kept
+    let mut cmd = mcp(home.path());
+    cmd.env("MCP_BUDGET_CLIENT_ID_EAST", "ci-bot")
+        .env("MCP_BUDGET_CLIENT_SECRET_EAST", "ci-bot-secret");
+    let ci = audit_as(cmd, &probes, &home.path().join("ci"));
+    let said = String::from_utf8_lossy(&ci.stderr);
+    assert!(!said.contains("`east`"), "{said}");
+    assert_eq!(grants(&o)["client_credentials"], 1);
+    assert!(!home.path().join(".local/state/mcp-budget").exists());
+    // a wrong secret: one line naming the variables' client, the other server still runs
+    let mut cmd = mcp(home.path());
+    cmd.env("MCP_BUDGET_CLIENT_ID_EAST", "ci-bot")
+        .env("MCP_BUDGET_CLIENT_SECRET_EAST", "not-the-secret");
+    let wrong = audit_as(cmd, &probes, &home.path().join("wrong"));
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    let line = said
+        .lines()
+        .find(|l| l.contains("`east`"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(
+        line.contains("MCP_BUDGET_CLIENT_ID_EAST") && line.contains("invalid_client"),
+        "{line}"
+    );
+    assert!(!said.contains("not-the-secret"));
+    // kept: login --client-credentials, then a new token when the last is due (3 s)
+    let (code, said) = {
+        let out = mcp(home.path())
+            .args([
+                "login",
+                "east",
+                "--client-credentials",
+                "--client-id",
+                "ci-bot",
+            ])
+            .args(["--client-secret-env", "BOT_SECRET", "--config"])
+            .arg(&probes)
+            .env("BOT_SECRET", "ci-bot-secret")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("signed in as client ci-bot (client credentials"),
+        "{said}"
+    );
+    assert_eq!(grants(&o)["client_credentials"], 2);
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let again = audit(home.path(), &probes, &home.path().join("again"));
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(!said.contains("`east`"), "{said}");
+    assert_eq!(grants(&o)["client_credentials"], 3);
+}
