@@ -12,7 +12,7 @@ pub mod store;
 use oauth2::TokenResponse;
 use rmcp::transport::auth::{AuthError, AuthorizationManager};
 
-pub use login::{login, LoginOptions, SignedIn};
+pub use login::{login, ClientFrom, LoginOptions, SignedIn};
 pub use store::{AuthDir, Registration, SignIn};
 
 /// Why signing in, or using a sign-in, failed: one line each, naming the step.

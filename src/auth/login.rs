@@ -31,6 +31,20 @@ pub struct LoginOptions {
     pub wait: Duration,
     /// The redirect listener's port (0: one the system picks).
     pub redirect_port: u16,
+    /// The https URL of a Client ID Metadata Document, used as the client's id where the
+    /// authorization server advertises them (else the client is registered).
+    pub client_metadata_url: Option<String>,
+}
+
+/// How the client that signed in is known to the authorization server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientFrom {
+    /// Given (`--client-id`).
+    PreRegistered,
+    /// Registered now (dynamic client registration, RFC 7591).
+    Registered,
+    /// Its Client ID Metadata Document's URL (the authorization server fetches it).
+    MetadataDocument,
 }
 
 /// The outcome of a sign-in, safe to print.
@@ -39,8 +53,11 @@ pub struct SignedIn {
     pub server_url: String,
     pub issuer: Option<String>,
     pub client_id: String,
-    /// The client was registered now (dynamically), not given.
-    pub registered: bool,
+    /// Where the client came from.
+    pub client_from: ClientFrom,
+    /// A metadata document was given but the authorization server does not advertise them
+    /// (the client was registered instead).
+    pub document_ignored: bool,
     pub scopes: Vec<String>,
     pub expires_in: Option<u64>,
 }
@@ -73,6 +90,11 @@ pub async fn login(
         ));
     }
     let issuer = metadata.issuer.clone();
+    let documents = metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(|v| v.as_bool())
+        == Some(true);
     manager.set_metadata(metadata);
     // the redirect: a loopback listener at a port of the system's choosing
     let listener = TcpListener::bind(("127.0.0.1", opts.redirect_port))
@@ -85,20 +107,28 @@ pub async fn login(
     let redirect = format!("http://127.0.0.1:{port}/callback");
     let wanted = with_kept_scopes(dir, url, &opts.scopes);
     let scopes: Vec<&str> = wanted.iter().map(String::as_str).collect();
-    let (client, registered) = match &opts.client_id {
-        Some(id) => {
+    let document = opts.client_metadata_url.as_ref().filter(|_| documents);
+    let (client, how) = match (&opts.client_id, document) {
+        (Some(id), _) => {
             let mut c = OAuthClientConfig::new(id.clone(), redirect.clone());
             if let Some(s) = &opts.client_secret {
                 c = c.with_client_secret(s.clone());
             }
-            (c, false)
+            (c, ClientFrom::PreRegistered)
         }
-        None => {
+        // a Client ID Metadata Document: its URL is the client's id, nothing is registered
+        (None, Some(doc)) => {
+            metadata_document_url(doc)?;
+            let c = OAuthClientConfig::new(doc.clone(), redirect.clone())
+                .with_application_type("native");
+            (c, ClientFrom::MetadataDocument)
+        }
+        (None, None) => {
             let c = manager
                 .register_client("mcp-budget", &redirect, &scopes)
                 .await
                 .map_err(|e| AuthFailure::Registration(e.to_string()))?;
-            (c, true)
+            (c, ClientFrom::Registered)
         }
     };
     let registration = Registration {
@@ -141,10 +171,24 @@ pub async fn login(
         server_url: canonical(url),
         issuer,
         client_id: client.client_id,
-        registered,
+        client_from: how,
+        document_ignored: opts.client_metadata_url.is_some() && document.is_none(),
         scopes,
         expires_in: token.expires_in().map(|d| d.as_secs()),
     })
+}
+
+/// A Client ID Metadata Document's URL must be https with a path (the specification's rule).
+fn metadata_document_url(doc: &str) -> Result<(), AuthFailure> {
+    let ok = reqwest::Url::parse(doc)
+        .is_ok_and(|u| u.scheme() == "https" && u.path() != "/" && u.fragment().is_none());
+    if ok {
+        Ok(())
+    } else {
+        Err(AuthFailure::Registration(format!(
+            "a client metadata document's URL must be https with a path (and no fragment): {doc}"
+        )))
+    }
 }
 
 /// The scopes to ask for: those given and, when some are given (a step-up), those the kept

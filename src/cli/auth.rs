@@ -23,6 +23,16 @@ pub struct LoginArgs {
     /// The pre-registered client's secret, read from this environment variable (never argv)
     #[arg(long, value_name = "VAR", requires = "client_id")]
     pub client_secret_env: Option<String>,
+    /// The https URL of mcp-budget's Client ID Metadata Document, hosted by you, used as the
+    /// client's id where the authorization server advertises them (docs/auth.md shows the
+    /// document) [default: dynamic registration]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MCP_BUDGET_CLIENT_METADATA_URL",
+        conflicts_with = "client_id"
+    )]
+    pub client_metadata_url: Option<String>,
     /// A scope to ask for (repeatable) [default: what the server's challenge or metadata names]
     #[arg(long = "scope", value_name = "SCOPE")]
     pub scopes: Vec<String>,

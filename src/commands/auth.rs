@@ -86,6 +86,7 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
         scopes: args.scopes.clone(),
         wait: std::time::Duration::from_secs(args.wait),
         redirect_port: args.redirect_port.unwrap_or(0),
+        client_metadata_url: args.client_metadata_url.clone(),
     };
     let browser = !args.no_browser;
     let signed = super::runtime()?.block_on(auth::login(&dir, &url, &opts, |link| {
@@ -99,10 +100,13 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
             let expires = s
                 .expires_in
                 .map_or(String::new(), |e| format!(", the token good for {e} s"));
-            let how = if s.registered {
-                "registered now"
-            } else {
-                "pre-registered"
+            let how = match s.client_from {
+                auth::ClientFrom::Registered if s.document_ignored => {
+                    "registered now: the authorization server does not advertise client metadata documents"
+                }
+                auth::ClientFrom::Registered => "registered now",
+                auth::ClientFrom::PreRegistered => "pre-registered",
+                auth::ClientFrom::MetadataDocument => "its metadata document",
             };
             warn(&format!(
                 "{name}: signed in at {} (client {}, {how}{expires}); kept in {}",

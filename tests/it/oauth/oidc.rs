@@ -48,6 +48,11 @@ fn chromium() -> Option<PathBuf> {
 
 /// The provider and its two resource servers (`east`, `west`), tokens good for `ttl` s.
 fn oidc(ttl: u64) -> Option<Oidc> {
+    oidc_with(ttl, |_| {})
+}
+
+/// [`oidc`], its command given more flags and variables by `more`.
+fn oidc_with(ttl: u64, more: impl FnOnce(&mut Command)) -> Option<Oidc> {
     if !require("oidc-provider", modules().join("oidc-provider").exists()) {
         return None;
     }
@@ -57,6 +62,7 @@ fn oidc(ttl: u64) -> Option<Oidc> {
         .arg(modules())
         .args([issuer_port, east, west].map(|p| p.to_string()))
         .args(["--ttl", &ttl.to_string()]);
+    more(&mut cmd);
     let served = serve_on(cmd, issuer_port);
     for port in [east, west] {
         let started = std::time::Instant::now();
@@ -102,8 +108,20 @@ fn grants(o: &Oidc) -> serde_json::Value {
 
 /// `mcp-budget login NAME`, the URL it prints opened in headless Chromium.
 fn login_in_chromium(home: &Path, probes: &Path, name: &str, chromium: &Path) -> (i32, String) {
+    login_in_chromium_with(home, probes, &[name], chromium)
+}
+
+/// [`login_in_chromium`] with more arguments after `login`.
+fn login_in_chromium_with(
+    home: &Path,
+    probes: &Path,
+    args: &[&str],
+    chromium: &Path,
+) -> (i32, String) {
     let mut child = mcp(home)
-        .args(["login", name, "--no-browser", "--wait", "60", "--config"])
+        .arg("login")
+        .args(args)
+        .args(["--no-browser", "--wait", "60", "--config"])
         .arg(probes)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -248,4 +266,116 @@ fn a_machine_signs_in_with_client_credentials_from_ci_or_a_kept_login() {
     let said = String::from_utf8_lossy(&again.stderr);
     assert!(!said.contains("`east`"), "{said}");
     assert_eq!(grants(&o)["client_credentials"], 3);
+}
+
+/// A CA and a certificate for 127.0.0.1 it issued, as PEM files in `dir`: (ca, cert, key).
+fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "mcp-budget test CA");
+    let ca_pem = ca.self_signed(&ca_key).unwrap().pem();
+    let issuer = Issuer::new(ca, ca_key);
+    let key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .unwrap()
+        .signed_by(&key, &issuer)
+        .unwrap();
+    let paths = (
+        dir.join("ca.pem"),
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+    );
+    std::fs::write(&paths.0, ca_pem).unwrap();
+    std::fs::write(&paths.1, leaf.pem()).unwrap();
+    std::fs::write(&paths.2, key.serialize_pem()).unwrap();
+    paths
+}
+
+#[test]
+fn a_client_metadata_document_is_the_clients_id_where_the_server_takes_one() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = certificates(home.path());
+    let doc_port = free_port();
+    let Some(o) = oidc_with(3600, |cmd| {
+        cmd.env("NODE_EXTRA_CA_CERTS", &ca)
+            .arg("--cimd")
+            .args([&cert, &key])
+            .arg(doc_port.to_string());
+    }) else {
+        return;
+    };
+    let probes = probes(home.path(), &o);
+    let doc = format!("https://127.0.0.1:{doc_port}/oauth/mcp-budget.json");
+    let (code, said) = login_in_chromium_with(
+        home.path(),
+        &probes,
+        &["east", "--client-metadata-url", &doc],
+        &chromium,
+    );
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains(&format!("(client {doc}, its metadata document")),
+        "{said}"
+    );
+    // nothing registered: the provider fetched the document
+    let g = grants(&o);
+    assert_eq!(
+        (
+            g["registrations"].as_u64(),
+            g["authorization_code"].as_u64()
+        ),
+        (Some(0), Some(1)),
+        "{g}"
+    );
+    assert!(g["documents"].as_u64().unwrap() >= 1, "{g}");
+    let out = home.path().join("out");
+    let ok = audit(home.path(), &probes, &out);
+    let err = String::from_utf8_lossy(&ok.stderr);
+    assert!(!err.contains("`east`"), "{err}");
+    // a document that is not https is refused before anything is sent
+    let (code, said) = login_in_chromium_with(
+        home.path(),
+        &probes,
+        &[
+            "west",
+            "--client-metadata-url",
+            "http://127.0.0.1:9/doc.json",
+        ],
+        &chromium,
+    );
+    assert_ne!(code, 0);
+    assert!(said.contains("must be https with a path"), "{said}");
+}
+
+#[test]
+fn a_client_metadata_document_the_server_does_not_take_falls_back_to_registration() {
+    let (Some(chromium), Some(o)) = (chromium(), oidc(3600)) else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let probes = probes(home.path(), &o);
+    let (code, said) = login_in_chromium_with(
+        home.path(),
+        &probes,
+        &[
+            "east",
+            "--client-metadata-url",
+            "https://example.invalid/oauth/mcp-budget.json",
+        ],
+        &chromium,
+    );
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains(
+            "registered now: the authorization server does not advertise client metadata documents"
+        ),
+        "{said}"
+    );
+    assert_eq!(grants(&o)["registrations"], 1);
 }
