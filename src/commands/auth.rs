@@ -117,7 +117,17 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
             Ok(())
         }
         Err(e) => {
-            warn(&format!("{name}: sign-in failed: {e}"));
+            // the redirect comes back only to a loopback listener: a pre-registered client
+            // whose redirect URI is elsewhere never gets it (the browser's page says why)
+            let hint = match (&e, &args.client_id) {
+                (auth::AuthFailure::NoRedirect(_), Some(_)) => {
+                    " (a pre-registered client's redirect URI must be a loopback one, \
+                     http://127.0.0.1:PORT/callback, given with --redirect-port PORT; the \
+                     browser's page says what the authorization server refused)"
+                }
+                _ => "",
+            };
+            warn(&format!("{name}: sign-in failed: {e}{hint}"));
             Err(Failure::Reported.into())
         }
     }

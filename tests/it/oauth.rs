@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 
 use crate::support::{bin_path, free_port, serve_on, venv_python, Served};
 
+mod hostile;
 mod oidc;
 mod renew;
 mod wrap;
