@@ -79,6 +79,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
         thresholds,
     } = settings::Audit::resolve(&args, &sources)?;
     let specs = sources.servers.servers.clone();
+    super::auth::offer_sign_ins(&specs);
     let bars = Arc::new(Bars::new(specs.len()));
     let run = super::runtime()?.block_on(async {
         let signalled = super::signals()?;

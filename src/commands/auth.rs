@@ -10,6 +10,9 @@ use crate::cli::{LoginArgs, LogoutArgs, ServerChoice, TrustArgs};
 use crate::exit::Failure;
 use crate::printer::warn;
 
+mod offer;
+pub use offer::offer_sign_ins;
+
 /// The URL of the server the user named (a URL is taken as it is).
 fn server_url(choice: &ServerChoice) -> anyhow::Result<(String, String)> {
     let s = &choice.server;
@@ -88,8 +91,22 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
         redirect_port: args.redirect_port.unwrap_or(0),
         client_metadata_url: args.client_metadata_url.clone(),
     };
-    let browser = !args.no_browser;
-    let signed = super::runtime()?.block_on(auth::login(&dir, &url, &opts, |link| {
+    if sign_in(&name, &url, &dir, &opts, !args.no_browser)? {
+        Ok(())
+    } else {
+        Err(Failure::Reported.into())
+    }
+}
+
+/// Run the browser's sign-in for `url` and say in one line how it went: whether it did.
+fn sign_in(
+    name: &str,
+    url: &str,
+    dir: &AuthDir,
+    opts: &LoginOptions,
+    browser: bool,
+) -> anyhow::Result<bool> {
+    let signed = super::runtime()?.block_on(auth::login(dir, url, opts, |link| {
         warn(&format!("{name}: open this URL to sign in: {link}"));
         if browser {
             open_browser(link);
@@ -114,12 +131,12 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
                 s.client_id,
                 dir.dir().display()
             ));
-            Ok(())
+            Ok(true)
         }
         Err(e) => {
             // the redirect comes back only to a loopback listener: a pre-registered client
             // whose redirect URI is elsewhere never gets it (the browser's page says why)
-            let hint = match (&e, &args.client_id) {
+            let hint = match (&e, &opts.client_id) {
                 (auth::AuthFailure::NoRedirect(_), Some(_)) => {
                     " (a pre-registered client's redirect URI must be a loopback one, \
                      http://127.0.0.1:PORT/callback, given with --redirect-port PORT; the \
@@ -128,7 +145,7 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
                 _ => "",
             };
             warn(&format!("{name}: sign-in failed: {e}{hint}"));
-            Err(Failure::Reported.into())
+            Ok(false)
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::support::{bin_path, free_port, serve_on, venv_python, Served};
 mod hostile;
 mod oidc;
 mod renew;
+mod terminal;
 mod wrap;
 
 /// The SDK's OAuth server on a free port, with `extra` flags.
