@@ -140,6 +140,11 @@ fn login_in_chromium_with(
                     "--no-sandbox",
                     "--disable-gpu",
                     "--no-first-run",
+                    // no connections of its own (the machine's network is closed)
+                    "--disable-quic",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
                 ])
                 .arg(format!("--user-data-dir={}", profile.path().display()))
                 .args(["--dump-dom", url.trim()])
