@@ -30,6 +30,7 @@ mod intercept;
 mod lab;
 mod lazy_retrieval;
 mod oauth;
+mod packaging;
 mod project_trust;
 mod proxy;
 mod proxy_hostile;
