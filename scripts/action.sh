@@ -2,7 +2,8 @@
 # The steps of the GitHub Action (action.yml at the repository's root), one subcommand each:
 #   prepare  the cache key of the binary (a hash of the sources it is built from) as the output
 #            `key`, and ~/.cargo/bin on the PATH of the steps after it
-#   install  cargo install --locked of the action's own copy of mcp-budget into ~/.cargo/bin
+#   install  the release binary of the action's own version (its sha256 checked) into
+#            ~/.cargo/bin; where there is none, cargo install --locked of the action's own copy
 #   run      audit with the gate, annotations, the job summary and the outputs; exits 0 (passed),
 #            1 (the gate failed; 0 with report-only) or 2 (an error, also with report-only)
 # The inputs come as MCP_BUDGET_ACTION_* environment variables, which action.yml maps from its
@@ -78,8 +79,57 @@ prepare() {
   if [ -n "${GITHUB_PATH:-}" ]; then printf '%s\n' "$HOME/.cargo/bin" >> "$GITHUB_PATH"; fi
 }
 
+# The release target of this runner (a static musl build on Linux), or nothing.
+release_target() {
+  case "${RUNNER_OS:-}-${RUNNER_ARCH:-}" in
+    Linux-X64) echo x86_64-unknown-linux-musl ;;
+    Linux-ARM64) echo aarch64-unknown-linux-musl ;;
+    macOS-X64) echo x86_64-apple-darwin ;;
+    macOS-ARM64) echo aarch64-apple-darwin ;;
+    Windows-X64) echo x86_64-pc-windows-msvc ;;
+    *) return 1 ;;
+  esac
+}
+
+# download BASE TARGET: the release binary of the action's own version into ~/.cargo/bin, its
+# sha256 checked against the release's checksum file. 1: there is no such release (build it);
+# a checksum that does not match fails the step (2): a changed asset is not run, nor replaced
+# by a build.
+download() {
+  local url="$1/mcp-budget-$2.tar.gz" tmp want got exe=mcp-budget
+  [ "${2#*windows}" = "$2" ] || exe=mcp-budget.exe
+  tmp=$(mktemp -d)
+  if ! curl -fsSL --retry 2 --max-time 120 -o "$tmp/release.tar.gz" "$url" 2> "$tmp/err" \
+    || ! curl -fsSL --retry 2 --max-time 30 -o "$tmp/release.sha256" "$url.sha256" 2>> "$tmp/err"; then
+    echo "mcp-budget: no release binary at $url ($(tr '\n' ' ' < "$tmp/err" | cut -c1-200)); building it with cargo"
+    rm -rf -- "$tmp"
+    return 1
+  fi
+  want=$(cut -d' ' -f1 < "$tmp/release.sha256")
+  got=$(sha256 < "$tmp/release.tar.gz")
+  if [ "$want" != "$got" ]; then
+    rm -rf -- "$tmp"
+    fail 2 "the release binary's sha256 is $got, its checksum file says $want ($url): not installed"
+  fi
+  tar -xzf "$tmp/release.tar.gz" -C "$tmp" "$exe" || fail 2 "no $exe in $url"
+  mkdir -p "$HOME/.cargo/bin"
+  cp -- "$tmp/$exe" "$HOME/.cargo/bin/$exe" && chmod 0755 "$HOME/.cargo/bin/$exe"
+  rm -rf -- "$tmp"
+  echo "mcp-budget: the release binary $url (sha256 $got)"
+}
+
 install() {
-  local root=${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set}
+  local root=${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set} version target base
+  # the release binary of the action's own version where there is one
+  version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -1)
+  base=${MCP_BUDGET_ACTION_RELEASE_URL:-}
+  if [ -z "$base" ] && [ -n "${GITHUB_ACTION_REPOSITORY:-}" ]; then
+    base="${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_ACTION_REPOSITORY/releases/download"
+  fi
+  if [ -n "$base" ] && [ -n "$version" ] && target=$(release_target) \
+    && download "${base%/}/v$version" "$target"; then
+    return 0
+  fi
   # from the action's own folder (a rust-toolchain file of the caller's repository must not
   # pick the toolchain), without the caller's RUSTFLAGS (-Dwarnings is theirs, not ours);
   # --root: the binary lands where the cache step saves it, whatever CARGO_HOME says

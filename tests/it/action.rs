@@ -3,6 +3,7 @@
 //! usage errors, and the workflows docs/ci.md shows; the install and cache steps in `install.rs`.
 
 mod install;
+mod release;
 mod runner;
 
 use std::path::{Path, PathBuf};
