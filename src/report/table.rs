@@ -1,8 +1,6 @@
 //! The terminal summary: servers, the most expensive tools, and the probes.
 
-use comfy_table::{Cell, CellAlignment, Table};
-
-use super::grid::{grid, Fit};
+use super::fit::{left_out_note, wrap_prose, Column, Fitted};
 use crate::facts::{ProbeStatus, Report, Status};
 use crate::text::{cell_preview, char_count, lines, one_line};
 use crate::units::{micros_as_ms, thousands, usd};
@@ -20,44 +18,48 @@ pub(crate) fn write_table(
 }
 
 fn summary(report: &Report, width: Option<u16>) -> String {
+    // the width prose wraps to: the one given, else the terminal's (none when not one)
+    let wrap_at = width.or_else(super::fit::terminal_width);
+    let say = |out: &mut String, text: &str, hang: usize| {
+        out.push_str(&wrap_prose(text, wrap_at, hang));
+        out.push('\n');
+    };
     let mut out = String::new();
     out.push_str(&format!(
         "Schema tax per server ({})\n",
         report.tokenizers.join(", ")
     ));
-    out.push_str(&servers(report, width).to_string());
-    out.push('\n');
-    let tools = top_tools(report, width);
-    if tools.row_count() > 0 {
+    out.push_str(&drawn(&servers(report), width, wrap_at, "servers.csv"));
+    let tools = top_tools(report);
+    if !tools.is_empty() {
         out.push_str(&format!(
             "\nMost expensive tools (top {TOP_TOOLS}, tokens per turn)\n"
         ));
-        out.push_str(&tools.to_string());
-        out.push('\n');
+        out.push_str(&drawn(&tools, width, wrap_at, "tools.csv"));
     }
-    let probes = probes(report, width);
-    if probes.row_count() > 0 {
+    let probes = probes(report);
+    if !probes.is_empty() {
         out.push_str("\nProbe results (tokens of one call)\n");
-        out.push_str(&probes.to_string());
-        out.push('\n');
+        out.push_str(&drawn(&probes, width, wrap_at, "probes.csv"));
         if let Some(note) = super::page::engine_time_note(report) {
-            out.push_str(&note);
-            out.push('\n');
+            say(&mut out, &note, 0);
         }
     }
-    let clients = clients(report, width);
-    if clients.row_count() > 0 {
-        out.push_str("\nWhat each client sees (tool definitions per turn; probe results, as sent -> after the engine with the client's limits)\n");
-        out.push_str(&clients.to_string());
+    let clients = clients(report);
+    if !clients.is_empty() {
         out.push('\n');
-        out.push_str("* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).\n");
+        say(&mut out, "What each client sees (tool definitions per turn; probe results, as sent -> after the engine with the client's limits)", 0);
+        out.push_str(&drawn(&clients, width, wrap_at, "clients.csv"));
+        say(
+            &mut out,
+            "* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).",
+            2,
+        );
         if let Some(text) = crate::assess::clients::measured_profiles_text(report) {
-            out.push_str(&text);
-            out.push('\n');
+            say(&mut out, &text, 0);
         }
         if let Some(text) = crate::assess::clients::model_tokenizers_text(report) {
-            out.push_str(&text);
-            out.push('\n');
+            say(&mut out, &text, 0);
         }
     }
     if let Some(p) = &report.pricing {
@@ -65,13 +67,15 @@ fn summary(report: &Report, width: Option<u16>) -> String {
         let (per_1k, cached) = ok.fold((0.0, 0.0), |(a, b), c| {
             (a + c.usd_per_1k_turns, b + c.usd_per_1k_turns_cached)
         });
-        out.push_str(&format!(
-            "\nSchema tax on {}: {} per 1,000 turns, {} with prompt caching ({}).\n",
+        out.push('\n');
+        let line = format!(
+            "Schema tax on {}: {} per 1,000 turns, {} with prompt caching ({}).",
             p.model,
             usd(per_1k),
             usd(cached),
             p.tokenizer
-        ));
+        );
+        say(&mut out, &line, 0);
     }
     let findings: Vec<(&str, &crate::facts::Finding)> = report
         .servers
@@ -88,42 +92,51 @@ fn summary(report: &Report, width: Option<u16>) -> String {
                 _ if f.message.contains("save") => String::new(),
                 s => format!(" (saves {s})"),
             };
-            out.push_str(&format!(
-                "  {:<7} {}: {}{saves} [{}]\n",
+            let line = format!(
+                "  {:<7} {}: {}{saves} [{}]",
                 f.severity,
                 one_line(&format!("{server}{tool}")),
                 lines(&f.message),
                 f.rule
-            ));
+            );
+            say(&mut out, &line, 10);
         }
     }
     for s in &report.servers {
         if let Some(c) = &s.schema_score {
-            out.push_str(&format!(
-                "Schema score of {}: {} ({}); {} of {} schema tokens per turn recoverable\n",
+            let line = format!(
+                "Schema score of {}: {} ({}); {} of {} schema tokens per turn recoverable",
                 one_line(&s.name),
                 c.score,
                 c.grade,
                 thousands(c.recoverable_tokens),
                 thousands(c.schema_tokens)
-            ));
+            );
+            say(&mut out, &line, 2);
         }
     }
     for e in &report.config_errors {
-        out.push_str(&format!(
-            "skipped config entry {}: `{}`: {}\n",
+        let line = format!(
+            "skipped config entry {}: `{}`: {}",
             one_line(&e.file),
             one_line(&e.key),
             lines(&e.message)
-        ));
+        );
+        say(&mut out, &line, 2);
     }
     out
 }
 
-fn table(width: Option<u16>, header: &[&str]) -> Table {
-    let mut t = grid(Fit::Wrap(width));
-    t.set_header(header.iter().map(Cell::new));
-    t
+/// A table drawn at `width`, and under it the columns it left out and the file that has them.
+fn drawn(t: &Fitted, width: Option<u16>, wrap_at: Option<u16>, whole_in: &str) -> String {
+    let d = t.draw(width);
+    let mut out = d.text;
+    out.push('\n');
+    if let Some(note) = left_out_note(&d.left_out, whole_in) {
+        out.push_str(&wrap_prose(&note, wrap_at, 1));
+        out.push('\n');
+    }
+    out
 }
 
 /// Characters of a text cell shown at most: a table's layout time grows faster than a cell's
@@ -132,21 +145,42 @@ const CELL_CHARS: usize = 200;
 
 /// A cell of text that came from a server or a file: cut to a preview, control and format
 /// characters escaped.
-fn text(s: &str) -> Cell {
-    Cell::new(one_line(&cell_preview(s, CELL_CHARS, "audit.json")))
+fn text(s: &str) -> String {
+    one_line(&cell_preview(s, CELL_CHARS, "audit.json")).into_owned()
 }
 
-fn num(n: usize) -> Cell {
-    Cell::new(thousands(n)).set_alignment(CellAlignment::Right)
+fn num(n: usize) -> String {
+    thousands(n)
 }
 
-fn servers(report: &Report, width: Option<u16>) -> Table {
+/// The rank of a server column: one server says nothing a row needs.
+fn server_rank(report: &Report) -> u8 {
+    if report.servers.len() > 1 {
+        1
+    } else {
+        3
+    }
+}
+
+fn servers(report: &Report) -> Fitted {
     let others = report.other_tokenizers();
-    let mut header = vec!["server", "status", "tools", "schema tokens"];
-    let extra: Vec<String> = others.iter().map(|n| format!("schema ({n})")).collect();
-    header.extend(extra.iter().map(String::as_str));
-    header.extend(["wire tokens", "instructions", "largest tool"]);
-    let mut t = table(width, &header);
+    let mut columns = vec![
+        Column::text("server", 8, 0),
+        Column::text("status", 6, 0),
+        Column::num("tools", 1),
+        Column::num("schema tokens", 0),
+    ];
+    columns.extend(
+        others
+            .iter()
+            .map(|n| Column::num(&format!("schema ({n})"), 3)),
+    );
+    columns.extend([
+        Column::num("wire tokens", 2),
+        Column::num("instructions", 3),
+        Column::text("largest tool", 12, 2),
+    ]);
+    let mut t = Fitted::new(columns);
     let mut rows: Vec<_> = report.servers.iter().collect();
     rows.sort_by(|a, b| {
         b.tools_list
@@ -162,7 +196,7 @@ fn servers(report: &Report, width: Option<u16>) -> Table {
         };
         let mut cells = vec![
             text(&s.name),
-            Cell::new(one_line(&status)),
+            one_line(&status).into_owned(),
             num(s.tools_list.tool_count),
             num(s.tools_list.model_tokens),
         ];
@@ -180,23 +214,20 @@ fn servers(report: &Report, width: Option<u16>) -> Table {
             num(s.instructions_tokens),
             text(&largest),
         ]);
-        t.add_row(cells);
+        t.row(cells);
     }
     t
 }
 
-fn top_tools(report: &Report, width: Option<u16>) -> Table {
-    let mut t = table(
-        width,
-        &[
-            "server",
-            "tool",
-            "tokens",
-            "description",
-            "input schema",
-            "other fields",
-        ],
-    );
+fn top_tools(report: &Report) -> Fitted {
+    let mut t = Fitted::new(vec![
+        Column::text("server", 6, server_rank(report) + 1),
+        Column::text("tool", 12, 0),
+        Column::num("tokens", 0),
+        Column::num("description", 1),
+        Column::num("input schema", 1),
+        Column::num("other fields", 2),
+    ]);
     let mut all: Vec<_> = report
         .servers
         .iter()
@@ -215,7 +246,7 @@ fn top_tools(report: &Report, width: Option<u16>) -> Table {
             + tool.icons_tokens
             + tool.meta_tokens
             + tool.other_tokens;
-        t.add_row(vec![
+        t.row(vec![
             text(&s.name),
             text(&tool.name),
             num(tool.model_tokens),
@@ -227,22 +258,21 @@ fn top_tools(report: &Report, width: Option<u16>) -> Table {
     t
 }
 
-fn probes(report: &Report, width: Option<u16>) -> Table {
-    let header = [
-        "server",
-        "tool",
-        "status",
-        "wire",
-        "model",
-        "structured",
-        "blocks",
-        "latency",
-        "budgeted",
-        "fill",
-        "strategy",
-        "engine",
-    ];
-    let mut t = table(width, &header);
+fn probes(report: &Report) -> Fitted {
+    let mut t = Fitted::new(vec![
+        Column::text("server", 6, server_rank(report)),
+        Column::text("tool", 12, 0),
+        Column::text("status", 6, 0),
+        Column::num("wire", 1),
+        Column::num("model", 0),
+        Column::num("structured", 3),
+        Column::text("blocks", 6, 3),
+        Column::num("latency", 4),
+        Column::num("budgeted", 0),
+        Column::num("fill", 1),
+        Column::text("strategy", 8, 2),
+        Column::num("engine", 4),
+    ]);
     for s in &report.servers {
         for p in &s.probes {
             let raw = p.raw.clone().unwrap_or_default();
@@ -262,38 +292,41 @@ fn probes(report: &Report, width: Option<u16>) -> Table {
                 (n, false) => thousands(n),
             };
             let b = p.budgeted.as_ref();
-            t.add_row(vec![
+            t.row(vec![
                 text(&s.name),
                 text(&p.name()),
-                Cell::new(one_line(&status)),
+                one_line(&status).into_owned(),
                 num(raw.wire_tokens),
                 num(raw.model_tokens),
-                Cell::new(structured).set_alignment(CellAlignment::Right),
-                Cell::new(raw.block_summary()),
-                Cell::new(format!("{:.0} ms", p.latency_ms)).set_alignment(CellAlignment::Right),
-                b.map_or(Cell::new(""), |b| num(b.tokens)),
-                Cell::new(
-                    b.and_then(|b| b.fill)
-                        .map_or(String::new(), |f| format!("{:.0}%", f * 100.0)),
-                )
-                .set_alignment(CellAlignment::Right),
+                structured,
+                raw.block_summary(),
+                format!("{:.0} ms", p.latency_ms),
+                b.map_or(String::new(), |b| num(b.tokens)),
+                b.and_then(|b| b.fill)
+                    .map_or(String::new(), |f| format!("{:.0}%", f * 100.0)),
                 text(b.map_or("", |b| b.strategy.as_str())),
-                Cell::new(b.map_or(String::new(), |b| micros_as_ms(b.engine_us)))
-                    .set_alignment(CellAlignment::Right),
+                b.map_or(String::new(), |b| micros_as_ms(b.engine_us)),
             ]);
         }
     }
     t
 }
 
-fn clients(report: &Report, width: Option<u16>) -> Table {
+fn clients(report: &Report) -> Fitted {
     let priced = report.pricing.is_some();
-    let mut header = vec!["client", "definitions", "tokens/turn"];
+    let mut columns = vec![
+        Column::text("client", 10, 0),
+        Column::text("definitions", 10, 2),
+        Column::num("tokens/turn", 0),
+    ];
     if priced {
-        header.push("$/1k turns");
+        columns.push(Column::num("$/1k turns", 1));
     }
-    header.extend(["results cut", "result tokens"]);
-    let mut t = table(width, &header);
+    columns.extend([
+        Column::text("results cut", 10, 1),
+        Column::num("result tokens", 0),
+    ]);
+    let mut t = Fitted::new(columns);
     for c in crate::assess::clients::client_totals(report) {
         let arrow = |raw: String, budgeted: Option<String>| match budgeted {
             Some(b) => format!("{raw} -> {b}"),
@@ -305,22 +338,17 @@ fn clients(report: &Report, width: Option<u16>) -> Table {
             num(c.schema_tokens),
         ];
         if priced {
-            let dollars = c.usd_per_1k_turns.map_or(String::new(), usd);
-            cells.push(Cell::new(dollars).set_alignment(CellAlignment::Right));
+            cells.push(c.usd_per_1k_turns.map_or(String::new(), usd));
         }
         cells.extend([
-            Cell::new(arrow(
+            arrow(
                 crate::assess::clients::cut_text(c.raw_cut, c.results),
                 c.budgeted_cut
                     .map(|b| crate::assess::clients::cut_text(b, c.results)),
-            )),
-            Cell::new(arrow(
-                thousands(c.raw_tokens),
-                c.budgeted_tokens.map(thousands),
-            ))
-            .set_alignment(CellAlignment::Right),
+            ),
+            arrow(thousands(c.raw_tokens), c.budgeted_tokens.map(thousands)),
         ]);
-        t.add_row(cells);
+        t.row(cells);
     }
     t
 }

@@ -132,7 +132,7 @@ fn the_wheel_installs_into_a_fresh_venv_with_no_index_and_runs_the_demo() {
         .arg(&wheels[0]));
     assert_eq!(code, 0, "{err}");
     let installed = venv.path().join("bin/mcp-budget");
-    let (code, out, err) = run(&mut Command::new(&installed).arg("--version"));
+    let (code, out, err) = run(Command::new(&installed).arg("--version"));
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out.trim(),

@@ -62,6 +62,18 @@ fn every_renderer_on_the_demo_report() {
         "table",
         rendered(&report, Format::Table { width: Some(120) })
     );
+    // the terminal's widths: at 80 columns the least important columns are left out (and
+    // named), at 200 none; no line is wider than asked, no number is split
+    for width in [80u16, 200] {
+        let table = rendered(&report, Format::Table { width: Some(width) });
+        for line in table.lines() {
+            assert!(
+                unicode_width::UnicodeWidthStr::width(line) <= usize::from(width),
+                "wider than {width}: {line}"
+            );
+        }
+        insta::assert_snapshot!(format!("table_{width}"), table);
+    }
     insta::assert_snapshot!("servers_csv", csv(&report, CsvKind::Servers));
     insta::assert_snapshot!("tools_csv", csv(&report, CsvKind::Tools));
     insta::assert_snapshot!("probes_csv", csv(&report, CsvKind::Probes));
