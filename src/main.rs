@@ -8,6 +8,7 @@ mod exit;
 mod printer;
 mod progress;
 mod settings;
+mod signin;
 
 use clap::Parser;
 

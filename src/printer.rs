@@ -57,6 +57,12 @@ pub fn warn(message: &str) {
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
+/// Whether prose wraps to the table's width: at a terminal, or with `--width`; piped output
+/// keeps one line per note and finding.
+pub fn wraps(flag: Option<u16>) -> bool {
+    flag.is_some() || std::io::stdout().is_terminal()
+}
+
 /// Table width: the flag, else the terminal's, else 120 columns (deterministic when piped).
 pub fn table_width(flag: Option<u16>) -> Option<u16> {
     flag.or_else(|| (!std::io::stdout().is_terminal()).then_some(120))

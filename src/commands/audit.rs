@@ -79,7 +79,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
         thresholds,
     } = settings::Audit::resolve(&args, &sources)?;
     let specs = sources.servers.servers.clone();
-    super::auth::offer_sign_ins(&specs);
+    crate::signin::offer_sign_ins(&specs);
     let bars = Arc::new(Bars::new(specs.len()));
     let run = super::runtime()?.block_on(async {
         let signalled = super::signals()?;
@@ -219,6 +219,7 @@ fn print_report(report: &Report, args: &AuditArgs) -> anyhow::Result<()> {
     match args.format {
         AuditFormat::Table => print(&text(Format::Table {
             width: crate::printer::table_width(args.width),
+            wrap: crate::printer::wraps(args.width),
         })?),
         AuditFormat::Json => crate::printer::print_with(|out| render(report, Format::Json, out)),
         AuditFormat::Csv => print(&text(Format::Csv(CsvKind::Tools))?),

@@ -10,9 +10,6 @@ use crate::cli::{LoginArgs, LogoutArgs, ServerChoice, TrustArgs};
 use crate::exit::Failure;
 use crate::printer::warn;
 
-mod offer;
-pub use offer::offer_sign_ins;
-
 /// The URL of the server the user named (a URL is taken as it is).
 fn server_url(choice: &ServerChoice) -> anyhow::Result<(String, String)> {
     let s = &choice.server;
@@ -91,62 +88,10 @@ pub fn login(args: LoginArgs) -> anyhow::Result<()> {
         redirect_port: args.redirect_port.unwrap_or(0),
         client_metadata_url: args.client_metadata_url.clone(),
     };
-    if sign_in(&name, &url, &dir, &opts, !args.no_browser)? {
+    if crate::signin::sign_in(&name, &url, &dir, &opts, !args.no_browser)? {
         Ok(())
     } else {
         Err(Failure::Reported.into())
-    }
-}
-
-/// Run the browser's sign-in for `url` and say in one line how it went: whether it did.
-fn sign_in(
-    name: &str,
-    url: &str,
-    dir: &AuthDir,
-    opts: &LoginOptions,
-    browser: bool,
-) -> anyhow::Result<bool> {
-    let signed = super::runtime()?.block_on(auth::login(dir, url, opts, |link| {
-        warn(&format!("{name}: open this URL to sign in: {link}"));
-        if browser {
-            open_browser(link);
-        }
-    }));
-    match signed {
-        Ok(s) => {
-            let expires = s
-                .expires_in
-                .map_or(String::new(), |e| format!(", the token good for {e} s"));
-            let how = match s.client_from {
-                auth::ClientFrom::Registered if s.document_ignored => {
-                    "registered now: the authorization server does not advertise client metadata documents"
-                }
-                auth::ClientFrom::Registered => "registered now",
-                auth::ClientFrom::PreRegistered => "pre-registered",
-                auth::ClientFrom::MetadataDocument => "its metadata document",
-            };
-            warn(&format!(
-                "{name}: signed in at {} (client {}, {how}{expires}); kept in {}",
-                s.issuer.as_deref().unwrap_or("its authorization server"),
-                s.client_id,
-                dir.dir().display()
-            ));
-            Ok(true)
-        }
-        Err(e) => {
-            // the redirect comes back only to a loopback listener: a pre-registered client
-            // whose redirect URI is elsewhere never gets it (the browser's page says why)
-            let hint = match (&e, &opts.client_id) {
-                (auth::AuthFailure::NoRedirect(_), Some(_)) => {
-                    " (a pre-registered client's redirect URI must be a loopback one, \
-                     http://127.0.0.1:PORT/callback, given with --redirect-port PORT; the \
-                     browser's page says what the authorization server refused)"
-                }
-                _ => "",
-            };
-            warn(&format!("{name}: sign-in failed: {e}{hint}"));
-            Ok(false)
-        }
     }
 }
 
@@ -175,26 +120,4 @@ pub fn logout(args: LogoutArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Open `link` in the user's browser where there is a display; nothing otherwise (the URL is
-/// printed either way). The URL goes as one argument to the opener, never through a shell.
-fn open_browser(link: &str) {
-    let display =
-        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
-    let opener = if cfg!(target_os = "macos") {
-        Some("open")
-    } else if display {
-        Some("xdg-open")
-    } else {
-        None
-    };
-    if let Some(o) = opener {
-        let _ = std::process::Command::new(o)
-            .arg(link)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
-    }
 }

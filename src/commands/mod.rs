@@ -48,7 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// A multi-threaded runtime for the async subcommands.
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?)

@@ -52,11 +52,12 @@ pub(crate) struct Fitted {
     rows: Vec<Vec<String>>,
 }
 
-/// The table drawn, and the headers of the columns left out.
+/// The table drawn, the headers of the columns left out, and whether a cell was cut.
 #[derive(Debug, Clone)]
 pub(crate) struct Drawn {
     pub text: String,
     pub left_out: Vec<String>,
+    pub cut: bool,
 }
 
 /// A table's border and padding per column (`│ x ┆ y │`), and once.
@@ -100,9 +101,12 @@ impl Fitted {
                 .zip(&widths)
                 .map(|(&i, &w)| Cell::new(wrap_words(&self.columns[i].header, w))),
         );
+        let mut any_cut = false;
         for row in &self.rows {
             t.add_row(shown.iter().zip(&widths).map(|(&i, &w)| {
-                let cell = Cell::new(cut(&row[i], w));
+                let shown = cut(&row[i], w);
+                any_cut |= shown.len() != row[i].len();
+                let cell = Cell::new(shown);
                 match self.columns[i].kind {
                     Kind::Number => cell.set_alignment(CellAlignment::Right),
                     Kind::Text { .. } => cell,
@@ -116,6 +120,7 @@ impl Fitted {
         Drawn {
             text: t.to_string(),
             left_out,
+            cut: any_cut,
         }
     }
 
@@ -229,14 +234,19 @@ pub(crate) fn cut(s: &str, width: usize) -> String {
     out
 }
 
-/// The line under a table that names the columns left out, and where they are in full.
-pub(crate) fn left_out_note(left_out: &[String], whole_in: &str) -> Option<String> {
-    if left_out.is_empty() {
+/// The line under a table that says what fitting it to the width did (columns left out, text
+/// cut) and where the whole of it is.
+pub(crate) fn left_out_note(d: &Drawn, whole_in: &str) -> Option<String> {
+    let left = (!d.left_out.is_empty())
+        .then(|| format!("left out to fit the width: {}", d.left_out.join(", ")));
+    let cut = d.cut.then_some("… marks text cut to fit it");
+    let said: Vec<&str> = [left.as_deref(), cut].into_iter().flatten().collect();
+    if said.is_empty() {
         return None;
     }
     Some(format!(
-        "(left out to fit the width: {}; all of them in {whole_in}, or give --width)",
-        left_out.join(", ")
+        "({}; all of it in {whole_in} and audit.json, or give --width)",
+        said.join("; ")
     ))
 }
 
@@ -372,8 +382,15 @@ mod tests {
             "wire tokens\nper call"
         );
         assert_eq!(
-            left_out_note(&["latency".into()], "probes.csv").unwrap(),
-            "(left out to fit the width: latency; all of them in probes.csv, or give --width)"
+            left_out_note(&table().draw(Some(43)), "probes.csv").unwrap(),
+            "(… marks text cut to fit it; all of it in probes.csv and audit.json, or give --width)"
         );
+        // three columns need 44 uncut: at 40 one goes and the text is cut
+        let d = table().draw(Some(40));
+        assert_eq!(
+            left_out_note(&d, "probes.csv").unwrap(),
+            "(left out to fit the width: latency; … marks text cut to fit it; all of it in probes.csv and audit.json, or give --width)"
+        );
+        assert_eq!(left_out_note(&table().draw(Some(200)), "probes.csv"), None);
     }
 }

@@ -15,8 +15,10 @@ use crate::facts::Report;
 /// An output format of the audit report.
 #[derive(Debug, Clone, Copy)]
 pub enum Format<'a> {
-    /// The terminal summary; `width` fixes the table width (None: the terminal's, if any).
-    Table { width: Option<u16> },
+    /// The terminal summary; `width` fixes the table width (None: the terminal's, if any);
+    /// `wrap`: notes and findings wrap to it too (a terminal, or a width asked for; piped
+    /// output keeps one line per finding for grep).
+    Table { width: Option<u16>, wrap: bool },
     /// audit.json: the report model, the machine contract.
     Json,
     /// One of the three CSV tables.
@@ -51,7 +53,7 @@ pub(crate) fn no_such_format(listing: &str, format: Listing) -> std::io::Error {
 /// Write `report` in `format` to `out`.
 pub fn render(report: &Report, format: Format<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     match format {
-        Format::Table { width } => write_table(report, width, out),
+        Format::Table { width, wrap } => write_table(report, width, wrap, out),
         Format::Json => write_json(report, out),
         Format::Csv(kind) => write_csv(report, kind, out).map_err(std::io::Error::from),
         Format::Markdown { charts } => write_markdown(&Page::of(report), charts, out),

@@ -12,14 +12,17 @@ const TOP_TOOLS: usize = 10;
 pub(crate) fn write_table(
     report: &Report,
     width: Option<u16>,
+    wrap: bool,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    out.write_all(summary(report, width).as_bytes())
+    out.write_all(summary(report, width, wrap).as_bytes())
 }
 
-fn summary(report: &Report, width: Option<u16>) -> String {
-    // the width prose wraps to: the one given, else the terminal's (none when not one)
-    let wrap_at = width.or_else(super::fit::terminal_width);
+fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
+    // the width prose wraps to: the table's (given, else the terminal's), where asked
+    let wrap_at = wrap
+        .then(|| width.or_else(super::fit::terminal_width))
+        .flatten();
     let say = |out: &mut String, text: &str, hang: usize| {
         out.push_str(&wrap_prose(text, wrap_at, hang));
         out.push('\n');
@@ -130,9 +133,9 @@ fn summary(report: &Report, width: Option<u16>) -> String {
 /// A table drawn at `width`, and under it the columns it left out and the file that has them.
 fn drawn(t: &Fitted, width: Option<u16>, wrap_at: Option<u16>, whole_in: &str) -> String {
     let d = t.draw(width);
-    let mut out = d.text;
+    let mut out = d.text.clone();
     out.push('\n');
-    if let Some(note) = left_out_note(&d.left_out, whole_in) {
+    if let Some(note) = left_out_note(&d, whole_in) {
         out.push_str(&wrap_prose(&note, wrap_at, 1));
         out.push('\n');
     }

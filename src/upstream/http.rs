@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::guard::{content_type, event_stream, redirects};
-use super::reauth::{self, Renewal};
+use super::reauth::{self, Renewal, Signin};
 use super::replies::{preview, read_json, read_sse, without_url, Ctx, Endpoint};
 use super::{SessionOptions, UpstreamError};
 use crate::config::Redactor;
@@ -41,13 +41,6 @@ pub struct Bridge {
 
 /// Why the bridge ended the stream, once it has: set before the stream closes.
 pub type Ended = std::sync::Arc<std::sync::OnceLock<String>>;
-
-/// What the bridge does about signing in: renew the kept sign-in the token came from, and the
-/// name `mcp-budget login` is given for the server.
-struct Signin {
-    renewal: Option<Renewal>,
-    login: Option<String>,
-}
 
 /// Which remote protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

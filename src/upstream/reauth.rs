@@ -12,6 +12,13 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use crate::auth::{self, InUse};
 use crate::config::Redactor;
 
+/// What the bridge does about signing in: renew the kept sign-in the token came from, and the
+/// name `mcp-budget login` is given for the server.
+pub(super) struct Signin {
+    pub renewal: Option<Renewal>,
+    pub login: Option<String>,
+}
+
 /// The kept sign-in a session's token came from, and the header it sends now.
 pub(super) struct Renewal {
     kept: InUse,

@@ -60,12 +60,24 @@ fn every_renderer_on_the_demo_report() {
     let report = fixture();
     insta::assert_snapshot!(
         "table",
-        rendered(&report, Format::Table { width: Some(120) })
+        rendered(
+            &report,
+            Format::Table {
+                width: Some(120),
+                wrap: true,
+            }
+        )
     );
     // the terminal's widths: at 80 columns the least important columns are left out (and
     // named), at 200 none; no line is wider than asked, no number is split
     for width in [80u16, 200] {
-        let table = rendered(&report, Format::Table { width: Some(width) });
+        let table = rendered(
+            &report,
+            Format::Table {
+                width: Some(width),
+                wrap: true,
+            },
+        );
         for line in table.lines() {
             assert!(
                 unicode_width::UnicodeWidthStr::width(line) <= usize::from(width),
@@ -234,7 +246,13 @@ fn hostile_fixture() -> Report {
 #[test]
 fn hostile_names_render_as_text_in_every_format() {
     let r = hostile_fixture();
-    let table = rendered(&r, Format::Table { width: Some(120) });
+    let table = rendered(
+        &r,
+        Format::Table {
+            width: Some(120),
+            wrap: true,
+        },
+    );
     assert!(!table.contains('\u{202e}') && !table.contains('\u{1b}'));
     insta::assert_snapshot!("hostile_table", table);
     let md = rendered(&r, Format::Markdown { charts: &[] });
