@@ -156,7 +156,9 @@ pub struct ProxyArgs {
     /// Append one JSON line per call to this file
     #[arg(long, env = "MCP_BUDGET_LOG", value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// The upstream's name in spill files and the log [default: the command's or server's name]
+    /// The upstream's name in spill files and the log [default: the server's name; for
+    /// `-- COMMAND`, the package a launcher runs (`npx -y PKG`, `uvx PKG`: PKG), else the
+    /// command's name]
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Tokenizer the budget is counted in

@@ -195,9 +195,8 @@ fn upstream(args: &ProxyArgs) -> anyhow::Result<ServerSpec> {
         client: "proxy".into(),
     };
     if let Some((command, rest)) = args.command.split_first() {
-        let name = std::path::Path::new(command)
-            .file_stem()
-            .map_or("upstream".into(), |s| s.to_string_lossy().to_string());
+        // a launcher's package, not the launcher (`npx -y PKG` is PKG)
+        let name = mcp_budget::config::launch_name(command, rest);
         return Ok(ServerSpec {
             name,
             origin: origin("--"),
