@@ -462,6 +462,10 @@ pub struct CountArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
+    /// For scripts: the token counts alone, one line per file (tab-separated by tokenizer; with
+    /// several files, the file's name last)
+    #[arg(long, conflicts_with = "format")]
+    pub plain: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -30,6 +30,11 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
             .with_context(|| format!("{} is not UTF-8 text", file.display()))?;
         rows.push((file.display().to_string(), text.len(), set.count(&text)));
     }
+    if args.plain {
+        return crate::printer::print_with(|out| {
+            mcp_budget::report::render_count_plain(&set, &rows, out)
+        });
+    }
     let format = args.format.listing(None);
     crate::printer::rendered(args.format == ListFormat::Table, |out| {
         render_count(&set, &rows, format, out)

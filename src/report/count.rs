@@ -37,6 +37,30 @@ pub fn render_count(
     }
 }
 
+/// `count --plain`, for scripts: each file's tokens by every tokenizer asked for, as bare
+/// numbers separated by tabs; with more than one file, the file's name after a tab (as `wc`),
+/// and no total.
+pub fn render_count_plain(
+    set: &TokenizerSet,
+    rows: &[(String, usize, Counts)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for (file, _, c) in rows {
+        let mut line = c.primary.to_string();
+        for tk in &set.all()[1..] {
+            line.push('\t');
+            line.push_str(&c.others[tk.name()].to_string());
+        }
+        if rows.len() > 1 {
+            line.push('\t');
+            line.push_str(&one_line(file));
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// One row per file (name, bytes, counts), then a total when there are several.
 fn table(set: &TokenizerSet, rows: &[(String, usize, Counts)]) -> String {
     let mut t = grid(Fit::Content);

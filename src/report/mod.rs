@@ -20,7 +20,7 @@ mod table;
 
 pub use self::csv::CsvKind;
 pub use compare::{render_compare, CompareRow};
-pub use count::render_count;
+pub use count::{render_count, render_count_plain};
 pub use render::{render, Format, Listing};
 pub use replay::{render_replay, ReplayRow};
 pub use server_list::{render_servers, untrusted_notice, ServerListJson, SignIns};

@@ -433,3 +433,49 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn count_plain_prints_bare_numbers_for_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&a, "héllo wörld, 日本語 ".repeat(50)).unwrap();
+    std::fs::write(&b, "{\"items\": [1, 2, 3]}").unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(crate::support::bin_path())
+            .arg("count")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = |p: &Path| std::fs::read_to_string(p).unwrap();
+    // one file: the number alone
+    let one = run(&["--plain", a.to_str().unwrap()]);
+    assert_eq!(one, format!("{}\n", count(&text(&a))));
+    // two files, two tokenizers: tab-separated, the file last, no total
+    let two = run(&[
+        "--plain",
+        "--tokenizer",
+        "cl100k_base,o200k_base",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let o200k = |p: &Path| Tokenizer::O200k.count(&text(p));
+    assert_eq!(
+        two,
+        format!(
+            "{}\t{}\t{}\n{}\t{}\t{}\n",
+            count(&text(&a)),
+            o200k(&a),
+            a.display(),
+            count(&text(&b)),
+            o200k(&b),
+            b.display()
+        )
+    );
+}
