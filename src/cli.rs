@@ -422,6 +422,11 @@ pub struct EngineArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("trust_project", |a| a.help(
+    "List the servers of project configs under the current folder (.mcp.json, .cursor/mcp.json, \
+     .vscode/mcp.json, .gemini/settings.json, ~/.claude.json project entries) that nobody \
+     approved as trusted, as `audit --trust-project` would start them (`servers` starts none)"
+)))]
 pub struct ServersArgs {
     /// Config files to read instead of discovering the standard places
     #[arg(long = "config", value_name = "FILE")]

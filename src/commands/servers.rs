@@ -11,9 +11,10 @@ use crate::exit::Failure;
 pub fn run(args: ServersArgs) -> anyhow::Result<()> {
     let sources = crate::settings::sources(&args.configs, &args.trust)?;
     if args.configs.is_empty() && sources.files.is_empty() && sources.file_errors.is_empty() {
-        crate::printer::warn(
-            "no MCP client config found in the standard places (see `mcp-budget servers --help`)",
-        );
+        crate::printer::warn(&nothing_found());
+        if args.format == ListFormat::Table {
+            return Ok(());
+        }
     }
     let env = crate::settings::server_env(&args.trust);
     let sign_in = sign_ins(&sources);
@@ -22,6 +23,33 @@ pub fn run(args: ServersArgs) -> anyhow::Result<()> {
     })?;
     let broken = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
     Failure::unless_failed(broken)
+}
+
+/// What `servers` says when no config is found: where it looked, and what to run next.
+fn nothing_found() -> String {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let places = mcp_budget::config::standard_places(home.as_deref(), &cwd);
+    let shown = |p: &std::path::Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => p.display().to_string(),
+    };
+    let mut text = format!(
+        "no MCP client config found; looked in {} places:",
+        places.len()
+    );
+    for place in &places {
+        let project = if place.project { ", a project's" } else { "" };
+        text += &format!(
+            "\n  {} ({}{project})",
+            shown(&place.path),
+            place.client.id()
+        );
+    }
+    text += "\nnext: `mcp-budget audit` audits the embedded demo server; `mcp-budget servers \
+             --config FILE` reads a config or probe file kept elsewhere; a probe file's shape is \
+             in probes/demo.toml (docs/audit.md)";
+    text
 }
 
 /// The sign-in kept for each remote server (from the files alone: nothing is sent): signed in

@@ -517,3 +517,34 @@ fn a_closed_stdout_is_a_normal_end() {
         assert_eq!(code, Some(0), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn servers_with_nothing_found_says_where_it_looked_and_what_to_run() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let a = mcp_budget(h, h).args(["servers"]).assert().code(0);
+    let out = a.get_output();
+    // no empty table: the places looked in, each with its client, and the next step
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no MCP client config found; looked in"),
+        "{err}"
+    );
+    assert!(err.contains("~/.claude.json (claude-code)"), "{err}");
+    assert!(err.contains("~/.codex/config.toml (codex)"), "{err}");
+    assert!(
+        err.contains("`mcp-budget audit` audits the embedded demo server"),
+        "{err}"
+    );
+    // JSON still answers, empty
+    let a = mcp_budget(h, h)
+        .args(["servers", "--format", "json"])
+        .assert()
+        .code(0);
+    assert!(stdout_of(&a).contains('['), "{}", stdout_of(&a));
+}
