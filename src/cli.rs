@@ -8,12 +8,14 @@ use mcp_budget::tokens::{Tokenizer, TokenizerList};
 use mcp_budget::upstream::Protocol;
 
 mod auth;
+mod count;
 mod formats;
 mod intercept;
 mod lab;
 mod replay;
 mod setup;
 pub use auth::{LoginArgs, LogoutArgs, ServerChoice};
+pub use count::CountArgs;
 pub use formats::{GateFormat, ListFormat, StatsFormat};
 pub use intercept::InterceptArgs;
 pub use lab::{LabArgs, LabTapArgs};
@@ -450,27 +452,6 @@ pub struct TrustArgs {
     /// default) and their own env; `${VAR}` in configs reads only those too
     #[arg(long, env = "MCP_BUDGET_CLEAN_ENV", value_parser = clap::builder::BoolishValueParser::new())]
     pub clean_env: bool,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct CountArgs {
-    /// Files to count; none or `-`: stdin
-    pub files: Vec<PathBuf>,
-    /// Tokenizers, comma-separated; the first is primary
-    #[arg(
-        long,
-        env = "MCP_BUDGET_TOKENIZER",
-        default_value = "cl100k_base",
-        value_name = "LIST"
-    )]
-    pub tokenizer: TokenizerList,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
-    pub format: ListFormat,
-    /// For scripts: the token counts alone, one line per file (tab-separated by tokenizer; with
-    /// several files, the file's name last)
-    #[arg(long, conflicts_with = "format")]
-    pub plain: bool,
 }
 
 #[derive(Debug, clap::Args)]
