@@ -105,7 +105,8 @@ impl Fitted {
         for row in &self.rows {
             t.add_row(shown.iter().zip(&widths).map(|(&i, &w)| {
                 let shown = cut(&row[i], w);
-                any_cut |= shown.len() != row[i].len();
+                // a cut cell can be as long in bytes as the whole one (`abcdef` -> `abc…`)
+                any_cut |= shown != row[i];
                 let cell = Cell::new(shown);
                 match self.columns[i].kind {
                     Kind::Number => cell.set_alignment(CellAlignment::Right),
@@ -153,17 +154,22 @@ impl Fitted {
     /// The columns shown and their widths at `width`: text cut first (the widest first), then
     /// the columns of the highest rank left out, one at a time, the last of equals first.
     fn layout(&self, width: usize) -> (Vec<usize>, Vec<usize>) {
-        let mut shown: Vec<usize> = (0..self.columns.len()).collect();
+        // each column's three widths, measured once: its rows are scanned here only
+        let all: Vec<usize> = (0..self.columns.len()).collect();
+        let natural: Vec<usize> = all.iter().map(|&i| self.natural(i)).collect();
+        let unwrapped: Vec<usize> = all.iter().map(|&i| self.unwrapped(i)).collect();
+        let least: Vec<usize> = all.iter().map(|&i| self.least(i)).collect();
+        let mut shown = all;
         loop {
-            let mut widths: Vec<usize> = shown.iter().map(|&i| self.natural(i)).collect();
+            let mut widths: Vec<usize> = shown.iter().map(|&i| natural[i]).collect();
             let room = width.saturating_sub(PER_COLUMN * shown.len() + ONCE);
             let mut total: usize = widths.iter().sum();
             // headers wrap first (no cell is cut), then text is cut: each time the widest
             // column that can still give a column
-            for floor in [Self::unwrapped as fn(&Self, usize) -> usize, Self::least] {
+            for floor in [&unwrapped, &least] {
                 while total > room {
                     let widest = (0..shown.len())
-                        .filter(|&k| widths[k] > floor(self, shown[k]))
+                        .filter(|&k| widths[k] > floor[shown[k]])
                         .max_by_key(|&k| (widths[k], std::cmp::Reverse(k)));
                     let Some(k) = widest else { break };
                     widths[k] -= 1;
@@ -377,6 +383,11 @@ mod tests {
         assert_eq!(cut("日本語のテキスト", 7), "日本語…");
         assert_eq!(cut("abc", 3), "abc");
         assert_eq!(cut("abcd", 3), "ab…");
+        // as many bytes as the whole, and still said to be cut
+        assert_eq!(cut("abcdef", 4), "abc…");
+        let mut t = Fitted::new(vec![Column::text("name", 4, 0)]);
+        t.row(vec!["abcdef".into()]);
+        assert!(t.draw(Some(8)).text.contains("abc…") && t.draw(Some(8)).cut);
         assert_eq!(
             wrap_words("wire tokens per call", 11),
             "wire tokens\nper call"
