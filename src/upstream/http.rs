@@ -153,6 +153,8 @@ async fn streamable(mut ctx: Ctx, from_pump: DuplexStream, ended: Ended, mut sig
     let mut protocol: Option<HeaderValue> = None;
     // the endpoint has answered something: from then on a failed request fails alone
     let mut answered = false;
+    // apart from `ctx`, whose redactor a renewed token joins
+    let (client, url) = (ctx.client.clone(), ctx.url.clone());
     while let Ok(Some(line)) = lines.next_line().await {
         let Outgoing {
             id,
@@ -164,7 +166,6 @@ async fn streamable(mut ctx: Ctx, from_pump: DuplexStream, ended: Ended, mut sig
             Some(r) => r.before(&mut ctx.redactor).await,
             None => None,
         };
-        let (client, url) = (ctx.client.clone(), ctx.url.clone());
         let post = |token: Option<&HeaderValue>| {
             let mut req = client
                 .post(url.clone())

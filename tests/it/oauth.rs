@@ -74,26 +74,34 @@ fn login_with(
     extra: &[&str],
     tamper: impl Fn(&str) -> String,
 ) -> (i32, String) {
+    let mut args = vec![name, "--wait", "60", "--config", probes.to_str().unwrap()];
+    args.extend(extra);
+    login_opening(home, &args, |url, said| {
+        assert_eq!(browse(&tamper(url)), 200, "{said}");
+    })
+}
+
+/// `mcp-budget login --no-browser ARGS`, `open` given the authorization URL it prints (and what
+/// it said so far) as the browser would be: its exit code and stderr.
+fn login_opening(home: &Path, args: &[&str], mut open: impl FnMut(&str, &str)) -> (i32, String) {
     let mut child = mcp(home)
-        .args(["login", name, "--no-browser", "--wait", "60", "--config"])
-        .arg(probes)
-        .args(extra)
+        .args(["login", "--no-browser"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut said = String::new();
-    let mut line = String::new();
+    let (mut said, mut line) = (String::new(), String::new());
     while err.read_line(&mut line).unwrap() > 0 {
         said.push_str(&line);
         if let Some((_, url)) = line.split_once("open this URL to sign in: ") {
-            assert_eq!(browse(&tamper(url.trim())), 200, "{said}");
+            open(url.trim(), &said);
         }
         line.clear();
     }
-    (child.wait().unwrap().code().unwrap(), said)
+    (child.wait().unwrap().code().unwrap_or(-1), said)
 }
 
 fn probe_file(dir: &Path, port: u16) -> std::path::PathBuf {

@@ -2,10 +2,7 @@
 //! redacted in every message and file, and a pre-registered client whose redirect URI is not a
 //! loopback one fails the login in one line that says so.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
-use super::{all_text, audit_with_token, browse, mcp, oauth_server, probe_file};
+use super::{all_text, audit_with_token, browse, login_opening, oauth_server, probe_file};
 
 #[test]
 fn a_token_the_server_quotes_in_its_401_is_redacted_everywhere() {
@@ -46,27 +43,21 @@ fn a_pre_registered_client_whose_redirect_is_not_loopback_fails_in_one_line() {
     };
     let home = tempfile::tempdir().unwrap();
     let probes = probe_file(home.path(), port);
-    let mut child = mcp(home.path())
-        .args(["login", "orders", "--no-browser", "--wait", "3"])
-        .args(["--client-id", "web-client", "--config"])
-        .arg(&probes)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let (mut said, mut line) = (String::new(), String::new());
-    while err.read_line(&mut line).unwrap() > 0 {
-        said.push_str(&line);
-        if let Some((_, url)) = line.split_once("open this URL to sign in: ") {
-            // the authorization server refuses the loopback redirect the client was not
-            // registered with: no redirect comes back
-            assert_eq!(browse(url.trim()), 400, "{said}");
-        }
-        line.clear();
-    }
-    assert_ne!(child.wait().unwrap().code(), Some(0));
+    let args = [
+        "orders",
+        "--wait",
+        "3",
+        "--client-id",
+        "web-client",
+        "--config",
+        probes.to_str().unwrap(),
+    ];
+    let (code, said) = login_opening(home.path(), &args, |url, said| {
+        // the authorization server refuses the loopback redirect the client was not
+        // registered with: no redirect comes back
+        assert_eq!(browse(url), 400, "{said}");
+    });
+    assert_ne!(code, 0);
     let failed = said
         .lines()
         .find(|l| l.contains("sign-in failed"))

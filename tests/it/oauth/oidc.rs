@@ -6,11 +6,10 @@
 //! credentials grant, from CI's variables (nothing kept) or a kept `login --client-credentials`
 //! asked again when its token is due.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::{all_text, audit, audit_as, kept_token, mcp};
+use super::{all_text, audit, audit_as, kept_token, login_opening, mcp};
 use crate::support::{free_port, repo, serve_on, Served};
 
 struct Oidc {
@@ -95,15 +94,7 @@ fn probes(dir: &Path, o: &Oidc) -> PathBuf {
 }
 
 fn grants(o: &Oidc) -> serde_json::Value {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", o.issuer_port)).unwrap();
-    write!(
-        s,
-        "GET /test/grants HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap()).unwrap()
+    super::grants(o.issuer_port)
 }
 
 /// `mcp-budget login NAME`, the URL it prints opened in headless Chromium.
@@ -118,45 +109,30 @@ fn login_in_chromium_with(
     args: &[&str],
     chromium: &Path,
 ) -> (i32, String) {
-    let mut child = mcp(home)
-        .arg("login")
-        .args(args)
-        .args(["--no-browser", "--wait", "60", "--config"])
-        .arg(probes)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let (mut said, mut line) = (String::new(), String::new());
-    while err.read_line(&mut line).unwrap() > 0 {
-        said.push_str(&line);
-        if let Some((_, url)) = line.split_once("open this URL to sign in: ") {
-            let profile = tempfile::tempdir().unwrap();
-            let page = Command::new(chromium)
-                .args([
-                    "--headless=new",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--no-first-run",
-                    // no connections of its own (the machine's network is closed)
-                    "--disable-quic",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                ])
-                .arg(format!("--user-data-dir={}", profile.path().display()))
-                .args(["--dump-dom", url.trim()])
-                .stderr(Stdio::null())
-                .output()
-                .unwrap();
-            let page = String::from_utf8_lossy(&page.stdout);
-            assert!(page.contains("Signed in"), "{page}\n{said}");
-        }
-        line.clear();
-    }
-    (child.wait().unwrap().code().unwrap(), said)
+    let mut all = args.to_vec();
+    all.extend(["--wait", "60", "--config", probes.to_str().unwrap()]);
+    login_opening(home, &all, |url, said| {
+        let profile = tempfile::tempdir().unwrap();
+        let page = Command::new(chromium)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                // no connections of its own (the machine's network is closed)
+                "--disable-quic",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(["--dump-dom", url])
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        let page = String::from_utf8_lossy(&page.stdout);
+        assert!(page.contains("Signed in"), "{page}\n{said}");
+    })
 }
 
 #[test]
