@@ -11,6 +11,7 @@ use crate::demo::DemoServer;
 use crate::upstream::{ChildEnv, Protocol, ServerIo, Session, SessionOptions, UpstreamError, Wire};
 
 mod signin;
+pub use signin::without_token;
 
 /// Start or reach the server and open a session in the era `opts.protocol` names. Errors never
 /// carry a secret of the spec or of the inherited environment (a server's stderr can print

@@ -9,8 +9,8 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
-use mcp_budget::auth::{self, AuthDir, LoginOptions, Status};
-use mcp_budget::config::{ServerSpec, TransportSpec};
+use mcp_budget::auth::{self, AuthDir, LoginOptions};
+use mcp_budget::config::ServerSpec;
 
 use crate::printer::warn;
 
@@ -32,7 +32,7 @@ pub fn offer_sign_ins(specs: &[ServerSpec]) {
         return;
     };
     for spec in specs {
-        let Some(url) = without_token(spec, &dir) else {
+        let Some(url) = mcp_budget::connect::without_token(spec, &dir) else {
             continue;
         };
         let asked =
@@ -62,22 +62,6 @@ pub fn offer_sign_ins(specs: &[ServerSpec]) {
         // a failed sign-in is said; the audit goes on and the server fails in its one line
         let _ = sign_in(&spec.name, url, &dir, &opts, true);
     }
-}
-
-/// The URL of a remote server that has no token of any kind.
-fn without_token<'a>(spec: &'a ServerSpec, dir: &auth::AuthDir) -> Option<&'a str> {
-    let (TransportSpec::Http { url, headers } | TransportSpec::Sse { url, headers }) =
-        &spec.transport
-    else {
-        return None;
-    };
-    let given = headers
-        .keys()
-        .any(|k| k.eq_ignore_ascii_case("authorization"))
-        || std::env::var_os(auth::token_variable(&spec.name)).is_some()
-        || auth::machine::from_env(&spec.name).is_some();
-    let kept = matches!(auth::status(dir, url), Ok(Status::SignedIn { .. }));
-    (!given && !kept).then_some(url.as_str())
 }
 
 /// Run the browser's sign-in for `url` and say in one line how it went: whether it did.

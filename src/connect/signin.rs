@@ -20,10 +20,7 @@ pub(super) async fn authorized<'a>(
     let Some(url) = needs_token(spec) else {
         return Ok((Cow::Borrowed(spec), false));
     };
-    if let Some(token) = std::env::var(auth::token_variable(&spec.name))
-        .ok()
-        .filter(|t| !t.trim().is_empty())
-    {
+    if let Some(token) = env_token(spec) {
         return Ok((Cow::Owned(with_token(spec, token.trim())), false));
     }
     // CI's machine client: a token by the client credentials grant, nothing kept
@@ -129,6 +126,24 @@ fn failed(spec: &ServerSpec, e: &AuthFailure) -> UpstreamError {
     UpstreamError::Initialize {
         message: format!("signing in: {e}{fix}"),
     }
+}
+
+/// The URL of a remote server that has no token of any kind: none of the sources
+/// [`authorized`] takes one from (its own header, `MCP_BUDGET_TOKEN_<NAME>`, the client
+/// credentials variables, a kept sign-in) gives one: what `audit` offers a sign-in for.
+pub fn without_token<'a>(spec: &'a ServerSpec, dir: &auth::AuthDir) -> Option<&'a str> {
+    let url = needs_token(spec)?;
+    let given = env_token(spec).is_some()
+        || auth::machine::from_env(&spec.name).is_some()
+        || matches!(auth::status(dir, url), Ok(auth::Status::SignedIn { .. }));
+    (!given).then_some(url)
+}
+
+/// CI's token for `spec` (`MCP_BUDGET_TOKEN_<NAME>`), when set and not blank.
+fn env_token(spec: &ServerSpec) -> Option<String> {
+    std::env::var(auth::token_variable(&spec.name))
+        .ok()
+        .filter(|t| !t.trim().is_empty())
 }
 
 /// The URL of a remote server that has no `Authorization` header of its own.
