@@ -171,6 +171,11 @@ run() {
   split probes "$probe_text"
   split thresholds "${MCP_BUDGET_ACTION_THRESHOLDS:-}"
   split args "${MCP_BUDGET_ACTION_ARGS:-}"
+  case ${MCP_BUDGET_ACTION_FAIL_ON:-} in
+    '') ;;
+    error | warning) thresholds+=(--fail-on "$MCP_BUDGET_ACTION_FAIL_ON") ;;
+    *) fail 2 "fail-on must be error, warning or empty, not '${MCP_BUDGET_ACTION_FAIL_ON}'" ;;
+  esac
   [ ${#probes[@]} -gt 0 ] || fail 2 "the probe input is empty: name a probe file or client config"
   for a in "${probes[@]}"; do
     [ -f "$a" ] || fail 2 "probe file not found: $a (in $PWD)"
@@ -182,6 +187,7 @@ run() {
     case $a in
       --max-response-bytes | --max-response-bytes=*) ;;  # an audit option, not a threshold
       --max-*) fail 2 "args: $a is a threshold: give it in the thresholds input" ;;
+      --fail-on | --fail-on=*) fail 2 "args: $a is a threshold: give it in the fail-on input" ;;
       --baseline* | --gate | --exit-zero | --out | --out=* | --format* | --no-write)
         fail 2 "args: $a is set by the action (inputs baseline, report-only, out)" ;;
     esac

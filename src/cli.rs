@@ -249,6 +249,9 @@ pub struct ThresholdArgs {
     /// Largest growth against the baseline of a server's schema tax, a tool or a result, percent
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub max_regression_pct: Option<f64>,
+    /// Fail on every finding of this severity or worse: error, or warning (warnings and errors)
+    #[arg(long, value_name = "SEVERITY", value_parser = clap::builder::TypedValueParser::map(clap::builder::PossibleValuesParser::new(["error", "warning"]), |s| s.parse::<mcp_budget::gate::FailOn>().expect("a listed severity")))]
+    pub fail_on: Option<mcp_budget::gate::FailOn>,
 }
 
 #[derive(Debug, clap::Args)]

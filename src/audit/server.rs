@@ -12,7 +12,7 @@ use crate::facts::{
 };
 use crate::measure::{
     compact_json, measure_initialize, measure_list, measure_parsed_result, measure_tools_pages,
-    model_view, shared_parameters, tool_error_text,
+    model_view, schema_errors, shared_parameters, tool_error_text,
 };
 use crate::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
 
@@ -178,7 +178,12 @@ async fn run(
                 },
             );
             let tool = report.tools.iter().find(|t| t.name == probe.tool).cloned();
-            let (row, result_type) = run_probe(&mut session, &spec.name, probe, tool, opts).await;
+            let (mut row, result_type) =
+                run_probe(&mut session, &spec.name, probe, tool, opts).await;
+            if let Some(def) = defs.iter().find(|d| d["name"] == probe.tool.as_str()) {
+                let args = serde_json::Value::Object(probe.arguments.clone());
+                row.argument_errors = schema_errors(&serde_json::Value::Object(def.clone()), &args);
+            }
             typed.extend(result_type.map(|t| (probe.tool.clone(), t)));
             report.probes.push(row);
         }
@@ -369,6 +374,9 @@ fn redact(report: &mut ServerReport, spec: &ServerSpec) {
     }
     for p in &mut report.probes {
         p.error = p.error.as_deref().map(|e| r.redact(e));
+        for e in &mut p.argument_errors {
+            *e = r.redact(e);
+        }
         let args = r.redact(&p.arguments.to_string());
         p.arguments = serde_json::from_str(&args).unwrap_or(serde_json::Value::Null);
     }

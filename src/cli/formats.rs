@@ -46,11 +46,11 @@ impl From<StatsFormat> for Listing {
 }
 
 impl GateFormat {
-    /// The core's verdict format, a table `width` wide.
-    pub fn core(self, width: Option<u16>) -> mcp_budget::gate::GateFormat {
+    /// The core's verdict format, a table `width` wide (its lines wrapped to it when `wrap`).
+    pub fn core(self, width: Option<u16>, wrap: bool) -> mcp_budget::gate::GateFormat {
         use mcp_budget::gate::GateFormat as G;
         match self {
-            GateFormat::Table => G::Table { width },
+            GateFormat::Table => G::Table { width, wrap },
             GateFormat::Markdown => G::Markdown,
             GateFormat::Github => G::Github,
             GateFormat::Json => G::Json,

@@ -144,7 +144,11 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
     if args.gate || args.baseline.is_some() {
         let t = thresholds.unwrap_or_default();
         let out = (!args.no_write).then_some(args.out.as_path());
-        let verdict = gate(&report, baseline.as_ref(), &t, out)?;
+        let shown = GateFormat::Table {
+            width: crate::printer::table_width(args.width),
+            wrap: crate::printer::wraps(args.width),
+        };
+        let verdict = gate(&report, baseline.as_ref(), &t, out, shown)?;
         match verdict {
             // a report that cannot be compared with its baseline is an error, never a pass
             None => return Err(Failure::Reported.into()),
@@ -281,6 +285,7 @@ fn gate(
     baseline: Option<&(Report, String)>,
     thresholds: &Thresholds,
     out_dir: Option<&Path>,
+    shown: GateFormat,
 ) -> anyhow::Result<Option<Verdict>> {
     let verdict = match judge(
         report,
@@ -299,7 +304,7 @@ fn gate(
             .with_context(|| format!("failed to write the gate verdict to {}", dir.display()))?;
     }
     let mut table = Vec::new();
-    mcp_budget::gate::render(&verdict, GateFormat::Table { width: Some(120) }, &mut table)?;
+    mcp_budget::gate::render(&verdict, shown, &mut table)?;
     warn(String::from_utf8_lossy(&table).trim_end());
     Ok(Some(verdict))
 }

@@ -34,7 +34,10 @@ pub fn run(args: GateArgs) -> anyhow::Result<()> {
     if args.format == GateFormat::Github {
         summary(&verdict)?;
     }
-    let format = args.format.core(crate::printer::table_width(args.width));
+    let format = args.format.core(
+        crate::printer::table_width(args.width),
+        crate::printer::wraps(args.width),
+    );
     let escaped = args.format != GateFormat::Json;
     crate::printer::rendered(escaped, |out| render(&verdict, format, out))?;
     Failure::of_verdict(&verdict, args.exit_zero)

@@ -216,6 +216,10 @@ pub struct ProbeResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     pub arguments: serde_json::Value,
+    /// How the arguments break the listed tool's input schema (`path: message`, at most 10);
+    /// empty when they match, or the tool is not listed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argument_errors: Vec<String>,
     pub status: ProbeStatus,
     /// Why the call failed (`error`), or what the tool said in its `isError` result
     /// (`tool_error`), whole.
@@ -383,6 +387,7 @@ impl ProbeResult {
             tool: tool.to_string(),
             label: None,
             arguments: serde_json::Value::Object(serde_json::Map::new()),
+            argument_errors: Vec::new(),
             status: ProbeStatus::Ok,
             error: None,
             latency_ms: 0.0,

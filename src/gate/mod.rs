@@ -13,7 +13,7 @@ mod thresholds;
 pub use comparable::{check_comparable, NotComparable};
 pub use diff::{diff, Change, Movement, Subject};
 pub use render::{render, GateFormat};
-pub use thresholds::{ThresholdError, Thresholds, ToolLimits};
+pub use thresholds::{FailOn, ThresholdError, Thresholds, ToolLimits};
 
 use std::path::Path;
 
@@ -24,7 +24,8 @@ use crate::facts::{Report, Status, SCHEMA_VERSION};
 /// A threshold a report broke.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Violation {
-    /// The threshold's name (`max_tool_tokens`, ...), or `server_error`.
+    /// The threshold's name (`max_tool_tokens`, ...), `fail_on` (a finding of that severity),
+    /// or `server_error`.
     pub rule: String,
     pub server: String,
     pub tool: Option<String>,
@@ -154,6 +155,22 @@ pub fn evaluate(current: &Report, baseline: Option<(&Report, &str)>, t: &Thresho
             continue;
         }
         let name = s.name.as_str();
+        if let Some(level) = t.fail_on {
+            for f in s.findings.iter().filter(|f| level.fails(&f.severity)) {
+                let at = match &f.tool {
+                    Some(tool) => format!("{name}/{tool}"),
+                    None => name.to_string(),
+                };
+                v.push(violation(
+                    "fail_on",
+                    name,
+                    f.tool.as_deref(),
+                    0.0,
+                    0.0,
+                    format!("{} {at}: {} [{}]", f.severity, f.message, f.rule),
+                ));
+            }
+        }
         v.extend(over(
             "max_tools_tokens",
             name,

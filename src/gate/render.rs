@@ -10,8 +10,9 @@ use super::Verdict;
 /// An output format of a gate verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GateFormat {
-    /// The terminal table; `width` fixes its width (None: the terminal's, if any).
-    Table { width: Option<u16> },
+    /// The terminal table; `width` fixes its width (None: the terminal's, if any); `wrap`
+    /// wraps each broken threshold's line to it (at a terminal, or given a width).
+    Table { width: Option<u16>, wrap: bool },
     /// gate.md: the PR comment.
     Markdown,
     /// gate.json.
@@ -23,7 +24,9 @@ pub enum GateFormat {
 /// Write `verdict` in `format` to `out`.
 pub fn render(verdict: &Verdict, format: GateFormat, out: &mut dyn Write) -> std::io::Result<()> {
     match format {
-        GateFormat::Table { width } => out.write_all(render_table(verdict, width).as_bytes()),
+        GateFormat::Table { width, wrap } => {
+            out.write_all(render_table(verdict, width, wrap).as_bytes())
+        }
         GateFormat::Markdown => out.write_all(render_markdown(verdict).as_bytes()),
         GateFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, verdict)?;

@@ -4,6 +4,7 @@ use crate::text::one_line;
 use comfy_table::{Cell, CellAlignment};
 
 use super::{Subject, Verdict};
+use crate::report::fit::wrap_prose;
 use crate::report::grid::{grid, Fit};
 use crate::units::thousands;
 
@@ -15,8 +16,9 @@ fn name(s: &str) -> String {
     one_line(&crate::text::cell_preview(s, CELL_CHARS, "gate.json")).into_owned()
 }
 
-/// Render the verdict; `width` fixes the table width (None: the terminal's).
-pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
+/// Render the verdict; `width` fixes the table width (None: the terminal's), and with `wrap`
+/// each broken threshold's line is wrapped to it.
+pub fn render_table(v: &Verdict, width: Option<u16>, wrap: bool) -> String {
     let mut out = String::new();
     if v.passed {
         out.push_str("gate passed\n");
@@ -26,7 +28,9 @@ pub fn render_table(v: &Verdict, width: Option<u16>) -> String {
             v.violations.len()
         ));
         for x in &v.violations {
-            out.push_str(&format!("  {}: {}\n", x.rule, one_line(&x.message)));
+            let line = format!("  {}: {}", x.rule, one_line(&x.message));
+            out.push_str(&wrap_prose(&line, width.filter(|_| wrap), 4));
+            out.push('\n');
         }
     }
     let Some(base) = &v.baseline else {

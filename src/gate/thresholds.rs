@@ -37,6 +37,45 @@ impl ToolLimits {
     }
 }
 
+/// The least severe finding that fails the gate (`--fail-on`, `fail_on` in `[gate]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// Findings of severity `error`.
+    Error,
+    /// Findings of severity `warning` or `error`.
+    Warning,
+}
+
+impl FailOn {
+    /// Whether a finding of `severity` (`error`, `warning`, `info`) fails the gate.
+    pub fn fails(self, severity: &str) -> bool {
+        match self {
+            FailOn::Error => severity == "error",
+            FailOn::Warning => matches!(severity, "error" | "warning"),
+        }
+    }
+
+    /// The severity as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+        }
+    }
+}
+
+impl std::str::FromStr for FailOn {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FailOn, String> {
+        match s {
+            "error" => Ok(FailOn::Error),
+            "warning" => Ok(FailOn::Warning),
+            other => Err(format!("`{other}` is not a severity (error or warning)")),
+        }
+    }
+}
+
 /// Every threshold of a gate.
 #[derive(Debug, Clone, Default)]
 pub struct Thresholds {
@@ -44,6 +83,8 @@ pub struct Thresholds {
     pub max_tools_tokens: Option<usize>,
     /// Most tools one server may offer.
     pub max_tool_count: Option<usize>,
+    /// Findings of this severity or worse fail the gate.
+    pub fail_on: Option<FailOn>,
     /// Defaults for every tool.
     pub tools: ToolLimits,
     /// Per-tool overrides, later ones winning: (glob text, matcher, limits).
@@ -56,6 +97,7 @@ pub struct Thresholds {
 struct GateTable {
     max_tools_tokens: Option<usize>,
     max_tool_count: Option<usize>,
+    fail_on: Option<FailOn>,
     #[serde(flatten)]
     tools: ToolLimits,
     #[serde(default)]
@@ -79,9 +121,10 @@ impl Thresholds {
             message,
         };
         // `flatten` and `deny_unknown_fields` do not mix in serde: check the keys by hand
-        const KEYS: [&str; 7] = [
+        const KEYS: [&str; 8] = [
             "max_tools_tokens",
             "max_tool_count",
+            "fail_on",
             "max_tool_tokens",
             "max_raw_tokens",
             "max_budgeted_tokens",
@@ -102,6 +145,7 @@ impl Thresholds {
         let mut t = Thresholds {
             max_tools_tokens: gate.max_tools_tokens,
             max_tool_count: gate.max_tool_count,
+            fail_on: gate.fail_on,
             tools: gate.tools,
             overrides: Vec::new(),
         };
@@ -127,6 +171,9 @@ impl Thresholds {
         }
         if flags.max_tool_count.is_some() {
             self.max_tool_count = flags.max_tool_count;
+        }
+        if flags.fail_on.is_some() {
+            self.fail_on = flags.fail_on;
         }
         self.tools = self.tools.overlay(&flags.tools);
         self.overrides.extend(flags.overrides.iter().cloned());
@@ -164,6 +211,7 @@ impl Thresholds {
     pub fn is_empty(&self) -> bool {
         self.max_tools_tokens.is_none()
             && self.max_tool_count.is_none()
+            && self.fail_on.is_none()
             && self.tools == ToolLimits::default()
             && self.overrides.is_empty()
     }

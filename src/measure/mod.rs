@@ -1,6 +1,7 @@
 //! Turning raw JSON-RPC results into token numbers, exactly as docs/design.md's accounting rules say.
 //! Synchronous and pure: it reads the bytes a server sent and returns report values.
 
+mod arguments;
 mod code_spans;
 mod compact;
 mod description_cut;
@@ -18,6 +19,7 @@ mod scalars;
 mod shared;
 mod tools;
 
+pub use arguments::{edit_distance, near_names, schema_errors};
 pub use code_spans::{code_spans, inside};
 pub use compact::compact_json;
 pub use description_cut::description_cut;

@@ -6,7 +6,7 @@ pub mod charts;
 mod compare;
 mod count;
 mod csv;
-mod fit;
+pub(crate) mod fit;
 pub(crate) mod grid;
 mod html;
 mod json;

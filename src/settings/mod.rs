@@ -144,6 +144,7 @@ pub fn thresholds(files: Thresholds, flags: &ThresholdArgs) -> anyhow::Result<Th
     let flags = Thresholds {
         max_tools_tokens: flags.max_tools_tokens,
         max_tool_count: flags.max_tool_count,
+        fail_on: flags.fail_on,
         tools: ToolLimits {
             max_tool_tokens: flags.max_tool_tokens,
             max_raw_tokens: flags.max_raw_tokens,

@@ -280,6 +280,39 @@ fn a_failing_gate_fails_the_step_annotates_and_gives_the_server_delta() {
 }
 
 #[test]
+fn fail_on_error_fails_the_step_on_each_error_finding_annotated() {
+    let demo = repo().join("probes/demo.toml");
+    let r = Runner::new(&[
+        ("probe", demo.to_str().unwrap()),
+        ("fail-on", "error"),
+        ("args", "--no-charts"),
+        ("install", "false"),
+    ]);
+    let f = r.run();
+    assert_eq!(f.status, 1, "{}", f.log());
+    let report = read_json(Path::new(&f.outputs["report"]));
+    let errors_found = report["servers"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["severity"] == "error")
+        .count();
+    let gate = read_json(Path::new(&f.outputs["gate-json"]));
+    assert_eq!(gate["violations"].as_array().unwrap().len(), errors_found);
+    let annotations: Vec<&str> = commands(&f.stdout)
+        .into_iter()
+        .filter(|c| c.starts_with("::error "))
+        .collect();
+    assert_eq!(annotations.len(), errors_found, "{annotations:?}");
+    assert!(
+        annotations
+            .iter()
+            .all(|a| a.starts_with("::error title=mcp-budget fail_on%3A demo")),
+        "{annotations:?}"
+    );
+}
+
+#[test]
 fn report_only_passes_the_step_and_still_says_the_gate_failed() {
     let (r, baseline) = failing(&[("report-only", "true")]);
     let f = r.run();
@@ -362,7 +395,7 @@ fn an_audit_error_fails_the_step_even_report_only_and_keeps_the_verdict() {
 fn usage_errors_exit_2_with_one_clear_line() {
     let shared = Runner::new(&[]);
     let ws = shared.workspace.display().to_string();
-    let cases: [(&[(&str, &str)], String); 4] = [
+    let cases: [(&[(&str, &str)], String); 6] = [
         (
             &[("probe", "missing.toml")],
             format!("probe file not found: missing.toml (in {ws})"),
@@ -378,6 +411,14 @@ fn usage_errors_exit_2_with_one_clear_line() {
         (
             &[("probe", "p.toml"), ("report-only", "maybe")],
             "report-only must be true or false, not 'maybe'".into(),
+        ),
+        (
+            &[("probe", "p.toml"), ("fail-on", "info")],
+            "fail-on must be error, warning or empty, not 'info'".into(),
+        ),
+        (
+            &[("probe", "p.toml"), ("args", "--fail-on=warning")],
+            "args: --fail-on=warning is a threshold: give it in the fail-on input".into(),
         ),
     ];
     for (inputs, message) in cases {

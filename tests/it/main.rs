@@ -22,6 +22,7 @@ mod exact_numbers;
 mod fail_fast;
 mod fill_quality;
 mod gate;
+mod gate_findings;
 mod github_projections;
 mod handshake_fallback;
 mod hostile_names;

@@ -8,6 +8,7 @@ use crate::units::thousands;
 mod compat;
 mod era;
 mod list;
+mod probes;
 mod rules;
 mod score;
 
@@ -117,6 +118,7 @@ pub fn check_server(s: &ServerReport) -> Vec<Finding> {
     out.extend(lint_findings(s));
     out.extend(list::shared_findings(s));
     out.extend(list::sdk_limit_findings(s));
+    out.extend(probes::probe_findings(s));
     let (_, cap) = claude_code_token_limits();
     for p in &s.probes {
         let Some(raw) = &p.raw else { continue };
@@ -385,6 +387,9 @@ mod tests {
         let mut icon = tool("draw", &[]);
         (icon.data_uris, icon.icons_bytes) = (1, 4_000);
         s.tools = vec![long, schema, icon];
+        // the tools probed below, listed (a probe of an unlisted one is a finding of its own)
+        s.tools
+            .extend(["p30000", "p40000", "p100"].map(|n| tool(n, &[])));
         s.tools_list.tool_count = 41;
         s.tools_list.relist_identical = Some(false);
         s.tools_list.relist_same_order = Some(false);

@@ -251,4 +251,22 @@ pub const RULES: &[Rule] = &[
         fix: "list every tool on one page (a server with few enough tools needs no cursor), or run the server behind `mcp-budget proxy`, which lists every upstream tool on one page",
         judges_definitions: false,
     },
+    Rule {
+        id: "probe-unknown-tool",
+        severity: "warning",
+        title: "A probe of a tool the server does not list",
+        checks: "A probe file's probe names a tool that is not in the server's tools/list (every page read). The message names the listed tools a typo away and the tools the server offers (the first 20).",
+        why: "The probe measures nothing, or an error the server gives for an unknown name: the result it was written to measure is missing from the report, and a gate on it passes vacuously.",
+        fix: "name a tool the server lists (`mcp-budget audit` writes them all to tools.csv), or drop the probe",
+        judges_definitions: false,
+    },
+    Rule {
+        id: "probe-arguments",
+        severity: "warning",
+        title: "A probe whose arguments the tool's input schema refuses",
+        checks: "A probe's arguments do not validate against the input schema of the tool it calls, as listed (JSON Schema: a required parameter missing, a wrong type, a name the schema does not allow...). Up to 10 errors, each `path: message`, and the parameters the tool takes.",
+        why: "A server that checks its input answers with an error, and the probe measures the error instead of the result; one that does not may answer with something other than what the probe meant to measure.",
+        fix: "give the arguments the tool's input schema asks for (the message names its parameters)",
+        judges_definitions: false,
+    },
 ];

@@ -7,9 +7,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value};
 
-use super::{
-    bad_arguments_text, schema_errors, CALL_TOOL, DEFAULT_FIND_LIMIT, FIND_TOOL, MAX_FIND_LIMIT,
-};
+use super::{bad_arguments_text, CALL_TOOL, DEFAULT_FIND_LIMIT, FIND_TOOL, MAX_FIND_LIMIT};
+use crate::measure::schema_errors;
 use crate::proxy::notify::tell_tools_changed;
 use crate::proxy::reply::text_json;
 use crate::proxy::server::Proxy;
