@@ -42,6 +42,7 @@ mod renderers;
 mod schema_lints;
 mod schemas;
 mod secrets;
+mod shipped_probes;
 mod signals;
 mod spill_outside;
 mod structured_rule;
