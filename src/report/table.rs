@@ -58,6 +58,18 @@ fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
             "* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).",
             2,
         );
+        let still = crate::assess::clients::still_cut(report);
+        if !still.is_empty() {
+            let each: Vec<String> = still
+                .iter()
+                .map(|c| format!("{} ({})", one_line(&c.call), c.how()))
+                .collect();
+            say(
+                &mut out,
+                &format!("Still cut after the engine: {}.", each.join("; ")),
+                0,
+            );
+        }
         if let Some(text) = crate::assess::clients::measured_profiles_text(report) {
             say(&mut out, &text, 0);
         }
@@ -325,12 +337,23 @@ fn clients(report: &Report) -> Fitted {
     if priced {
         columns.push(Column::num("$/1k turns", 1));
     }
+    let totals = crate::assess::clients::client_totals(report);
+    // "6/10 -> 1/10": counts the width never cuts (a column with less room goes first)
+    let ratio = |n: usize, of: usize| format!("{n}/{of}");
+    let cut_cells: Vec<String> = totals
+        .iter()
+        .map(|c| match c.budgeted_cut {
+            Some(b) => format!("{} -> {}", ratio(c.raw_cut, c.results), ratio(b, c.results)),
+            None => ratio(c.raw_cut, c.results),
+        })
+        .collect();
+    let widest = cut_cells.iter().map(|c| c.len()).max().unwrap_or(0);
     columns.extend([
-        Column::text("results cut", 10, 1),
+        Column::text("results cut", widest, 1),
         Column::num("result tokens", 0),
     ]);
     let mut t = Fitted::new(columns);
-    for c in crate::assess::clients::client_totals(report) {
+    for (c, cut) in totals.into_iter().zip(cut_cells) {
         let arrow = |raw: String, budgeted: Option<String>| match budgeted {
             Some(b) => format!("{raw} -> {b}"),
             None => raw,
@@ -344,11 +367,7 @@ fn clients(report: &Report) -> Fitted {
             cells.push(c.usd_per_1k_turns.map_or(String::new(), usd));
         }
         cells.extend([
-            arrow(
-                crate::assess::clients::cut_text(c.raw_cut, c.results),
-                c.budgeted_cut
-                    .map(|b| crate::assess::clients::cut_text(b, c.results)),
-            ),
+            cut,
             arrow(thousands(c.raw_tokens), c.budgeted_tokens.map(thousands)),
         ]);
         t.row(cells);

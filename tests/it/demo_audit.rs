@@ -373,3 +373,66 @@ fn continue_cli_is_audited_as_the_lab_measured_it() {
         assert_eq!(c["budgeted"]["outcome"], "full", "{tool}");
     }
 }
+
+/// report.md's summary and its client table say the same about what the engine leaves cut: the
+/// results the summary names are those some client's budgeted view still cuts in audit.json,
+/// and each client's "budgeted" cell counts that client's share of them.
+#[test]
+fn the_summary_and_the_client_table_agree_on_what_is_still_cut() {
+    let home = tempfile::tempdir().unwrap();
+    let (_, out) = audit_demo(home.path(), &["--no-charts"]);
+    let report = read_report(&out);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let probes = report["servers"][0]["probes"].as_array().unwrap();
+    let cut_in = |p: &Value, client: &str| {
+        p["clients"].as_array().unwrap().iter().any(|c| {
+            c["client"] == client
+                && c["unlisted"] != true
+                && c["budgeted"]["outcome"]
+                    .as_str()
+                    .is_some_and(|o| o != "full")
+        })
+    };
+    let clients: Vec<&str> = report["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let still: Vec<&str> = probes
+        .iter()
+        .filter(|p| clients.iter().any(|c| cut_in(p, c)))
+        .map(|p| p["tool"].as_str().unwrap())
+        .collect();
+    assert!(
+        !still.is_empty(),
+        "the demo has results no engine can make fit every client"
+    );
+    let summary = md.lines().nth(2).unwrap();
+    let said = format!(
+        "With each client's own limits, {} result{} still reach",
+        still.len(),
+        if still.len() == 1 { "" } else { "s" }
+    );
+    assert!(summary.contains(&said), "{summary}");
+    for tool in &still {
+        assert!(
+            summary.contains(&format!("`{tool}` (")),
+            "{tool}: {summary}"
+        );
+    }
+    for client in &clients {
+        let n = probes.iter().filter(|p| cut_in(p, client)).count();
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{client}")))
+            .unwrap_or_else(|| panic!("no row for {client}"));
+        let cell = row.split(" | ").nth(5).unwrap();
+        let expected = if n == 0 {
+            "none".to_string()
+        } else {
+            format!("{n} of ")
+        };
+        assert!(cell.starts_with(&expected), "{client}: {cell:?} vs {n}");
+    }
+}

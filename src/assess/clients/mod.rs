@@ -7,7 +7,7 @@ mod summary;
 pub use schema::{apply, deferred_names};
 pub use summary::{
     client_label, client_totals, cut_text, definitions_text, measured_profiles_text,
-    model_tokenizers_text, seen_text, ClientTotals,
+    model_tokenizers_text, seen_text, still_cut, ClientTotals, StillCut,
 };
 
 #[cfg(test)]

@@ -105,6 +105,69 @@ pub fn client_totals(report: &Report) -> Vec<ClientTotals> {
         .collect()
 }
 
+/// A result that some client still does not receive whole after the engine: the call's name
+/// and each such client's name with what it does (`truncated`, `spilled_to_file`, `refused`).
+/// The same results the client rows count in `budgeted_cut`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StillCut {
+    pub call: String,
+    pub clients: Vec<(String, Outcome)>,
+}
+
+impl StillCut {
+    /// What the clients do with it, grouped: "cut by Codex; refused by Claude Code, opencode".
+    pub fn how(&self) -> String {
+        let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (client, outcome) in &self.clients {
+            let how = match outcome {
+                Outcome::SpilledToFile => "written to a file by",
+                Outcome::Truncated => "cut by",
+                _ => "refused by",
+            };
+            match by.iter_mut().find(|(h, _)| *h == how) {
+                Some((_, names)) => names.push(client),
+                None => by.push((how, vec![client])),
+            }
+        }
+        let said: Vec<String> = by
+            .iter()
+            .map(|(how, names)| format!("{how} {}", names.join(", ")))
+            .collect();
+        said.join("; ")
+    }
+}
+
+/// Every result some client still cuts, spills or refuses after the engine, in report order.
+pub fn still_cut(report: &Report) -> Vec<StillCut> {
+    let name = |id: &str| {
+        report
+            .clients
+            .iter()
+            .find(|p| p.id == id)
+            .map_or(id.to_string(), |p| p.name.clone())
+    };
+    report
+        .servers
+        .iter()
+        .filter(|s| s.status == Status::Ok)
+        .flat_map(|s| s.probes.iter())
+        .filter_map(|p| {
+            let clients: Vec<(String, Outcome)> = p
+                .clients
+                .iter()
+                .filter(|c| !c.unlisted)
+                .filter_map(|c| c.budgeted.as_ref().map(|b| (c, b.outcome)))
+                .filter(|(_, o)| *o != Outcome::Full)
+                .map(|(c, o)| (name(&c.client), o))
+                .collect();
+            (!clients.is_empty()).then(|| StillCut {
+                call: p.name(),
+                clients,
+            })
+        })
+        .collect()
+}
+
 /// What a client sends of the definitions: "every definition", "names only", "names only for 2
 /// of 3", or "page 1 only; 8 tools unseen" when it reads only the first tools/list page of a
 /// server with more, then "; 1 server over its tool limit" when one is.

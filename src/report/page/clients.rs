@@ -17,7 +17,7 @@ pub(super) fn clients(report: &Report, out: &mut Vec<Block>) {
     }
     out.push(Block::Heading("What each client sees".into()));
     out.push(super::para(
-        "Each client sends the model a different share of the same servers. Tool definitions: every definition on every turn, or only the names while definitions are deferred until the model searches for a tool. Results: the parts the client sends (`content`, `structuredContent` or both), then its own limit: kept whole, cut to a head and tail (`truncated`), written to a file with a short preview (`spilled_to_file`) or refused. **Budgeted** is the same result after the engine with the client's limits, as `mcp-budget proxy --client ID` sends it: never cut again by the client. A client marked with an asterisk rests on a rule without a primary source; every rule's source and date is in `audit.json` (`clients`).",
+        "Each client sends the model a different share of the same servers. Tool definitions: every definition on every turn, or only the names while definitions are deferred until the model searches for a tool. Results: the parts the client sends (`content`, `structuredContent` or both), then its own limit: kept whole, cut to a head and tail (`truncated`), written to a file with a short preview (`spilled_to_file`) or refused. **Budgeted** is the same result after the engine with the client's limits, as `mcp-budget proxy --client ID` sends it; a budgeted result still cut is one the engine cannot make fit that client (the summary names each). A client marked with an asterisk rests on a rule without a primary source; every rule's source and date is in `audit.json` (`clients`).",
     ));
     let priced = report.pricing.is_some();
     let mut cols = vec![

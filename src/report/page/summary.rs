@@ -32,6 +32,31 @@ fn cap_exceeded(p: &ProbeResult, budgeted: bool) -> bool {
     })
 }
 
+/// What the client table's "budgeted" column counts, said in words: every result a client
+/// still does not receive whole after the engine, and which clients.
+fn still_cut_text(report: &Report, t: &mut String, spans: &mut Spans) {
+    let cut = crate::assess::clients::still_cut(report);
+    if cut.is_empty() {
+        t.push_str(" With each client's own limits, every result reaches every client whole.");
+        return;
+    }
+    let _ = write!(
+        t,
+        " With each client's own limits, {} result{} still reach{} a client cut or not at all: ",
+        cut.len(),
+        if cut.len() == 1 { "" } else { "s" },
+        if cut.len() == 1 { "es" } else { "" },
+    );
+    for (i, c) in cut.iter().enumerate() {
+        if i > 0 {
+            t.push_str("; ");
+        }
+        spans.own(&std::mem::take(t)).code(&c.call);
+        let _ = write!(t, " ({})", c.how());
+    }
+    t.push('.');
+}
+
 /// The totals of a report and the paragraph that states them.
 pub(super) fn summarize(report: &Report) -> Summary {
     let ok: Vec<&ServerReport> = report
@@ -127,6 +152,9 @@ pub(super) fn summarize(report: &Report) -> Summary {
         }
         if s.over_cap_budgeted == 0 && s.over_cap_raw > 0 {
             t.push_str(" After the engine, no result is over the cap.");
+        }
+        if !report.clients.is_empty() && probes.iter().any(|p| p.budgeted.is_some()) {
+            still_cut_text(report, &mut t, &mut spans);
         }
     }
     if s.servers_failed > 0 {
