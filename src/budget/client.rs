@@ -17,6 +17,7 @@ impl Engine {
             },
             limits.note_first,
         )
+        .with_resources_json(limits.resources_json)
     }
 
     /// A copy tightened to the tightest limits of `profiles` in every unit (one proxy in front
@@ -90,6 +91,55 @@ mod tests {
         assert_eq!(
             engine.for_clients(&[]).policy().for_tool("x").size,
             engine.policy().for_tool("x").size
+        );
+    }
+
+    /// Codex sends an embedded resource as its block's JSON and holds that to 12,000 bytes: a
+    /// text of lines and quotes (which JSON escapes) is cut so the block fits, and Codex then
+    /// keeps it whole; measured as plain text it would be over and cut again.
+    #[test]
+    fn a_resource_sent_as_json_fits_the_client_once_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(
+            Policy::default(),
+            Tokenizer::Cl100k,
+            SpillStore::new(dir.path(), 1 << 20),
+        );
+        let codex = profile("codex").unwrap();
+        assert!(engine_limits(codex).resources_json);
+        let text: String = (0..3000)
+            .map(|i| format!("let s{i} = \"v\\{i}\";\n"))
+            .collect();
+        let result = serde_json::json!({"content": [{"type": "resource", "resource": {
+            "uri": "file:///src/lib.rs", "mimeType": "text/x-rust", "text": text}}]});
+        let call = crate::budget::CallInfo {
+            server: "s",
+            tool: "read_file",
+            raw: None,
+            output_schema: false,
+        };
+        let out = engine.for_clients(&[codex]).run(&call, &result).result;
+        let block = &out["content"][0];
+        assert_eq!(block["type"], "resource", "{out}");
+        let sent = serde_json::to_string(block).unwrap();
+        assert!(sent.len() <= 12_000, "{} bytes", sent.len());
+        // a preview that fills what is left: most of the 12,000 bytes
+        assert!(sent.len() > 10_000, "{} bytes", sent.len());
+        let seen = crate::profiles::client_view(codex, &out, Tokenizer::Cl100k);
+        assert_eq!(seen.outcome, crate::profiles::Outcome::Full, "{seen:?}");
+        // the same engine without the client's JSON view: its preview is over once escaped
+        let plain = engine
+            .for_limits(ResultLimits {
+                resources_json: false,
+                ..engine_limits(codex)
+            })
+            .run(&call, &result)
+            .result;
+        let seen = crate::profiles::client_view(codex, &plain, Tokenizer::Cl100k);
+        assert_eq!(
+            seen.outcome,
+            crate::profiles::Outcome::Truncated,
+            "{seen:?}"
         );
     }
 }

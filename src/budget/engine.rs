@@ -148,6 +148,13 @@ impl Engine {
         e
     }
 
+    /// This engine measuring embedded resources as their blocks' JSON (a client that sends
+    /// them so, and holds that to its limits).
+    pub(crate) fn with_resources_json(mut self, json: bool) -> Engine {
+        self.policy.set_resources_json(json);
+        self
+    }
+
     pub fn policy(&self) -> &Policy {
         &self.policy
     }
@@ -457,7 +464,12 @@ impl Run<'_> {
     /// The work and a note `note` long are within the policy's bytes, characters and lines.
     fn fits_size(&self, note: &str) -> bool {
         let size = &self.policy.size;
-        size.is_unbounded() || size.fits(self.work.size_with(Some(note), self.policy.note_first))
+        size.is_unbounded()
+            || size.fits(self.work.size_as(
+                Some(note),
+                self.policy.note_first,
+                self.policy.resources_json,
+            ))
     }
 
     fn stage(&mut self, name: &str) {

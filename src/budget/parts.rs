@@ -98,12 +98,19 @@ impl<'a> Work<'a> {
 
     /// [`Self::size`] with `note` as one more text block, last (or first: `note_first`).
     pub fn size_with(&self, note: Option<&str>, note_first: bool) -> Size {
+        self.size_as(note, note_first, false)
+    }
+
+    /// [`Self::size_with`], an embedded resource measured as its block's compact JSON when
+    /// `resources_json` (a client that sends it so and holds that to its limits).
+    pub fn size_as(&self, note: Option<&str>, note_first: bool, resources_json: bool) -> Size {
         let mut joined = Joined::default();
         if let (Some(n), true) = (note, note_first) {
             joined.push(n);
         }
         for p in &self.parts {
             match p {
+                Part::Resource { .. } if resources_json => joined.push(&compact(&block(p))),
                 Part::Prose { text, .. }
                 | Part::Json { text, .. }
                 | Part::Resource { text, .. } => joined.push(text),

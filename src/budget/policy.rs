@@ -45,6 +45,8 @@ pub struct ToolPolicy {
     /// The note goes before the result, not after it: for a client that keeps only the head of
     /// what it is sent, the handle to the full original is never what it drops.
     pub note_first: bool,
+    /// An embedded resource is measured as its block's JSON (a client that sends it so).
+    pub resources_json: bool,
     pub project: Option<Projection>,
     /// At most this many items of an array are kept (none: as many as fill the budget).
     pub max_array_items: Option<usize>,
@@ -99,6 +101,7 @@ impl Default for ToolPolicy {
             budget: 8000,
             size: SizeLimits::default(),
             note_first: false,
+            resources_json: false,
             project: None,
             max_array_items: None,
             max_string_chars: None,
@@ -220,6 +223,8 @@ pub struct Policy {
     client: Option<(Option<usize>, SizeLimits)>,
     /// Every tool's note goes first (a client that keeps the head).
     note_first: bool,
+    /// Every tool's embedded resources are measured as their blocks' JSON.
+    resources_json: bool,
 }
 
 impl Policy {
@@ -314,6 +319,7 @@ impl Policy {
             p.size = p.size.tightened(size);
         }
         p.note_first |= self.note_first;
+        p.resources_json |= self.resources_json;
         p
     }
 
@@ -333,6 +339,12 @@ impl Policy {
     /// Put every tool's note before its result (a client that keeps only the head).
     pub fn set_note_first(&mut self, first: bool) {
         self.note_first = first;
+    }
+
+    /// Measure every tool's embedded resources as their blocks' JSON (a client that sends
+    /// them so).
+    pub fn set_resources_json(&mut self, json: bool) {
+        self.resources_json = json;
     }
 
     /// The default budget.

@@ -115,6 +115,28 @@ impl SizeLimits {
         end
     }
 
+    /// [`Self::prefix_len`] for a text sent as a JSON string (a resource a client sends as its
+    /// block's JSON): each character measured as written escaped (a quote, a backslash or a
+    /// line break is two, another control character six). The string has no line breaks.
+    pub fn prefix_len_escaped(&self, text: &str, len: usize) -> usize {
+        let end = floor_char_boundary(text, len.min(text.len()));
+        let (mut bytes, mut chars) = (0, 0);
+        for (i, c) in text[..end].char_indices() {
+            // (bytes, characters) as serde_json writes it
+            let (b, n) = match c {
+                '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => (2, 2),
+                c if (c as u32) < 0x20 => (6, 6),
+                c => (c.len_utf8(), 1),
+            };
+            let over = |limit: Option<usize>, used: usize| limit.is_some_and(|l| used > l);
+            if over(self.bytes, bytes + b) || over(self.chars, chars + n) {
+                return i;
+            }
+            (bytes, chars) = (bytes + b, chars + n);
+        }
+        end
+    }
+
     /// "10,000 bytes and 256 lines", or `None` when unbounded.
     pub fn describe(&self) -> Option<String> {
         let parts: Vec<String> = [

@@ -31,6 +31,9 @@ pub struct ResultLimits {
     pub lines: Option<usize>,
     /// The client keeps the head of what it cuts: the engine's note goes first.
     pub note_first: bool,
+    /// The client sends an embedded resource as the block's JSON and holds that to its limits
+    /// (Codex): a resource's text is measured escaped, inside its block.
+    pub resources_json: bool,
 }
 
 impl ResultLimits {
@@ -44,6 +47,7 @@ impl ResultLimits {
             chars: min(self.chars, other.chars),
             lines: min(self.lines, other.lines),
             note_first: self.note_first || other.note_first,
+            resources_json: self.resources_json || other.resources_json,
         }
     }
 }
@@ -53,7 +57,13 @@ impl ResultLimits {
 const RESULT_JSON_WRAPPER: usize = 128;
 
 pub fn engine_limits(profile: &ClientProfile) -> ResultLimits {
-    let mut l = ResultLimits::default();
+    let mut l = ResultLimits {
+        resources_json: profile
+            .resources
+            .as_ref()
+            .is_some_and(|r| r.mode == super::Resources::Json),
+        ..ResultLimits::default()
+    };
     // a rule on one kind of result (a JSON array, an error) is no size limit the engine can
     // meet: the engine budgets every result alike
     for r in result_rules(profile)

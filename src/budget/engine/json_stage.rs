@@ -280,7 +280,14 @@ impl Engine {
                 false => {
                     let (bounds, measured) = match json_only {
                         Some(share) => (size.share(share), json_size(&f.work, &text)),
-                        None => (*size, f.work.size_with(Some(&text), run.policy.note_first)),
+                        None => (
+                            *size,
+                            f.work.size_as(
+                                Some(&text),
+                                run.policy.note_first,
+                                run.policy.resources_json,
+                            ),
+                        ),
                     };
                     (bounds.fits(measured), size_ratio(&bounds, measured))
                 }

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::super::note::render;
-use super::super::parts::{compact, Part, Work};
+use super::super::parts::{block as part_block, compact, Part, Work};
 use super::super::prefix_strip::original_offset;
 use super::super::{Scan, SizeLimits};
 use super::{Budgeted, Engine, Run, Strategy};
@@ -69,7 +69,11 @@ impl Engine {
                         .prefix_scanned(&full, allowance, 0.1, &mut full_scan);
                 // bytes, characters and lines: the longest prefix within what is left of them
                 if let Some(room) = size_room {
-                    let cut = room.prefix_len(&full, len);
+                    // a resource a client sends as its block's JSON is measured escaped
+                    let cut = match (&run.work.parts[i], run.policy.resources_json) {
+                        (Part::Resource { .. }, true) => room.prefix_len_escaped(&full, len),
+                        _ => room.prefix_len(&full, len),
+                    };
                     if cut < len {
                         (len, n) = (cut, self.counter.count(&full[..cut]));
                     }
@@ -174,6 +178,19 @@ impl Engine {
         full: &str,
         total_lines: Option<usize>,
     ) -> (usize, Option<SizeLimits>) {
+        // a resource a client sends as its block's JSON: the block around an empty text is
+        // paid beside the preview (which is measured escaped)
+        let wrapper = match &run.work.parts[at] {
+            Part::Resource { block, .. } if run.policy.resources_json => {
+                let empty = Part::Resource {
+                    block,
+                    text: Cow::Borrowed(""),
+                    scan: Scan::known(0, 0),
+                };
+                Some(super::super::size::Size::of(&compact(&part_block(&empty))))
+            }
+            _ => None,
+        };
         let saved = std::mem::replace(
             &mut run.work.parts[at],
             Part::Prose {
@@ -204,8 +221,15 @@ impl Engine {
         let room = (!size.is_unbounded()).then(|| {
             // everything but the preview (an empty text in its place, its line break counted),
             // and one line more: the preview ends the last line or starts a new one
-            let mut used = emptied.size_with(Some(&text), run.policy.note_first);
+            let mut used = emptied.size_as(
+                Some(&text),
+                run.policy.note_first,
+                run.policy.resources_json,
+            );
             used.lines += 1;
+            if let Some(w) = wrapper {
+                (used.bytes, used.chars) = (used.bytes + w.bytes, used.chars + w.chars);
+            }
             // nothing left: an empty preview
             size.room(used).unwrap_or(SizeLimits {
                 bytes: Some(0),
