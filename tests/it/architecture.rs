@@ -138,10 +138,10 @@ fn the_root_holds_only_what_the_layout_names() {
     let listing = match out {
         Ok(o) if o.status.success() => o.stdout,
         _ => {
-            eprintln!(
-                "SKIP: {} is not a git checkout (or git is missing)",
+            crate::support::skip(&format!(
+                "{} is not a git checkout (or git is missing)",
                 repo().display()
-            );
+            ));
             return;
         }
     };
@@ -178,10 +178,10 @@ fn python_bytecode_is_neither_tracked_nor_left_unignored() {
             .filter(|o| o.status.success())
     };
     let Some(listing) = git(&["ls-files", "--cached", "--others", "--exclude-standard"]) else {
-        eprintln!(
-            "SKIP: {} is not a git checkout (or git is missing)",
+        crate::support::skip(&format!(
+            "{} is not a git checkout (or git is missing)",
             repo().display()
-        );
+        ));
         return;
     };
     let listing = String::from_utf8_lossy(&listing.stdout).to_string();

@@ -443,7 +443,7 @@ fn a_dead_servers_cause_is_said_before_its_stack_trace() {
         .output()
         .is_err()
     {
-        eprintln!("SKIP: node is not installed");
+        crate::support::skip("node is not installed");
         return;
     }
     let home = tempfile::tempdir().unwrap();

@@ -107,7 +107,7 @@ fn man_pages_render_with_every_commands_flags() {
     assert!(roff.contains(".TH mcp-budget-audit 1"), "{roff}");
     // rendered by man(1) where the machine has it
     if Command::new("man").arg("--version").output().is_err() {
-        eprintln!("SKIP: no man(1) to render the pages");
+        crate::support::skip("no man(1) to render the pages (Debian's man-db)");
         return;
     }
     let o = Command::new("man")

@@ -35,6 +35,32 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A test that cannot run here says so and returns: `reason` goes to stderr and to the skip
+/// ledger (`target/test-skips.log`, or `MCP_BUDGET_SKIP_LOG`), which `scripts/test.sh` reports
+/// after libtest's summary (libtest has no skipped state: it counts the test as passed). Under
+/// MCP_BUDGET_REQUIRE_REAL_SERVERS (CI), nothing may be skipped: a skip is a failure.
+pub fn skip(reason: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed test)")
+        .to_string();
+    eprintln!("SKIP: {test}: {reason}");
+    let ledger = std::env::var_os("MCP_BUDGET_SKIP_LOG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/test-skips.log"));
+    let line = format!("{test}\t{}\n", reason.replace(['\n', '\t'], " "));
+    // one write of one line with O_APPEND: lines of tests running side by side never mix
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&ledger)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+    assert!(
+        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
+        "{test} cannot run: {reason}; MCP_BUDGET_REQUIRE_REAL_SERVERS is set, so nothing may be skipped"
+    );
+}
+
 /// `../shared/corpus`, or `None` (with a message) when it is absent; absent under
 /// MCP_BUDGET_REQUIRE_REAL_SERVERS (as in CI), a failure.
 pub fn corpus() -> Option<PathBuf> {
@@ -46,15 +72,10 @@ pub fn corpus() -> Option<PathBuf> {
     } else {
         // CI checks counts against tiktoken's on the corpus: a missing corpus there is a
         // failure, not a skip that passes
-        assert!(
-            std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-            "the corpus is missing at {} but MCP_BUDGET_REQUIRE_REAL_SERVERS is set",
+        skip(&format!(
+            "corpus not found at {} (set MCP_BUDGET_CORPUS)",
             dir.display()
-        );
-        eprintln!(
-            "SKIP: corpus not found at {} (set MCP_BUDGET_CORPUS)",
-            dir.display()
-        );
+        ));
         None
     }
 }
@@ -69,15 +90,10 @@ pub fn real_server(bin: &str) -> Option<PathBuf> {
     if path.exists() {
         return Some(path);
     }
-    assert!(
-        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-        "{} is missing but MCP_BUDGET_REQUIRE_REAL_SERVERS is set",
+    skip(&format!(
+        "{} not installed (run .ci/run, or npm install into target/test-servers)",
         path.display()
-    );
-    eprintln!(
-        "SKIP: {} not installed (run .ci/run, or npm install into target/test-servers)",
-        path.display()
-    );
+    ));
     None
 }
 
@@ -391,11 +407,9 @@ pub fn venv_python(module: &str, what: &str) -> Option<PathBuf> {
     if ok {
         return Some(python);
     }
-    assert!(
-        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-        "{what} is missing in target/test-venv but MCP_BUDGET_REQUIRE_REAL_SERVERS is set"
-    );
-    eprintln!("SKIP: {what} is not installed in target/test-venv (run .ci/run)");
+    skip(&format!(
+        "{what} is not installed in target/test-venv (run .ci/run)"
+    ));
     None
 }
 

@@ -465,11 +465,7 @@ fn prometheus() -> Option<PathBuf> {
         .map(PathBuf::from)
         .find(|p| p.exists());
     if found.is_none() {
-        assert!(
-            std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-            "prometheus is not installed (.ci/run installs Debian's)"
-        );
-        eprintln!("SKIP: prometheus is not installed (.ci/run installs Debian's)");
+        crate::support::skip("prometheus is not installed (.ci/run installs Debian's)");
     }
     found
 }

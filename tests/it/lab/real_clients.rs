@@ -27,12 +27,10 @@ pub(crate) fn lab_clients() -> Option<std::path::PathBuf> {
     if dir.join(".bin").exists() {
         return Some(dir);
     }
-    assert!(
-        std::env::var_os("MCP_BUDGET_REQUIRE_REAL_SERVERS").is_none(),
-        "{} is missing but MCP_BUDGET_REQUIRE_REAL_SERVERS is set",
+    crate::support::skip(&format!(
+        "no coding clients in {} (run .ci/run)",
         dir.display()
-    );
-    eprintln!("SKIP: no coding clients in {} (run .ci/run)", dir.display());
+    ));
     None
 }
 
