@@ -10,6 +10,7 @@ use mcp_budget::upstream::Protocol;
 mod auth;
 mod count;
 mod formats;
+pub mod help;
 mod intercept;
 mod lab;
 mod replay;
@@ -26,7 +27,8 @@ pub use setup::{CompletionsArgs, ManArgs, SchemaArgs, UnwrapArgs, WrapArgs, Wrap
 #[command(
     name = "mcp-budget",
     version,
-    about = "Measure what MCP servers cost an LLM in context tokens, and enforce a budget on it"
+    about = "Measure what MCP servers cost an LLM in context tokens, and enforce a budget on it",
+    after_long_help = help::after_help("mcp-budget")
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -36,45 +38,63 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Connect to MCP servers, measure the schema tax of their tools and the size of probe results
+    #[command(after_long_help = help::after_help("audit"))]
     Audit(Box<AuditArgs>),
     /// Run saved tool results (JSON-RPC lines, bare results or text) through the budget engine
+    #[command(after_long_help = help::after_help("replay"))]
     Replay(ReplayArgs),
     /// Budget one tool result read on stdin for a gateway's interceptor (Docker MCP Gateway's
     /// `--interceptor after:exec:...`): the replacement on stdout, nothing when it fits
+    #[command(after_long_help = help::after_help("intercept"))]
     Intercept(InterceptArgs),
     /// List the servers found in client configs and probe files (secrets redacted)
+    #[command(after_long_help = help::after_help("servers"))]
     Servers(ServersArgs),
     /// Sign in to a server that uses OAuth (the browser step, then the token kept in the state
     /// folder, readable by you alone)
+    #[command(after_long_help = help::after_help("login"))]
     Login(LoginArgs),
     /// Forget a server's sign-in (revoked at its authorization server where it offers that)
+    #[command(after_long_help = help::after_help("logout"))]
     Logout(LogoutArgs),
     /// Count the tokens of files (or stdin)
+    #[command(after_long_help = help::after_help("count"))]
     Count(CountArgs),
     /// Run the embedded demo MCP server on stdio
+    #[command(after_long_help = help::after_help("demo-server"))]
     DemoServer,
     /// Put `mcp-budget proxy` in front of the servers in your client configs (a backup first;
     /// --dry-run shows the diff)
+    #[command(after_long_help = help::after_help("wrap"))]
     Wrap(Box<WrapArgs>),
     /// Take the proxy out of the client configs again, each entry as it was
+    #[command(after_long_help = help::after_help("unwrap"))]
     Unwrap(UnwrapArgs),
     /// Gate a report (audit.json) on thresholds and on growth against a baseline report
+    #[command(after_long_help = help::after_help("gate"))]
     Gate(GateArgs),
     /// Serve an upstream MCP server on stdio with every tool result kept within the budget
+    #[command(after_long_help = help::after_help("proxy"))]
     Proxy(Box<ProxyArgs>),
     /// Per-tool statistics of a proxy call log (count, p50, p95, max tokens and engine time)
+    #[command(after_long_help = help::after_help("stats"))]
     Stats(StatsArgs),
     /// Serve a recording made by `audit --record` as an MCP server on stdio
+    #[command(after_long_help = help::after_help("serve-capture"))]
     ServeCapture(ServeCaptureArgs),
     /// Run real coding clients against a scripted model on 127.0.0.1 and measure what each
     /// sends its model: the tool definitions per turn, and what reached it of each probe
+    #[command(after_long_help = help::after_help("lab"))]
     Lab(Box<LabArgs>),
     /// Print a shell's completion script (bash, zsh, fish, elvish, powershell)
+    #[command(after_long_help = help::after_help("completions"))]
     Completions(CompletionsArgs),
     /// Print the man page (roff), or write one per command into a folder
+    #[command(after_long_help = help::after_help("man"))]
     Man(ManArgs),
     /// Print the JSON Schema of a document mcp-budget writes: audit (audit.json), gate
     /// (gate.json), call-log (a line of `proxy --log`), lab (the lab's report)
+    #[command(after_long_help = help::after_help("schema"))]
     Schema(SchemaArgs),
     /// The lab's tap: relay stdio to a server, writing every line to a transcript
     #[command(hide = true)]
@@ -106,73 +126,92 @@ pub struct ProxyArgs {
     pub command: Vec<String>,
     /// A remote upstream (streamable HTTP; with --sse the 2024-11-05 HTTP+SSE protocol)
     #[arg(long, value_name = "URL", conflicts_with = "command")]
+    #[arg(help_heading = "Upstream")]
     pub upstream_url: Option<String>,
     /// The remote upstream speaks legacy HTTP+SSE
     #[arg(long, requires = "upstream_url")]
+    #[arg(help_heading = "Upstream")]
     pub sse: bool,
     /// A header for the remote upstream, `Name: value` (repeatable)
     #[arg(long = "header", value_name = "HEADER", requires = "upstream_url")]
+    #[arg(help_heading = "Upstream")]
     pub headers: Vec<String>,
     /// A header for the remote upstream whose value is read from an environment variable,
     /// `Name: VAR` (repeatable): a token kept out of argv, which every local user sees in `ps`
     #[arg(long = "header-env", value_name = "HEADER", requires = "upstream_url")]
+    #[arg(help_heading = "Upstream")]
     pub header_envs: Vec<String>,
     /// `Authorization: Bearer` with the token read from this environment variable (Codex's
     /// `bearer_token_env_var`, as `wrap` writes it)
     #[arg(long, value_name = "VAR", requires = "upstream_url")]
+    #[arg(help_heading = "Upstream")]
     pub upstream_bearer_env: Option<String>,
     /// An upstream from a probe file or client config, by name
     #[arg(long, value_name = "NAME", conflicts_with_all = ["command", "upstream_url"])]
+    #[arg(help_heading = "Upstream")]
     pub server: Option<String>,
     /// Probe files or client configs to find --server in [default: discover client configs]
     #[arg(long = "config", value_name = "FILE")]
+    #[arg(help_heading = "Upstream")]
     pub configs: Vec<PathBuf>,
     /// Show only tools matching one of these globs (repeatable)
     #[arg(long, value_name = "GLOB")]
+    #[arg(help_heading = "Tools shown")]
     pub allow: Vec<String>,
     /// Hide tools matching these globs (repeatable; wins over --allow)
     #[arg(long, value_name = "GLOB")]
+    #[arg(help_heading = "Tools shown")]
     pub deny: Vec<String>,
     /// Show two tools instead of the upstream's: mcp_budget_find_tools (search by what a tool
     /// does) and mcp_budget_call_tool (call any of them); --allow, --deny and the policy apply
     #[arg(long)]
+    #[arg(help_heading = "Tools shown")]
     pub lazy_tools: bool,
     /// With --lazy-tools: also list the tools found, until SECS seconds after they were last
     /// found or called (clients that re-list on tools/list_changed get them as real tools)
     #[arg(long, value_name = "SECS", requires = "lazy_tools", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Tools shown")]
     pub lazy_expose: Option<u64>,
     /// Show input schemas lean: $schema, $comment, titles that repeat names and null defaults
     /// removed (what a schema accepts does not change); the policy's lean_schemas does it per tool
     #[arg(long)]
+    #[arg(help_heading = "Tools shown")]
     pub lean_schemas: bool,
     /// Export a span per request and the metrics over OTLP http/protobuf, to
     /// OTEL_EXPORTER_OTLP_ENDPOINT or else http://localhost:4318 (setting that variable alone
     /// switches it on; OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME and
     /// OTEL_RESOURCE_ATTRIBUTES are read too)
     #[arg(long)]
+    #[arg(help_heading = "Telemetry and log")]
     pub otlp: bool,
     /// Serve the metrics for Prometheus at http://ADDR/metrics (a proxy on --listen serves them
     /// at its own address)
     #[arg(long, value_name = "ADDR")]
+    #[arg(help_heading = "Telemetry and log")]
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Append one JSON line per call to this file
     #[arg(long, env = "MCP_BUDGET_LOG", value_name = "FILE")]
+    #[arg(help_heading = "Telemetry and log")]
     pub log: Option<PathBuf>,
     /// The upstream's name in spill files and the log [default: the server's name; for
     /// `-- COMMAND`, the package a launcher runs (`npx -y PKG`, `uvx PKG`: PKG), else the
     /// command's name]
     #[arg(long, value_name = "NAME")]
+    #[arg(help_heading = "Telemetry and log")]
     pub name: Option<String>,
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base")]
+    #[arg(help_heading = "Budget engine")]
     pub tokenizer: Tokenizer,
     /// The clients in front of the proxy, ids comma-separated (claude-code, codex, …) or `all`:
     /// the tightest of their limits in tokens, bytes, characters and lines tightens the budget,
     /// so no client cuts a result again
     #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "LIST")]
+    #[arg(help_heading = "Budget engine")]
     pub client: Option<ClientList>,
     /// Seconds the upstream has to start and answer `initialize`
     #[arg(long, default_value_t = 60, value_name = "SECS")]
+    #[arg(help_heading = "Upstream")]
     pub timeout: u64,
     /// The era spoken to the upstream: `handshake-first` (`initialize`, and 2026-07-28 when
     /// the server refuses it), `legacy`, `2026-07-28` or `auto` (discover first). Clients of
@@ -183,31 +222,40 @@ pub struct ProxyArgs {
         value_name = "ERA",
         default_value = "handshake-first"
     )]
+    #[arg(help_heading = "Upstream")]
     pub upstream_protocol: Protocol,
     /// Serve streamable HTTP on this address instead of stdio (e.g. 127.0.0.1:8931)
     #[arg(long, value_name = "ADDR")]
+    #[arg(help_heading = "Serving over HTTP")]
     pub listen: Option<std::net::SocketAddr>,
     /// Require `Authorization: Bearer <token>` with the token read from this environment variable
     #[arg(long, value_name = "VAR")]
+    #[arg(help_heading = "Serving over HTTP")]
     pub bearer_token_env: Option<String>,
     /// Accept this Host besides localhost and 127.0.0.1 (repeatable; for a non-loopback --listen)
     #[arg(long = "allow-host", value_name = "HOST", requires = "listen")]
+    #[arg(help_heading = "Serving over HTTP")]
     pub allow_hosts: Vec<String>,
     /// Close an HTTP session after this many seconds without a message (its id then gets 404)
     #[arg(long, env = "MCP_BUDGET_SESSION_IDLE_SECS", value_name = "SECS", default_value_t = mcp_budget::proxy::DEFAULT_SESSION_IDLE_SECS, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Serving over HTTP")]
     pub session_idle_secs: u64,
     /// HTTP sessions open at most; one more is refused with 503 and a JSON-RPC error
     #[arg(long, env = "MCP_BUDGET_MAX_SESSIONS", value_name = "N", default_value_t = mcp_budget::proxy::DEFAULT_MAX_SESSIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(help_heading = "Serving over HTTP")]
     pub max_sessions: usize,
     /// HTTP connections open at once; more wait until one closes
     #[arg(long, env = "MCP_BUDGET_MAX_CONNECTIONS", value_name = "N", default_value_t = mcp_budget::proxy::DEFAULT_MAX_CONNECTIONS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(help_heading = "Serving over HTTP")]
     pub max_connections: usize,
     /// Close an HTTP connection whose request headers are not all there within SECS (an idle
     /// kept-alive connection too)
     #[arg(long, env = "MCP_BUDGET_HEADER_TIMEOUT_SECS", value_name = "SECS", default_value_t = mcp_budget::proxy::DEFAULT_HEADER_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Serving over HTTP")]
     pub header_timeout_secs: u64,
     /// Answer 408 to a request whose body is not all there within SECS of its headers
     #[arg(long, env = "MCP_BUDGET_BODY_TIMEOUT_SECS", value_name = "SECS", default_value_t = mcp_budget::proxy::DEFAULT_BODY_TIMEOUT_SECS, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Serving over HTTP")]
     pub body_timeout_secs: u64,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -230,6 +278,7 @@ pub struct StatsArgs {
 
 /// Gate thresholds as flags (the same names as a probe file's `[gate]` keys; flags win).
 #[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Gate")]
 pub struct ThresholdArgs {
     /// Largest schema tax of one server, tokens per turn
     #[arg(long, value_name = "TOKENS")]
@@ -293,13 +342,16 @@ pub struct AuditArgs {
     pub files: Vec<PathBuf>,
     /// A client config to read (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini CLI, Codex)
     #[arg(long = "config", value_name = "FILE")]
+    #[arg(help_heading = "Servers")]
     pub configs: Vec<PathBuf>,
     /// Audit only these servers (repeatable)
     #[arg(long = "server", value_name = "NAME")]
+    #[arg(help_heading = "Servers")]
     pub servers: Vec<String>,
     /// Tokenizers, comma-separated; the first is primary [default: the probe file's, else
     /// cl100k_base]
     #[arg(long, env = "MCP_BUDGET_TOKENIZER", value_name = "LIST")]
+    #[arg(help_heading = "Counting")]
     pub tokenizer: Option<TokenizerList>,
     /// Where to write audit.json and the CSV files
     #[arg(
@@ -308,21 +360,27 @@ pub struct AuditArgs {
         value_name = "DIR",
         default_value = "reports/latest"
     )]
+    #[arg(help_heading = "Output")]
     pub out: PathBuf,
     /// Do not write report files, only print
     #[arg(long)]
+    #[arg(help_heading = "Output")]
     pub no_write: bool,
     /// What to print on stdout (csv prints tools.csv; the others are in --out)
     #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
+    #[arg(help_heading = "Output")]
     pub format: AuditFormat,
     /// Bound on each server's whole audit, in seconds [default: 60]
     #[arg(long, env = "MCP_BUDGET_TIMEOUT", value_name = "SECS")]
+    #[arg(help_heading = "Servers")]
     pub timeout: Option<u64>,
     /// Servers audited at once [default: 8]
     #[arg(long, env = "MCP_BUDGET_CONCURRENCY", value_name = "N")]
+    #[arg(help_heading = "Servers")]
     pub concurrency: Option<usize>,
     /// Also call every tool annotated readOnlyHint: true that has no required arguments
     #[arg(long)]
+    #[arg(help_heading = "Servers")]
     pub auto_probe: bool,
     /// Clients whose view of every tool list and result is reported: ids, comma-separated, or
     /// `all` (naive, claude-code, claude-desktop, codex, gemini-cli, opencode, kilo,
@@ -335,13 +393,16 @@ pub struct AuditArgs {
         value_name = "LIST",
         default_value = "all"
     )]
+    #[arg(help_heading = "Counting")]
     pub clients: ClientList,
     /// Record every JSON-RPC exchange (secrets redacted) into DIR, with a manifest and a
     /// probes.toml that audits the recording (`serve-capture`)
     #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Servers")]
     pub record: Option<PathBuf>,
     /// Largest single JSON-RPC message accepted from a server, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    #[arg(help_heading = "Servers")]
     pub max_response_bytes: usize,
     /// The protocol era to speak: `auto` (discover first, then `initialize`), `legacy` (the
     /// `initialize` handshake), `2026-07-28` (`server/discover`, stateless), or
@@ -352,6 +413,7 @@ pub struct AuditArgs {
         value_name = "ERA",
         default_value = "auto"
     )]
+    #[arg(help_heading = "Servers")]
     pub protocol: Protocol,
     /// Model whose prices the dollar costs use (see docs/audit.md for the table)
     #[arg(
@@ -360,16 +422,20 @@ pub struct AuditArgs {
         value_name = "NAME",
         default_value = "claude-sonnet-4.5"
     )]
+    #[arg(help_heading = "Counting")]
     pub model: String,
     /// Override the price: INPUT or INPUT,CACHED in US dollars per million input tokens
     #[arg(long, value_name = "USD_PER_MTOK")]
+    #[arg(help_heading = "Counting")]
     pub price: Option<String>,
     /// Print what a findings rule checks and why, then exit (`--explain list` lists the rules)
     #[arg(long, value_name = "RULE")]
+    #[arg(help_heading = "Output")]
     pub explain: Option<String>,
     /// Write a policy for `proxy --policy` that cuts the schema tax: lean schemas, long
     /// descriptions cut at a sentence end, optional parameters repeated across tools hidden
     #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Output")]
     pub suggest_policy: Option<PathBuf>,
     /// Tools a parameter must appear in, with the same schema and description, to be reported
     /// as a shared parameter (the `shared-parameters` rule)
@@ -380,28 +446,35 @@ pub struct AuditArgs {
         default_value_t = mcp_budget::measure::SHARED_PARAMETER_TOOLS as u64,
         value_parser = clap::value_parser!(u64).range(2..)
     )]
+    #[arg(help_heading = "Counting")]
     pub shared_min_tools: u64,
     /// Export what the audit measured as OTLP metrics (http/protobuf, to
     /// OTEL_EXPORTER_OTLP_ENDPOINT or else http://localhost:4318), one point per server, tool,
     /// probe and client view
     #[arg(long)]
+    #[arg(help_heading = "Output")]
     pub otlp: bool,
     /// Do not draw the PNG and SVG charts
     #[arg(long)]
+    #[arg(help_heading = "Output")]
     pub no_charts: bool,
     /// A previous audit.json to compare with (the changes go into gate.md and gate.json)
     #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Gate")]
     pub baseline: Option<PathBuf>,
     /// Apply the gate: thresholds from the probe files' `[gate]` and the flags, and the baseline
     #[arg(long)]
+    #[arg(help_heading = "Gate")]
     pub gate: bool,
     /// Exit 0 even when the gate fails (report only)
     #[arg(long)]
+    #[arg(help_heading = "Gate")]
     pub exit_zero: bool,
     #[command(flatten)]
     pub thresholds: ThresholdArgs,
     /// PEM file of extra certificate authorities to trust for https servers (a private CA)
     #[arg(long, env = "SSL_CERT_FILE", value_name = "FILE")]
+    #[arg(help_heading = "Servers")]
     pub ca_cert: Option<PathBuf>,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -409,11 +482,13 @@ pub struct AuditArgs {
     pub trust: TrustArgs,
     /// Table width for the terminal summary [default: terminal width, or 120 when piped]
     #[arg(long, value_name = "COLUMNS")]
+    #[arg(help_heading = "Output")]
     pub width: Option<u16>,
 }
 
 /// The budget engine's settings, shared by `audit` and `replay`.
 #[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Budget engine")]
 pub struct EngineArgs {
     /// Token budget for each result [default: the probe file's or the policy's, 8000]
     #[arg(long, env = "MCP_BUDGET_BUDGET", value_name = "TOKENS")]
@@ -445,6 +520,7 @@ pub struct ServersArgs {
 
 /// Which servers may be started, and with what environment (`audit`, `proxy`, `servers`).
 #[derive(Debug, Clone, Copy, clap::Args)]
+#[command(next_help_heading = "Trust")]
 pub struct TrustArgs {
     /// Also start the servers of project configs found under the current folder (.mcp.json,
     /// .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json, ~/.claude.json project

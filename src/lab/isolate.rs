@@ -67,11 +67,11 @@ fn loopback_up() -> std::io::Result<()> {
     }
     // SAFETY: the ioctls read and write `req`, which outlives them.
     let result = unsafe {
-        if libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) < 0 {
+        if libc::ioctl(fd, libc::SIOCGIFFLAGS as _, &mut req) < 0 {
             Err(std::io::Error::last_os_error())
         } else {
             req.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-            if libc::ioctl(fd, libc::SIOCSIFFLAGS, &req) < 0 {
+            if libc::ioctl(fd, libc::SIOCSIFFLAGS as _, &req) < 0 {
                 Err(std::io::Error::last_os_error())
             } else {
                 Ok(())

@@ -103,8 +103,38 @@ fn man_pages_render_with_every_commands_flags() {
         assert!(names.iter().any(|n| n == want), "{names:?}");
     }
     assert!(!names.iter().any(|n| n.contains("lab-tap")), "{names:?}");
+    // clap's `help` command is `--help`, not a page
+    assert!(!names.iter().any(|n| n == "mcp-budget-help.1"), "{names:?}");
     let roff = std::fs::read_to_string(pages.join("mcp-budget-audit.1")).unwrap();
     assert!(roff.contains(".TH mcp-budget-audit 1"), "{roff}");
+    // every page has the sections a man page reader looks for, in this order
+    for name in &names {
+        let page = std::fs::read_to_string(pages.join(name)).unwrap();
+        let at: Vec<usize> = [
+            ".SH EXAMPLES",
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+        ]
+        .iter()
+        .map(|s| page.find(s).unwrap_or_else(|| panic!("{name} has no {s}")))
+        .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{name}: {at:?}");
+        assert!(!page.contains(".SH EXTRA"), "{name}: the examples twice");
+    }
+    // a command's flags' variables are in its ENVIRONMENT, the ones read without a flag on the
+    // main page
+    let env = &roff[roff.find(".SH ENVIRONMENT").unwrap()..roff.find(".SH FILES").unwrap()];
+    assert!(
+        env.contains("MCP_BUDGET_TOKENIZER") && env.contains("\\-\\-tokenizer"),
+        "{env}"
+    );
+    let main_page = std::fs::read_to_string(pages.join("mcp-budget.1")).unwrap();
+    assert!(main_page.contains("MCP_BUDGET_NO_PROMPT"), "{main_page}");
+    assert!(
+        roff.contains("mcp\\-budget audit \\-\\-explain list"),
+        "{roff}"
+    );
     // rendered by man(1) where the machine has it
     if Command::new("man").arg("--version").output().is_err() {
         crate::support::skip("no man(1) to render the pages (Debian's man-db)");
@@ -119,4 +149,41 @@ fn man_pages_render_with_every_commands_flags() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("mcp-budget audit"), "{text}");
     assert!(text.contains("--client"), "{text}");
+}
+
+/// `--help` groups the flags by topic and ends with examples; `-h` is the short form.
+#[test]
+fn help_groups_flags_and_gives_examples() {
+    let long = out(&["audit", "--help"]);
+    for heading in [
+        "Servers:",
+        "Counting:",
+        "Output:",
+        "Gate:",
+        "Budget engine:",
+        "Trust:",
+    ] {
+        assert!(long.lines().any(|l| l == heading), "{heading}\n{long}");
+    }
+    let gate = long.find("\nGate:").unwrap();
+    assert!(long[gate..].contains("--fail-on"), "{long}");
+    assert!(long.contains("Examples:\n  # "), "{long}");
+    assert!(
+        long.contains("\n  mcp-budget audit --explain list\n"),
+        "{long}"
+    );
+    let short = out(&["audit", "-h"]);
+    assert!(!short.contains("Examples:"), "{short}");
+    assert!(short.contains("see more with '--help'"), "{short}");
+    assert!(short.lines().count() < long.lines().count());
+    let proxy = out(&["proxy", "--help"]);
+    for heading in [
+        "Upstream:",
+        "Tools shown:",
+        "Serving over HTTP:",
+        "Telemetry and log:",
+    ] {
+        assert!(proxy.lines().any(|l| l == heading), "{heading}\n{proxy}");
+    }
+    assert!(out(&["--help"]).contains("Examples:"));
 }
