@@ -8,6 +8,7 @@ use mcp_budget::tokens::{Tokenizer, TokenizerList};
 use mcp_budget::upstream::Protocol;
 
 mod auth;
+pub mod complete;
 mod count;
 mod formats;
 pub mod help;
@@ -149,6 +150,7 @@ pub struct ProxyArgs {
     /// An upstream from a probe file or client config, by name
     #[arg(long, value_name = "NAME", conflicts_with_all = ["command", "upstream_url"])]
     #[arg(help_heading = "Upstream")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::servers))]
     pub server: Option<String>,
     /// Probe files or client configs to find --server in [default: discover client configs]
     #[arg(long = "config", value_name = "FILE")]
@@ -202,12 +204,14 @@ pub struct ProxyArgs {
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base")]
     #[arg(help_heading = "Budget engine")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::tokenizer))]
     pub tokenizer: Tokenizer,
     /// The clients in front of the proxy, ids comma-separated (claude-code, codex, …) or `all`:
     /// the tightest of their limits in tokens, bytes, characters and lines tightens the budget,
     /// so no client cuts a result again
     #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "LIST")]
     #[arg(help_heading = "Budget engine")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::clients))]
     pub client: Option<ClientList>,
     /// Seconds the upstream has to start and answer `initialize`
     #[arg(long, default_value_t = 60, value_name = "SECS")]
@@ -347,11 +351,13 @@ pub struct AuditArgs {
     /// Audit only these servers (repeatable)
     #[arg(long = "server", value_name = "NAME")]
     #[arg(help_heading = "Servers")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::servers))]
     pub servers: Vec<String>,
     /// Tokenizers, comma-separated; the first is primary [default: the probe file's, else
     /// cl100k_base]
     #[arg(long, env = "MCP_BUDGET_TOKENIZER", value_name = "LIST")]
     #[arg(help_heading = "Counting")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::tokenizers))]
     pub tokenizer: Option<TokenizerList>,
     /// Where to write audit.json and the CSV files
     #[arg(
@@ -394,6 +400,7 @@ pub struct AuditArgs {
         default_value = "all"
     )]
     #[arg(help_heading = "Counting")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::clients))]
     pub clients: ClientList,
     /// Record every JSON-RPC exchange (secrets redacted) into DIR, with a manifest and a
     /// probes.toml that audits the recording (`serve-capture`)

@@ -10,10 +10,14 @@ mod progress;
 mod settings;
 mod signin;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 fn main() -> std::process::ExitCode {
     alloc::tune();
+    // a shell asking for completions (the script `completions SHELL` prints): answer, exit
+    clap_complete::CompleteEnv::with_factory(cli::Cli::command)
+        .var(commands::COMPLETE_VAR)
+        .complete();
     let cli = cli::Cli::parse();
     let outcome = commands::run(cli);
     let (status, print) = exit::status_of(&outcome);

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 pub struct ServerChoice {
     /// The server: its name in a client config or probe file, or its URL (http or https)
     #[arg(value_name = "SERVER")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::servers))]
     pub server: String,
     /// Config or probe files to find SERVER in, instead of discovering the standard places
     #[arg(long = "config", value_name = "FILE")]

@@ -17,6 +17,7 @@ pub struct CountArgs {
         default_value = "cl100k_base",
         value_name = "LIST"
     )]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::tokenizers))]
     pub tokenizer: TokenizerList,
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]

@@ -17,9 +17,11 @@ pub struct InterceptArgs {
     pub server: String,
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::tokenizer))]
     pub tokenizer: Tokenizer,
     /// The clients behind the gateway, ids comma-separated (claude-code, codex, …) or `all`: the
     /// tightest of their limits tightens the budget
     #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "LIST")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::clients))]
     pub client: Option<ClientList>,
 }

@@ -16,6 +16,7 @@ pub struct LabArgs {
     pub configs: Vec<PathBuf>,
     /// Mount only these servers (repeatable)
     #[arg(long = "server", value_name = "NAME")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::servers))]
     pub servers: Vec<String>,
     /// The clients to run, by id (comma-separated); one not found fails the run (exit 2)
     /// [default: every built-in adapter; finding none fails the run]
@@ -73,6 +74,7 @@ pub struct LabArgs {
     pub shapes: Vec<String>,
     /// Tokenizer for the counts
     #[arg(long, env = "MCP_BUDGET_TOKENIZER", default_value = "cl100k_base")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::tokenizer))]
     pub tokenizer: Tokenizer,
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]

@@ -26,9 +26,11 @@ pub struct ReplayArgs {
     /// Budget for these clients, ids comma-separated (claude-code, codex, …) or `all`: the
     /// tightest of their limits in tokens, bytes, characters and lines tightens the budget
     #[arg(long, env = "MCP_BUDGET_CLIENT", value_name = "LIST")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::clients))]
     pub client: Option<ClientList>,
     /// Tokenizer the budget is counted in
     #[arg(long, default_value = "cl100k_base", value_name = "NAME")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::tokenizer))]
     pub tokenizer: Tokenizer,
     /// Output format
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 pub struct CompletionsArgs {
     /// The shell: `source <(mcp-budget completions bash)`, or write it where the shell looks
     /// (bash: ~/.local/share/bash-completion/completions/mcp-budget; zsh: a folder on $fpath
-    /// as _mcp-budget; fish: ~/.config/fish/completions/mcp-budget.fish)
+    /// as _mcp-budget; fish: ~/.config/fish/completions/mcp-budget.fish). The script asks this
+    /// binary, by its path, what completes each word (server names come from your configs):
+    /// print it again after moving the binary
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
@@ -42,6 +44,7 @@ pub struct WrapWhere {
     pub client: Vec<String>,
     /// Only the servers of this name (repeatable)
     #[arg(long, value_name = "NAME")]
+    #[arg(add = clap_complete::engine::ArgValueCompleter::new(crate::cli::complete::servers))]
     pub server: Vec<String>,
     /// Also the current folder's project configs (.mcp.json, .cursor/mcp.json,
     /// .vscode/mcp.json, .gemini/settings.json)

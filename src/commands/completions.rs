@@ -8,35 +8,28 @@ use crate::cli::{Cli, CompletionsArgs, ManArgs};
 
 mod man;
 
+/// The variable a shell sets to ask the binary for completions (`main` answers it).
+pub const COMPLETE_VAR: &str = "MCP_BUDGET_COMPLETE";
+
+/// The shell's registration: a function that asks this binary, by its full path, what
+/// completes the words on each Tab (so server names come from the configs found then).
 pub fn completions(args: CompletionsArgs) -> anyhow::Result<()> {
-    let mut cmd = visible();
+    let name = args.shell.to_string();
+    let shells = clap_complete::env::Shells::builtins();
+    let shell = shells
+        .completer(&name)
+        .with_context(|| format!("no completion for {name}"))?;
+    let exe = std::env::current_exe().context("cannot find this binary's path")?;
     let mut out = Vec::new();
-    clap_complete::generate(args.shell, &mut cmd, "mcp-budget", &mut out);
-    if args.shell == clap_complete::Shell::Bash {
-        // clap_complete 4.6.12 names the bash cases of a dashed program's subcommands
-        // `mcp__subcmd__budget__subcmd__audit` but sets `cmd=mcp__budget__subcmd__audit`, so no
-        // flag of any command completes; one name for both (tests/it/completions.rs)
-        out = String::from_utf8(out)?
-            .replace("mcp__subcmd__budget", "mcp__budget")
-            .into_bytes();
-    }
+    shell.write_registration(
+        COMPLETE_VAR,
+        "mcp-budget",
+        "mcp-budget",
+        &exe.to_string_lossy(),
+        &mut out,
+    )?;
     crate::printer::print_with(|w| w.write_all(&out))?;
     Ok(())
-}
-
-/// The command line without its hidden commands (the lab's plumbing): clap_complete's bash
-/// script would offer them.
-fn visible() -> clap::Command {
-    let full = Cli::command();
-    let shown: Vec<clap::Command> = full
-        .get_subcommands()
-        .filter(|s| !s.is_hide_set())
-        .cloned()
-        .collect();
-    clap::Command::new("mcp-budget")
-        .version(env!("CARGO_PKG_VERSION"))
-        .about(full.get_about().cloned().unwrap_or_default())
-        .subcommands(shown)
 }
 
 pub fn man(args: ManArgs) -> anyhow::Result<()> {

@@ -5,6 +5,7 @@
 mod audit;
 mod auth;
 mod completions;
+pub use completions::COMPLETE_VAR;
 mod count;
 mod demo_server;
 mod gate;

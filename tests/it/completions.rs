@@ -20,20 +20,31 @@ fn out(args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
-/// What bash completes for the words, with the script sourced.
+/// What bash completes for the words, with the script sourced, HOME and the current folder
+/// at `home`.
 fn complete_in_bash(script: &str, words: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    complete_in_bash_at(dir.path(), script, words)
+}
+
+fn complete_in_bash_at(home: &std::path::Path, script: &str, words: &[&str]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mcp-budget.bash");
     std::fs::write(&path, script).unwrap();
     let line = words.join(" ");
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
     let program = format!(
-        "source {}; COMP_WORDS=({line}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT={}; _mcp__budget mcp-budget \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        "source {}; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT={}; COMP_TYPE=9; _clap_complete_mcp_budget mcp-budget \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         path.display(),
+        quoted.join(" "),
         words.len() - 1,
         line.len()
     );
     let o = Command::new("bash")
         .args(["--norc", "-c", &program])
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .current_dir(home)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -43,6 +54,61 @@ fn complete_in_bash(script: &str, words: &[&str]) -> Vec<String> {
         .map(|l| l.trim().to_string())
         .filter(|l| !l.is_empty())
         .collect()
+}
+
+/// The values the shell completes are what the configs and profiles hold, not file names: the
+/// configured servers' names (one that could drive the terminal left out), client ids and
+/// tokenizers item by item in a comma-separated list, the formats.
+#[test]
+fn values_complete_from_the_configs_and_the_profiles() {
+    let script = out(&["completions", "bash"]);
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".cursor")).unwrap();
+    std::fs::write(
+        home.path().join(".cursor/mcp.json"),
+        r#"{"mcpServers": {
+            "github": {"command": "npx", "args": ["-y", "gh-mcp"], "env": {"TOKEN": "s3cret"}},
+            "linear": {"url": "https://mcp.linear.app/mcp"},
+            "evil\u001b]0;pwned\u0007": {"command": "true"},
+            "a;rm -rf": {"command": "true"}
+        }}"#,
+    )
+    .unwrap();
+    let at = |words: &[&str]| {
+        let mut v = complete_in_bash_at(home.path(), &script, words);
+        v.sort();
+        v
+    };
+    assert_eq!(
+        at(&["mcp-budget", "audit", "--server", ""]),
+        ["github", "linear"]
+    );
+    assert_eq!(at(&["mcp-budget", "proxy", "--server", "li"]), ["linear"]);
+    assert_eq!(at(&["mcp-budget", "login", "g"]), ["github"]);
+    assert_eq!(
+        at(&["mcp-budget", "audit", "--client", "claude-code,co"]),
+        [
+            "claude-code,codex",
+            "claude-code,continue-cli",
+            "claude-code,copilot-cli"
+        ]
+    );
+    assert_eq!(
+        at(&["mcp-budget", "proxy", "--tokenizer", "o"]),
+        ["o200k_base"]
+    );
+    assert_eq!(
+        at(&["mcp-budget", "count", "--tokenizer", "cl100k_base,"]),
+        ["cl100k_base,claude-estimate", "cl100k_base,o200k_base"]
+    );
+    assert_eq!(
+        at(&["mcp-budget", "audit", "--format", ""]),
+        ["csv", "json", "markdown", "table"]
+    );
+    assert_eq!(
+        at(&["mcp-budget", "gate", "x.json", "--fail-on", ""]),
+        ["error", "warning"]
+    );
 }
 
 #[test]
@@ -71,15 +137,14 @@ fn bash_completes_commands_and_each_commands_flags() {
 }
 
 #[test]
-fn zsh_and_fish_scripts_name_the_program() {
+fn every_shells_script_asks_this_binary() {
+    let exe = crate::support::bin_path().display().to_string();
     assert!(out(&["completions", "zsh"]).starts_with("#compdef mcp-budget"));
-    let fish = out(&["completions", "fish"]);
-    assert!(
-        fish.contains(
-            "complete -c mcp-budget -n \"__fish_mcp_budget_needs_command\" -f -a \"audit\""
-        ),
-        "{fish}"
-    );
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = out(&["completions", shell]);
+        assert!(script.contains("MCP_BUDGET_COMPLETE"), "{shell}: {script}");
+        assert!(script.contains(&exe), "{shell}: {script}");
+    }
 }
 
 #[test]
