@@ -278,6 +278,9 @@ pub struct StatsArgs {
     /// Also draw each tool's p95 raw and returned tokens to this file (.svg or .png)
     #[arg(long, value_name = "FILE")]
     pub chart: Option<PathBuf>,
+    /// Table width [default: the terminal's; piped, as wide as the content]
+    #[arg(long, value_name = "COLUMNS")]
+    pub width: Option<u16>,
 }
 
 /// Gate thresholds as flags (the same names as a probe file's `[gate]` keys; flags win).
@@ -523,6 +526,9 @@ pub struct ServersArgs {
     pub format: ListFormat,
     #[command(flatten)]
     pub trust: TrustArgs,
+    /// Table width [default: the terminal's; piped, as wide as the content]
+    #[arg(long, value_name = "COLUMNS")]
+    pub width: Option<u16>,
 }
 
 /// Which servers may be started, and with what environment (`audit`, `proxy`, `servers`).

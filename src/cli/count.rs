@@ -26,4 +26,7 @@ pub struct CountArgs {
     /// several files, the file's name last)
     #[arg(long, conflicts_with = "format")]
     pub plain: bool,
+    /// Table width [default: the terminal's; piped, as wide as the content]
+    #[arg(long, value_name = "COLUMNS")]
+    pub width: Option<u16>,
 }

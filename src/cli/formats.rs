@@ -35,10 +35,11 @@ impl ListFormat {
     }
 }
 
-impl From<StatsFormat> for Listing {
-    fn from(f: StatsFormat) -> Listing {
-        match f {
-            StatsFormat::Table => Listing::Table { width: None },
+impl StatsFormat {
+    /// The core's listing format, a table `width` wide.
+    pub fn listing(self, width: Option<u16>) -> Listing {
+        match self {
+            StatsFormat::Table => Listing::Table { width },
             StatsFormat::Json => Listing::Json,
             StatsFormat::Csv => Listing::Csv,
         }

@@ -35,7 +35,7 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
             mcp_budget::report::render_count_plain(&set, &rows, out)
         });
     }
-    let format = args.format.listing(None);
+    let format = args.format.listing(args.width);
     crate::printer::rendered(args.format == ListFormat::Table, |out| {
         render_count(&set, &rows, format, out)
     })?;

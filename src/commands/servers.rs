@@ -19,7 +19,13 @@ pub fn run(args: ServersArgs) -> anyhow::Result<()> {
     let env = crate::settings::server_env(&args.trust);
     let sign_in = sign_ins(&sources);
     crate::printer::rendered(args.format == ListFormat::Table, |out| {
-        render_servers(&sources, env, &sign_in, args.format.listing(None), out)
+        render_servers(
+            &sources,
+            env,
+            &sign_in,
+            args.format.listing(args.width),
+            out,
+        )
     })?;
     let broken = !sources.file_errors.is_empty() || !sources.servers.errors.is_empty();
     Failure::unless_failed(broken)

@@ -33,7 +33,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<()> {
         }
     }
     crate::printer::rendered(args.format == StatsFormat::Table, |out| {
-        render_stats(&rows, args.format.into(), out)
+        render_stats(&rows, args.format.listing(args.width), out)
     })?;
     Ok(())
 }

@@ -1,11 +1,9 @@
 //! The gate's verdict as terminal text: the verdict, what broke, and the changes table.
 
 use crate::text::one_line;
-use comfy_table::{Cell, CellAlignment};
 
 use super::{Subject, Verdict};
-use crate::report::fit::wrap_prose;
-use crate::report::grid::{grid, Fit};
+use crate::report::fit::{wrap_prose, Column, Fitted};
 use crate::units::thousands;
 
 /// Characters of a name shown in a cell at most (gate.json keeps it whole).
@@ -46,28 +44,34 @@ pub fn render_table(v: &Verdict, width: Option<u16>, wrap: bool) -> String {
     if moved.is_empty() {
         return out;
     }
-    let mut t = grid(Fit::Wrap(width));
-    t.set_header([
-        "change", "what", "server", "name", "before", "after", "delta", "%",
+    // the name and how it moved stay; the server (one, mostly) goes first
+    let mut t = Fitted::new(vec![
+        Column::text("change", 6, 1),
+        Column::text("what", 6, 2),
+        Column::text("server", 6, 3),
+        Column::text("name", 10, 0),
+        Column::num("before", 1),
+        Column::num("after", 1),
+        Column::num("delta", 0),
+        Column::num("%", 0),
     ]);
-    let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for c in moved {
-        t.add_row(vec![
-            Cell::new(format!("{:?}", c.movement).to_lowercase()),
-            Cell::new(match c.subject {
+        t.row(vec![
+            format!("{:?}", c.movement).to_lowercase(),
+            match c.subject {
                 Subject::Server => "schema tax",
                 Subject::Tool => "tool",
                 Subject::Probe => "result",
-            }),
-            Cell::new(name(&c.server)),
-            Cell::new(name(&c.name)),
-            num(c.before.map_or("-".into(), thousands)),
-            num(c.after.map_or("-".into(), thousands)),
-            num(format!("{:+}", c.delta)),
-            num(c.pct_text()),
+            }
+            .to_string(),
+            name(&c.server),
+            name(&c.name),
+            c.before.map_or("-".into(), thousands),
+            c.after.map_or("-".into(), thousands),
+            format!("{:+}", c.delta),
+            c.pct_text(),
         ]);
     }
-    out.push_str(&t.to_string());
-    out.push('\n');
+    out.push_str(&t.shown(width, width.filter(|_| wrap), "gate.json"));
     out
 }

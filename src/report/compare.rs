@@ -1,10 +1,9 @@
 //! What `mcp-budget replay --compare` prints: each result as every contender gives it to the
 //! model, side by side, as a table or JSON.
 
-use comfy_table::{Cell, CellAlignment};
 use serde::Serialize;
 
-use super::grid::{grid, Fit};
+use super::fit::{Column, Fitted};
 use super::render::{no_such_format, Listing};
 use crate::assess::compare::Comparison;
 use crate::assess::quality::JsonForm;
@@ -43,18 +42,16 @@ pub fn render_compare(
 
 fn table(r: &CompareRow, width: Option<u16>) -> String {
     let c = &r.comparison;
-    let mut t = grid(Fit::Wrap(width));
-    t.set_header(vec![
-        "contender",
-        "outcome",
-        "tokens",
-        "fill",
-        "items",
-        "JSON",
-        "cut number",
-        "needles",
+    let mut t = Fitted::new(vec![
+        Column::text("contender", 10, 0),
+        Column::text("outcome", 8, 1),
+        Column::num("tokens", 0),
+        Column::num("fill", 0),
+        Column::text("items", 8, 2),
+        Column::text("JSON", 7, 1),
+        Column::text("cut number", 8, 2),
+        Column::text("needles", 8, 1),
     ]);
-    let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for v in &c.views {
         let j = &v.judged;
         let needles = match (j.needles, v.reachable) {
@@ -62,33 +59,37 @@ fn table(r: &CompareRow, width: Option<u16>) -> String {
             (Some((shown, n)), None) => format!("{shown}/{n}"),
             _ => "-".into(),
         };
-        t.add_row(vec![
-            Cell::new(one_line(&v.contender)),
-            Cell::new(one_line(&v.outcome)),
-            right(thousands(v.tokens)),
-            right(j.fill.map_or("-".into(), |f| format!("{:.0}%", f * 100.0))),
-            right(j.items.map_or("-".into(), |(w, n)| {
+        t.row(vec![
+            one_line(&v.contender).into_owned(),
+            one_line(&v.outcome).into_owned(),
+            thousands(v.tokens),
+            j.fill.map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
+            j.items.map_or("-".into(), |(w, n)| {
                 format!("{} of {}", thousands(w), thousands(n))
-            })),
-            Cell::new(match j.json {
+            }),
+            match j.json {
                 JsonForm::NotJson => "-",
                 JsonForm::Valid => "valid",
                 JsonForm::LabelledPreview => "preview",
                 JsonForm::Invalid => "INVALID",
-            }),
-            Cell::new(
-                j.cut_number
-                    .as_deref()
-                    .map_or(String::new(), |c| one_line(c).into_owned()),
-            ),
-            right(needles),
+            }
+            .to_string(),
+            j.cut_number
+                .as_deref()
+                .map_or(String::new(), |c| one_line(c).into_owned()),
+            needles,
         ]);
     }
-    format!(
-        "{} ({}): {} tokens, budget {}\n{t}\n",
+    let title = format!(
+        "{} ({}): {} tokens, budget {}",
         one_line(&r.file),
         one_line(&r.tool),
         thousands(c.tokens_before),
         thousands(c.budget)
+    );
+    format!(
+        "{}\n{}",
+        super::fit::wrap_prose(&title, width, 2),
+        t.shown(width, width, "the --format json output")
     )
 }

@@ -1,11 +1,10 @@
 //! The table `mcp-budget count` prints.
 
 use crate::text::one_line;
-use comfy_table::{Cell, CellAlignment};
 
 use std::io::Write;
 
-use super::grid::{grid, Fit};
+use super::fit::{Column, Fitted};
 use super::render::{no_such_format, Listing};
 use crate::tokens::{Counts, TokenizerSet};
 use crate::units::thousands;
@@ -18,7 +17,7 @@ pub fn render_count(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     match format {
-        Listing::Table { .. } => out.write_all(table(set, rows).as_bytes()),
+        Listing::Table { width } => out.write_all(table(set, rows, width).as_bytes()),
         Listing::Json => {
             let names: Vec<&str> = set.all().iter().map(|t| t.name()).collect();
             let files: Vec<serde_json::Value> = rows
@@ -62,28 +61,43 @@ pub fn render_count_plain(
 }
 
 /// One row per file (name, bytes, counts), then a total when there are several.
-fn table(set: &TokenizerSet, rows: &[(String, usize, Counts)]) -> String {
-    let mut t = grid(Fit::Content);
-    let mut header = vec!["file".to_string(), "bytes".to_string()];
-    header.extend(set.all().iter().map(|t| t.to_string()));
-    t.set_header(header);
-    let right = |n: usize| Cell::new(thousands(n)).set_alignment(CellAlignment::Right);
+fn table(set: &TokenizerSet, rows: &[(String, usize, Counts)], width: Option<u16>) -> String {
+    // the file and the primary count stay; the other tokenizers go before the bytes
+    let mut columns = vec![
+        Column::text("file", 12, 0),
+        Column::num("bytes", 2),
+        Column::num(set.primary().name(), 0),
+    ];
+    columns.extend(set.all()[1..].iter().map(|t| Column::num(t.name(), 1)));
+    let mut t = Fitted::new(columns);
     let mut total = (0usize, set.uniform(0));
     for (file, bytes, c) in rows {
-        let mut cells = vec![Cell::new(one_line(file)), right(*bytes), right(c.primary)];
-        cells.extend(set.all()[1..].iter().map(|tk| right(c.others[tk.name()])));
-        t.add_row(cells);
+        let mut cells = vec![
+            one_line(file).into_owned(),
+            thousands(*bytes),
+            thousands(c.primary),
+        ];
+        cells.extend(
+            set.all()[1..]
+                .iter()
+                .map(|tk| thousands(c.others[tk.name()])),
+        );
+        t.row(cells);
         total.0 += bytes;
         total.1.add(c);
     }
     if rows.len() > 1 {
-        let mut cells = vec![Cell::new("total"), right(total.0), right(total.1.primary)];
+        let mut cells = vec![
+            "total".to_string(),
+            thousands(total.0),
+            thousands(total.1.primary),
+        ];
         cells.extend(
             set.all()[1..]
                 .iter()
-                .map(|tk| right(total.1.others[tk.name()])),
+                .map(|tk| thousands(total.1.others[tk.name()])),
         );
-        t.add_row(cells);
+        t.row(cells);
     }
-    format!("{t}\n")
+    t.shown(width, width, "the --format json output")
 }

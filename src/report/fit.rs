@@ -125,6 +125,19 @@ impl Fitted {
         }
     }
 
+    /// The table at `width` with the line under it that says what fitting did and where the
+    /// whole is (`whole_in`), that line wrapped at `wrap_at`; ends in a line break.
+    pub fn shown(&self, width: Option<u16>, wrap_at: Option<u16>, whole_in: &str) -> String {
+        let d = self.draw(width);
+        let mut out = d.text.clone();
+        out.push('\n');
+        if let Some(note) = left_out_note(&d, whole_in) {
+            out.push_str(&wrap_prose(&note, wrap_at, 1));
+            out.push('\n');
+        }
+        out
+    }
+
     /// The widest cell of column `i`.
     fn cells(&self, i: usize) -> usize {
         self.rows.iter().map(|r| r[i].width()).max().unwrap_or(0)
@@ -251,7 +264,7 @@ pub(crate) fn left_out_note(d: &Drawn, whole_in: &str) -> Option<String> {
         return None;
     }
     Some(format!(
-        "({}; all of it in {whole_in} and audit.json, or give --width)",
+        "({}; all of it in {whole_in}, or give --width)",
         said.join("; ")
     ))
 }
@@ -393,13 +406,13 @@ mod tests {
             "wire tokens\nper call"
         );
         assert_eq!(
-            left_out_note(&table().draw(Some(43)), "probes.csv").unwrap(),
+            left_out_note(&table().draw(Some(43)), "probes.csv and audit.json").unwrap(),
             "(… marks text cut to fit it; all of it in probes.csv and audit.json, or give --width)"
         );
         // three columns need 44 uncut: at 40 one goes and the text is cut
         let d = table().draw(Some(40));
         assert_eq!(
-            left_out_note(&d, "probes.csv").unwrap(),
+            left_out_note(&d, "probes.csv and audit.json").unwrap(),
             "(left out to fit the width: latency; … marks text cut to fit it; all of it in probes.csv and audit.json, or give --width)"
         );
         assert_eq!(left_out_note(&table().draw(Some(200)), "probes.csv"), None);

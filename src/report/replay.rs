@@ -1,10 +1,9 @@
 //! What `mcp-budget replay` prints: before and after per payload, as a table or JSON.
 
 use crate::text::one_line;
-use comfy_table::{Cell, CellAlignment};
 use serde::{Deserialize, Serialize};
 
-use super::grid::{grid, Fit};
+use super::fit::{Column, Fitted};
 use super::render::{no_such_format, Listing};
 use crate::units::{micros_as_ms, thousands};
 
@@ -74,40 +73,48 @@ fn items(i: &crate::facts::ItemsKept) -> String {
 }
 
 fn table(rows: &[ReplayRow], width: Option<u16>) -> String {
-    let mut t = grid(Fit::Wrap(width));
     let toon = rows.iter().any(|r| r.toon_tokens.is_some());
-    let mut header = vec![
-        "file", "tool", "before", "after", "budget", "fill", "items", "strategy", "engine",
+    // before and after stay; the spill's path (in the note of each result too) goes first
+    let mut columns = vec![
+        Column::text("file", 10, 0),
+        Column::text("tool", 8, 2),
+        Column::num("before", 0),
+        Column::num("after", 0),
+        Column::num("budget", 1),
+        Column::num("fill", 1),
+        Column::text("items", 8, 2),
+        Column::text("strategy", 8, 1),
+        Column::num("engine", 2),
     ];
     if toon {
-        header.push("as TOON");
+        columns.push(Column::num("as TOON", 2));
     }
-    header.push("spill");
-    t.set_header(header);
-    let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
+    columns.push(Column::text("spill", 12, 3));
+    let mut t = Fitted::new(columns);
     for r in rows {
         let mut row = vec![
-            Cell::new(one_line(&r.file)),
-            Cell::new(one_line(&r.tool)),
-            right(thousands(r.tokens_before)),
-            right(thousands(r.tokens_after)),
-            right(thousands(r.budget)),
-            right(r.fill.map_or("-".into(), percent)),
-            right(r.items.as_ref().map_or("-".into(), items)),
-            Cell::new(&r.strategy),
-            right(micros_as_ms(r.engine_us)),
+            one_line(&r.file).into_owned(),
+            one_line(&r.tool).into_owned(),
+            thousands(r.tokens_before),
+            thousands(r.tokens_after),
+            thousands(r.budget),
+            r.fill.map_or("-".into(), percent),
+            r.items.as_ref().map_or("-".into(), items),
+            r.strategy.clone(),
+            micros_as_ms(r.engine_us),
         ];
         if toon {
-            row.push(right(r.toon_tokens.map_or("-".into(), thousands)));
+            row.push(r.toon_tokens.map_or("-".into(), thousands));
         }
-        row.push(Cell::new(one_line(
-            &match (&r.spill_path, &r.spill_error) {
+        row.push(
+            one_line(&match (&r.spill_path, &r.spill_error) {
                 (Some(path), _) => path.clone(),
                 (None, Some(e)) => format!("NOT SAVED: {e}"),
                 (None, None) => String::new(),
-            },
-        )));
-        t.add_row(row);
+            })
+            .into_owned(),
+        );
+        t.row(row);
     }
-    format!("{t}\n")
+    t.shown(width, width, "the --format json output")
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::grid::{grid, Fit};
+use super::fit::{Column, Fitted};
 use super::render::{no_such_format, Listing};
 use crate::config::{ServerEnv, ServerSpec, Sources, Trust};
 use crate::text::one_line;
@@ -20,7 +20,7 @@ pub fn render_servers(
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
-        Listing::Table { .. } => out.write_all(table(sources, env, sign_in).as_bytes()),
+        Listing::Table { width } => out.write_all(table(sources, env, sign_in, width).as_bytes()),
         Listing::Json => {
             serde_json::to_writer_pretty(&mut *out, &json(sources, env, sign_in))?;
             out.write_all(b"\n")
@@ -33,19 +33,19 @@ pub fn render_servers(
 /// token good for 54 min (refreshable)", "needs `mcp-budget login`"): what `servers` shows.
 pub type SignIns = std::collections::BTreeMap<String, String>;
 
-fn table(sources: &Sources, env: ServerEnv, sign_in: &SignIns) -> String {
-    let mut t = grid(Fit::Content);
-    t.set_header([
-        "server",
-        "client",
-        "transport",
-        "command or url",
-        "probes",
-        "trust",
-        "source",
+fn table(sources: &Sources, env: ServerEnv, sign_in: &SignIns, width: Option<u16>) -> String {
+    // the name and what runs stay; the source file and the probes go first
+    let mut t = Fitted::new(vec![
+        Column::text("server", 8, 0),
+        Column::text("client", 6, 2),
+        Column::text("transport", 5, 1),
+        Column::text("command or url", 16, 0),
+        Column::num("probes", 3),
+        Column::text("trust", 7, 1),
+        Column::text("source", 10, 3),
     ]);
     for s in sources.servers.servers.iter().chain(&sources.untrusted) {
-        t.add_row([
+        t.row(vec![
             one_line(&s.name).into_owned(),
             one_line(&s.origin.client).into_owned(),
             s.transport.kind().to_string(),
@@ -55,7 +55,7 @@ fn table(sources: &Sources, env: ServerEnv, sign_in: &SignIns) -> String {
             one_line(&s.origin.to_string()).into_owned(),
         ]);
     }
-    let mut out = format!("{t}\n");
+    let mut out = t.shown(width, width, "the --format json output");
     out.push_str(&format!("stdio servers start with {}\n", env.describe()));
     for (name, state) in sign_in {
         out.push_str(&format!(

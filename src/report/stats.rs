@@ -4,9 +4,7 @@
 use crate::text::one_line;
 use std::io::Write;
 
-use comfy_table::{Cell, CellAlignment};
-
-use super::grid::{grid, Fit};
+use super::fit::{Column, Fitted};
 use super::render::Listing;
 pub use crate::calllog::{stats_rows, StatsRow};
 use crate::units::thousands;
@@ -18,7 +16,7 @@ pub fn render_stats(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     match format {
-        Listing::Table { .. } => out.write_all(table(rows).as_bytes()),
+        Listing::Table { width } => out.write_all(table(rows, width).as_bytes()),
         Listing::Json => {
             serde_json::to_writer_pretty(&mut *out, rows)?;
             out.write_all(b"\n")
@@ -27,41 +25,40 @@ pub fn render_stats(
     }
 }
 
-/// The rows as a terminal table.
-fn table(rows: &[StatsRow]) -> String {
-    let mut t = grid(Fit::Content);
-    t.set_header([
-        "server",
-        "tool",
-        "calls",
-        "raw p50",
-        "raw p95",
-        "raw max",
-        "returned p50",
-        "returned p95",
-        "returned max",
-        "engine ms p50",
-        "engine ms p95",
-        "engine ms max",
+/// The rows as a terminal table fitted to `width`: the p95s stay longest, the engine's times
+/// and the maxima go first.
+fn table(rows: &[StatsRow], width: Option<u16>) -> String {
+    let mut t = Fitted::new(vec![
+        Column::text("server", 6, 2),
+        Column::text("tool", 10, 0),
+        Column::num("calls", 0),
+        Column::num("raw p50", 1),
+        Column::num("raw p95", 0),
+        Column::num("raw max", 2),
+        Column::num("returned p50", 1),
+        Column::num("returned p95", 0),
+        Column::num("returned max", 2),
+        Column::num("engine ms p50", 3),
+        Column::num("engine ms p95", 2),
+        Column::num("engine ms max", 3),
     ]);
-    let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
     for r in rows {
-        t.add_row(vec![
-            Cell::new(one_line(&r.server)),
-            Cell::new(one_line(&r.tool)),
-            num(r.calls.to_string()),
-            num(thousands(r.raw_tokens_p50)),
-            num(thousands(r.raw_tokens_p95)),
-            num(thousands(r.raw_tokens_max)),
-            num(thousands(r.returned_tokens_p50)),
-            num(thousands(r.returned_tokens_p95)),
-            num(thousands(r.returned_tokens_max)),
-            num(format!("{:.2}", r.engine_ms_p50)),
-            num(format!("{:.2}", r.engine_ms_p95)),
-            num(format!("{:.2}", r.engine_ms_max)),
+        t.row(vec![
+            one_line(&r.server).into_owned(),
+            one_line(&r.tool).into_owned(),
+            r.calls.to_string(),
+            thousands(r.raw_tokens_p50),
+            thousands(r.raw_tokens_p95),
+            thousands(r.raw_tokens_max),
+            thousands(r.returned_tokens_p50),
+            thousands(r.returned_tokens_p95),
+            thousands(r.returned_tokens_max),
+            format!("{:.2}", r.engine_ms_p50),
+            format!("{:.2}", r.engine_ms_p95),
+            format!("{:.2}", r.engine_ms_max),
         ]);
     }
-    format!("{t}\n")
+    t.shown(width, width, "the --format csv or json output")
 }
 
 /// The rows as CSV.
@@ -103,7 +100,7 @@ mod tests {
             (rows[1].tool.as_str(), rows[1].calls, rows[1].raw_tokens_p95),
             ("small", 1, 10)
         );
-        assert!(table(&rows).contains("95,000"));
+        assert!(table(&rows, None).contains("95,000"));
         let mut csv = Vec::new();
         write_csv(&rows, &mut csv).unwrap();
         assert!(String::from_utf8(csv)

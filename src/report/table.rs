@@ -1,6 +1,6 @@
 //! The terminal summary: servers, the most expensive tools, and the probes.
 
-use super::fit::{left_out_note, wrap_prose, Column, Fitted};
+use super::fit::{wrap_prose, Column, Fitted};
 use crate::facts::{ProbeStatus, Report, Status};
 use crate::text::{cell_preview, char_count, lines, one_line};
 use crate::units::{micros_as_ms, thousands, usd};
@@ -32,18 +32,23 @@ fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
         "Schema tax per server ({})\n",
         report.tokenizers.join(", ")
     ));
-    out.push_str(&drawn(&servers(report), width, wrap_at, "servers.csv"));
+    out.push_str(&drawn(
+        &servers(report),
+        width,
+        wrap_at,
+        "servers.csv and audit.json",
+    ));
     let tools = top_tools(report);
     if !tools.is_empty() {
         out.push_str(&format!(
             "\nMost expensive tools (top {TOP_TOOLS}, tokens per turn)\n"
         ));
-        out.push_str(&drawn(&tools, width, wrap_at, "tools.csv"));
+        out.push_str(&drawn(&tools, width, wrap_at, "tools.csv and audit.json"));
     }
     let probes = probes(report);
     if !probes.is_empty() {
         out.push_str("\nProbe results (tokens of one call)\n");
-        out.push_str(&drawn(&probes, width, wrap_at, "probes.csv"));
+        out.push_str(&drawn(&probes, width, wrap_at, "probes.csv and audit.json"));
         if let Some(note) = super::page::engine_time_note(report) {
             say(&mut out, &note, 0);
         }
@@ -52,7 +57,12 @@ fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
     if !clients.is_empty() {
         out.push('\n');
         say(&mut out, "What each client sees (tool definitions per turn; probe results, as sent -> after the engine with the client's limits)", 0);
-        out.push_str(&drawn(&clients, width, wrap_at, "clients.csv"));
+        out.push_str(&drawn(
+            &clients,
+            width,
+            wrap_at,
+            "clients.csv and audit.json",
+        ));
         say(
             &mut out,
             "* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).",
@@ -144,14 +154,7 @@ fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
 
 /// A table drawn at `width`, and under it the columns it left out and the file that has them.
 fn drawn(t: &Fitted, width: Option<u16>, wrap_at: Option<u16>, whole_in: &str) -> String {
-    let d = t.draw(width);
-    let mut out = d.text.clone();
-    out.push('\n');
-    if let Some(note) = left_out_note(&d, whole_in) {
-        out.push_str(&wrap_prose(&note, wrap_at, 1));
-        out.push('\n');
-    }
-    out
+    t.shown(width, wrap_at, whole_in)
 }
 
 /// Characters of a text cell shown at most: a table's layout time grows faster than a cell's

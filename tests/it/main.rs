@@ -30,6 +30,7 @@ mod html_browser;
 mod intercept;
 mod lab;
 mod lazy_retrieval;
+mod narrow;
 mod oauth;
 mod packaging;
 mod project_trust;
