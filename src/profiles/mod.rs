@@ -8,11 +8,13 @@
 //! every output shows are derived in `assess::clients`.
 
 mod era;
+mod limits;
 mod listing;
 mod model;
 mod per_block;
 mod result;
 mod rule_match;
+mod sdk_limits;
 mod visible;
 
 use std::sync::LazyLock;
@@ -20,12 +22,14 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 
 pub use era::EraRule;
+pub use limits::{engine_limits, ResultLimits};
 pub use listing::{ListingRule, SchemaMode, SchemaRule};
 pub use model::ModelRule;
 pub use result::{
-    breaks_limit, client_view, client_view_counted, client_view_in, engine_limits,
-    is_json_array_result, misstated_by, stated_cut, ResultLimits,
+    breaks_limit, client_view, client_view_counted, client_view_in, is_json_array_result,
+    misstated_by, stated_cut,
 };
+pub use sdk_limits::{sdk_limits, SdkLimit};
 pub use visible::Count;
 
 /// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
@@ -331,36 +335,6 @@ pub fn find(id: &str) -> Result<&'static ClientProfile, UnknownClient> {
 pub struct UnknownClient {
     pub name: String,
     pub known: String,
-}
-
-/// The largest message an SDK's client reads on one transport (`sdk_limits.toml`), with its
-/// primary source: a tools/list page over it never reaches that client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SdkLimit {
-    pub id: String,
-    pub name: String,
-    pub transport: String,
-    pub bytes: usize,
-    pub effect: String,
-    pub source: String,
-    pub as_of: String,
-    pub checked: String,
-}
-
-static SDK_LIMITS: LazyLock<Vec<SdkLimit>> = LazyLock::new(|| {
-    #[derive(Deserialize)]
-    struct Table {
-        sdk: Vec<SdkLimit>,
-    }
-    toml::from_str::<Table>(include_str!("sdk_limits.toml"))
-        .expect("sdk_limits.toml is valid (a unit test parses it)")
-        .sdk
-});
-
-/// Every SDK read limit known.
-pub fn sdk_limits() -> &'static [SdkLimit] {
-    &SDK_LIMITS
 }
 
 /// A `--client LIST` (`MCP_BUDGET_CLIENT`), parsed once: the clients in front of the servers,
