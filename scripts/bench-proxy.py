@@ -8,6 +8,11 @@ that takes every export and answers 200) and Prometheus metrics kept for --metri
 Run after `cargo build --release`:
 
     python3 scripts/bench-proxy.py [ROUNDS]          (BENCH_LOG=1 also writes the call log)
+
+Side by side with another build (the last main's, say), in one run, the two binaries' calls
+interleaved so a slow moment of the machine falls on both alike:
+
+    python3 scripts/bench-proxy.py [ROUNDS] --baseline OLD_BINARY [--binary NEW_BINARY]
 """
 import json
 import os
@@ -103,8 +108,75 @@ def pct(xs, p):
     return xs[max(0, min(len(xs) - 1, round(p / 100 * len(xs) + 0.5) - 1))]
 
 
+def compare(rounds, current, baseline):
+    """Each binary's demo server called directly and through its own proxy, every round calling
+    all four in turn; then each proxy's throughput, interleaved."""
+    spill = tempfile.mkdtemp()
+    sides = {}
+    for name, binary in (("current", current), ("baseline", baseline)):
+        sides[name] = {
+            "direct": Client([binary, "demo-server"]),
+            "proxy": Client([binary, "proxy", "--spill-dir", spill, "--", binary, "demo-server"]),
+        }
+    print(f"current: {current}\nbaseline: {baseline}\n")
+    print("| result | binary | direct p50 ms | direct p95 ms | proxy p50 ms | proxy p95 ms "
+          "| added p50 ms | added p95 ms |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for label, tool, args, n in [("list_tickets (464 tokens)", "list_tickets", {"limit": 5}, rounds),
+                                 ("scrape_as_markdown (237k tokens)", "scrape_as_markdown", {}, max(20, rounds // 10))]:
+        times = {(side, kind): [] for side in sides for kind in ("direct", "proxy")}
+        for side in sides.values():
+            for c in side.values():
+                timed(c, tool, args, 5)
+        for _ in range(n):
+            for name, side in sides.items():
+                for kind, c in side.items():
+                    times[(name, kind)] += timed(c, tool, args, 1)
+        row = {}
+        for name in sides:
+            d, p = times[(name, "direct")], times[(name, "proxy")]
+            row[name] = [pct(d, 50), pct(d, 95), pct(p, 50), pct(p, 95),
+                         pct(p, 50) - pct(d, 50), pct(p, 95) - pct(d, 95)]
+            print(f"| {label} | {name} | " + " | ".join(f"{v:.2f}" for v in row[name]) + " |")
+        diff = [a - b for a, b in zip(row["current"], row["baseline"])]
+        print(f"| {label} | current - baseline | " + " | ".join(f"{v:+.2f}" for v in diff) + " |")
+    rates = {name: [] for name in sides}
+    for _ in range(5):
+        for name, side in sides.items():
+            t0 = time.perf_counter()
+            for _ in range(10):
+                side["proxy"].burst(100, {"name": "list_tickets", "arguments": {"limit": 5}})
+            rates[name].append(1000 / (time.perf_counter() - t0))
+    for name, r in rates.items():
+        print(f"\n{name} proxy: {statistics.median(r):,.0f} calls/s "
+              "(median of 5 x 1,000 small calls, 100 in flight)")
+    for side in sides.values():
+        for c in side.values():
+            c.close()
+
+
 def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    args = sys.argv[1:]
+    binary = baseline = None
+    for flag in ("--baseline", "--binary"):
+        if flag in args:
+            i = args.index(flag)
+            if i + 1 >= len(args):
+                sys.exit(f"{flag} needs a path")
+            value = str(pathlib.Path(args[i + 1]).resolve())
+            if not os.access(value, os.X_OK):
+                sys.exit(f"{flag}: {value} is not an executable")
+            if flag == "--baseline":
+                baseline = value
+            else:
+                binary = value
+            del args[i:i + 2]
+    rounds = int(args[0]) if args else 200
+    if baseline:
+        compare(rounds, binary or BIN, baseline)
+        return
+    if binary:
+        sys.exit("--binary compares with --baseline; alone, build target/release")
     spill = tempfile.mkdtemp()
     direct = Client([BIN, "demo-server"])
     # BENCH_LOG=1: with the call log on (its raw count runs after the answer)
