@@ -5,7 +5,7 @@
 through the proxy with 100 requests in flight. The telemetry column runs a second proxy with
 telemetry on: spans and metrics over OTLP to a collector on 127.0.0.1 (a stand-in in this script
 that takes every export and answers 200) and Prometheus metrics kept for --metrics-listen.
-Run after `cargo build --release`:
+Run after `cargo build --profile dist` (what releases ship; else `--release`):
 
     python3 scripts/bench-proxy.py [ROUNDS]          (BENCH_LOG=1 also writes the call log)
 
@@ -24,7 +24,9 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BIN = str(ROOT / "target" / "release" / "mcp-budget")
+# the released build (`cargo build --profile dist`) when there is one, else the release profile's
+BIN = str(next((p for p in (ROOT / "target" / d / "mcp-budget" for d in ("dist", "release"))
+                if p.exists()), ROOT / "target" / "release" / "mcp-budget"))
 
 
 class Client:

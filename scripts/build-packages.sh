@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Build the npm packages and the PyPI wheel from this checkout into target/packages, for this
 # machine's platform (x86_64-unknown-linux-gnu): the wheel with maturin (`bin` bindings, the
-# cargo profile given: dev in CI, where the test build is already there, release for a real
-# one), the npm packages from the binary of that profile (stripped) with packaging/npm/build.py.
+# cargo profile given: dev in CI, where the test build is already there, dist for what a release
+# ships), the npm packages from the binary of that profile (stripped) with packaging/npm/build.py.
 # The release workflow (.github/workflows/release.yml) does the same per target.
 #
-#   scripts/build-packages.sh [dev|release]
+#   scripts/build-packages.sh [dev|release|dist]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-dev}
