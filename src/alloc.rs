@@ -5,7 +5,7 @@
 //! commits its arenas up front, so the transient buffers of one large result stayed in the peak:
 //! an audit of a 60 MiB result peaked at 272-339 MiB; with arenas committed as used (and the
 //! other fixes of issue 14), 173-181 MiB. Freed memory is still kept for mimalloc's default
-//! 10 ms: giving it back at once cost allocation-heavy passes 10-20% in page faults and saved
+//! purge delay (10 ms in v2; 1000 ms in the v3.3.2 built here): giving it back at once cost allocation-heavy passes 10-20% in page faults and saved
 //! only 5-10 MiB more (docs/engine.md, Speed).
 
 #[global_allocator]
