@@ -182,7 +182,7 @@ async fn run(
                 run_probe(&mut session, &spec.name, probe, tool, opts).await;
             if let Some(def) = defs.iter().find(|d| d["name"] == probe.tool.as_str()) {
                 let args = serde_json::Value::Object(probe.arguments.clone());
-                row.argument_errors = schema_errors(&serde_json::Value::Object(def.clone()), &args);
+                row.argument_errors = schema_errors(def.get("inputSchema"), &args);
             }
             typed.extend(result_type.map(|t| (probe.tool.clone(), t)));
             report.probes.push(row);

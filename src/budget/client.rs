@@ -41,14 +41,19 @@ mod tests {
     use crate::profiles::profile;
     use crate::tokens::Tokenizer;
 
+    /// The default engine, spilling into `dir`.
+    fn engine(dir: &std::path::Path) -> Engine {
+        Engine::new(
+            Policy::default(),
+            Tokenizer::Cl100k,
+            SpillStore::new(dir, 1 << 20),
+        )
+    }
+
     #[test]
     fn a_clients_limits_tighten_every_tool_and_none_leave_the_policy_as_it_was() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::new(
-            Policy::default(),
-            Tokenizer::Cl100k,
-            SpillStore::new(dir.path(), 1 << 20),
-        );
+        let engine = engine(dir.path());
         let codex = profile("codex").unwrap();
         let limits = engine_limits(codex);
         assert_eq!(
@@ -69,11 +74,7 @@ mod tests {
     #[test]
     fn several_clients_get_the_tightest_limit_of_each_unit() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::new(
-            Policy::default(),
-            Tokenizer::Cl100k,
-            SpillStore::new(dir.path(), 1 << 20),
-        );
+        let engine = engine(dir.path());
         let (codex, claude) = (profile("codex").unwrap(), profile("claude-code").unwrap());
         let both = engine.for_clients(&[codex, claude]);
         let p = both.policy().for_tool("x");
@@ -100,11 +101,7 @@ mod tests {
     #[test]
     fn a_resource_sent_as_json_fits_the_client_once_escaped() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::new(
-            Policy::default(),
-            Tokenizer::Cl100k,
-            SpillStore::new(dir.path(), 1 << 20),
-        );
+        let engine = engine(dir.path());
         let codex = profile("codex").unwrap();
         assert!(engine_limits(codex).resources_json);
         let text: String = (0..3000)

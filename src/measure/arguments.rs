@@ -9,11 +9,11 @@ const MAX_ERRORS: usize = 10;
 /// Characters of one error at most (a schema error quotes the value it refused).
 const MAX_ERROR_CHARS: usize = 200;
 
-/// Why `tool` would refuse `arguments`: each way they break its input schema, as
-/// `path: message` (at most 10, each cut to 200 characters); empty when they match, or when
-/// the schema cannot be compiled (the server judges then).
-pub fn schema_errors(tool: &Value, arguments: &Value) -> Vec<String> {
-    let Some(schema) = tool.get("inputSchema") else {
+/// Why a tool with input schema `schema` would refuse `arguments`: each way they break it, as
+/// `path: message` (at most 10, each cut to 200 characters); empty when they match, when the
+/// tool has no schema, or when it cannot be compiled (the server judges then).
+pub fn schema_errors(schema: Option<&Value>, arguments: &Value) -> Vec<String> {
+    let Some(schema) = schema else {
         return Vec::new();
     };
     let Ok(validator) = jsonschema::validator_for(schema) else {
@@ -76,25 +76,30 @@ mod tests {
         let tool = json!({"name": "get_issue", "inputSchema": {"type": "object",
             "properties": {"owner": {"type": "string"}, "number": {"type": "integer"}},
             "required": ["owner", "number"], "additionalProperties": false}});
-        assert!(schema_errors(&tool, &json!({"owner": "o", "number": 3})).is_empty());
-        let errors = schema_errors(&tool, &json!({"owner": "o", "number": "3", "x": 1}));
+        assert!(
+            schema_errors(tool.get("inputSchema"), &json!({"owner": "o", "number": 3})).is_empty()
+        );
+        let errors = schema_errors(
+            tool.get("inputSchema"),
+            &json!({"owner": "o", "number": "3", "x": 1}),
+        );
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(
             errors.iter().any(|e| e.starts_with("/number:")),
             "{errors:?}"
         );
-        let missing = schema_errors(&tool, &json!({}));
+        let missing = schema_errors(tool.get("inputSchema"), &json!({}));
         assert!(missing.iter().any(|e| e.contains("owner")), "{missing:?}");
         // a schema that cannot be compiled leaves the judging to the server
         let broken = json!({"name": "x", "inputSchema": {"type": 12}});
-        assert!(schema_errors(&broken, &json!({})).is_empty());
+        assert!(schema_errors(broken.get("inputSchema"), &json!({})).is_empty());
     }
 
     #[test]
     fn an_error_quoting_a_huge_value_is_cut() {
         let tool = json!({"name": "t", "inputSchema": {"type": "object",
             "properties": {"q": {"type": "integer"}}}});
-        let errors = schema_errors(&tool, &json!({"q": "x".repeat(10_000)}));
+        let errors = schema_errors(tool.get("inputSchema"), &json!({"q": "x".repeat(10_000)}));
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].starts_with("/q: "), "{errors:?}");
         assert!(

@@ -32,23 +32,18 @@ fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
         "Schema tax per server ({})\n",
         report.tokenizers.join(", ")
     ));
-    out.push_str(&drawn(
-        &servers(report),
-        width,
-        wrap_at,
-        "servers.csv and audit.json",
-    ));
+    out.push_str(&servers(report).shown(width, wrap_at, "servers.csv and audit.json"));
     let tools = top_tools(report);
     if !tools.is_empty() {
         out.push_str(&format!(
             "\nMost expensive tools (top {TOP_TOOLS}, tokens per turn)\n"
         ));
-        out.push_str(&drawn(&tools, width, wrap_at, "tools.csv and audit.json"));
+        out.push_str(&tools.shown(width, wrap_at, "tools.csv and audit.json"));
     }
     let probes = probes(report);
     if !probes.is_empty() {
         out.push_str("\nProbe results (tokens of one call)\n");
-        out.push_str(&drawn(&probes, width, wrap_at, "probes.csv and audit.json"));
+        out.push_str(&probes.shown(width, wrap_at, "probes.csv and audit.json"));
         if let Some(note) = super::page::engine_time_note(report) {
             say(&mut out, &note, 0);
         }
@@ -57,12 +52,7 @@ fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
     if !clients.is_empty() {
         out.push('\n');
         say(&mut out, "What each client sees (tool definitions per turn; probe results, as sent -> after the engine with the client's limits)", 0);
-        out.push_str(&drawn(
-            &clients,
-            width,
-            wrap_at,
-            "clients.csv and audit.json",
-        ));
+        out.push_str(&clients.shown(width, wrap_at, "clients.csv and audit.json"));
         say(
             &mut out,
             "* unconfirmed: a rule behind the row has no primary source (see audit.json `clients`).",
@@ -150,11 +140,6 @@ fn summary(report: &Report, width: Option<u16>, wrap: bool) -> String {
         say(&mut out, &line, 2);
     }
     out
-}
-
-/// A table drawn at `width`, and under it the columns it left out and the file that has them.
-fn drawn(t: &Fitted, width: Option<u16>, wrap_at: Option<u16>, whole_in: &str) -> String {
-    t.shown(width, wrap_at, whole_in)
 }
 
 /// Characters of a text cell shown at most: a table's layout time grows faster than a cell's

@@ -196,6 +196,18 @@ fn man_pages_render_with_every_commands_flags() {
     );
     let main_page = std::fs::read_to_string(pages.join("mcp-budget.1")).unwrap();
     assert!(main_page.contains("MCP_BUDGET_NO_PROMPT"), "{main_page}");
+    // FILES lists discovery's own places (macOS's too), not a copy of them
+    let files = &main_page[main_page.find(".SH FILES").unwrap()..];
+    for place in [
+        "~/.claude.json",
+        "Library/Application Support/Claude",
+        "~/.codex/config.toml",
+    ] {
+        assert!(
+            files.contains(&place.replace('-', "\\-")),
+            "{place}: {files}"
+        );
+    }
     assert!(
         roff.contains("mcp\\-budget audit \\-\\-explain list"),
         "{roff}"

@@ -17,27 +17,9 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ("OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS", "where --otlp sends (else http://localhost:4318), with which headers; the other OTEL_* variables of the OpenTelemetry specification are read too"),
 ];
 
-/// (path, what): the files every command may read or write.
+/// (path, what): the files mcp-budget writes, beside the client configs it reads
+/// ([`client_configs`]).
 const FILES: &[(&str, &str)] = &[
-    (
-        "~/.claude.json, .mcp.json",
-        "Claude Code's configs (user, project)",
-    ),
-    (
-        "~/.config/Claude/claude_desktop_config.json",
-        "Claude Desktop's (~/Library/Application Support/Claude on macOS)",
-    ),
-    ("~/.cursor/mcp.json, .cursor/mcp.json", "Cursor's"),
-    (
-        "~/.config/Code/User/mcp.json, settings.json, .vscode/mcp.json",
-        "VS Code's",
-    ),
-    ("~/.codeium/windsurf/mcp_config.json", "Windsurf's"),
-    (
-        "~/.gemini/settings.json, .gemini/settings.json",
-        "Gemini CLI's",
-    ),
-    ("~/.codex/config.toml", "Codex's"),
     (
         "reports/latest/",
         "audit's report folder (--out): audit.json, the CSV files, report.md, report.html, charts",
@@ -84,10 +66,37 @@ pub fn extra_sections(command: &str, flags_env: &[(String, String)]) -> String {
         roff.push_str("None of its own; see \\fBmcp-budget\\fR(1).\n");
     }
     roff.push_str(".SH FILES\n");
-    for (path, what) in FILES {
+    let configs = client_configs();
+    let configs = configs.iter().map(|(p, w)| (p.as_str(), w.as_str()));
+    for (path, what) in configs.chain(FILES.iter().copied()) {
         let _ = writeln!(roff, ".TP\n\\fI{}\\fR\n{}", escape(path), escape(what));
     }
     roff
+}
+
+/// The client configs discovery reads (`config::standard_places`, the one list), one entry
+/// per client: its user and project paths, the home folder written `~`.
+fn client_configs() -> Vec<(String, String)> {
+    let places = mcp_budget::config::standard_places(
+        Some(std::path::Path::new("~")),
+        std::path::Path::new("."),
+    );
+    let mut out: Vec<(String, String)> = Vec::new();
+    for place in places {
+        let what = format!(
+            "{}'s MCP config, read when no file is given",
+            place.client.id()
+        );
+        let path = place.path.display().to_string();
+        match out.iter_mut().find(|(_, w)| *w == what) {
+            Some((paths, _)) => {
+                paths.push_str(", ");
+                paths.push_str(&path);
+            }
+            None => out.push((path, what)),
+        }
+    }
+    out
 }
 
 /// The exit statuses (`src/exit.rs`, docs/exit-codes.md).

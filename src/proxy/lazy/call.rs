@@ -97,7 +97,7 @@ impl Proxy {
         let Some(tool) = catalog.get(name) else {
             return Err(error_json(&catalog.unknown_text(name)));
         };
-        let errors = schema_errors(tool, &Value::Object(arguments.clone()));
+        let errors = schema_errors(tool.get("inputSchema"), &Value::Object(arguments.clone()));
         if !errors.is_empty() {
             return Err(error_json(&bad_arguments_text(tool, &errors)));
         }

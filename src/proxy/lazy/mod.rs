@@ -194,7 +194,10 @@ mod tests {
         let tool = json!({"name": "get_issue", "inputSchema": {"type": "object",
             "properties": {"owner": {"type": "string"}, "number": {"type": "integer"}},
             "required": ["owner", "number"], "additionalProperties": false}});
-        let errors = schema_errors(&tool, &json!({"owner": "o", "number": "3", "x": 1}));
+        let errors = schema_errors(
+            tool.get("inputSchema"),
+            &json!({"owner": "o", "number": "3", "x": 1}),
+        );
         assert_eq!(errors.len(), 2, "{errors:?}");
         let text = bad_arguments_text(&tool, &errors);
         let back: Value = serde_json::from_str(&text).unwrap();
