@@ -55,7 +55,7 @@ pub fn tokenizer(current: &OsStr) -> Vec<CompletionCandidate> {
 }
 
 fn tokenizer_names() -> Vec<String> {
-    ["cl100k_base", "o200k_base", "claude-estimate"]
+    mcp_budget::tokens::Tokenizer::NAMES
         .map(String::from)
         .to_vec()
 }

@@ -30,6 +30,9 @@ pub struct TokenizerError {
 }
 
 impl Tokenizer {
+    /// Every tokenizer's name, as [`Tokenizer::name`] gives it (what `--tokenizer` completes).
+    pub const NAMES: [&'static str; 3] = ["cl100k_base", "o200k_base", "claude-estimate"];
+
     /// The name used on the command line and in reports.
     pub fn name(&self) -> &'static str {
         match self {
@@ -229,6 +232,14 @@ impl TokenizerSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_listed_name_parses_back_to_a_tokenizer_of_that_name() {
+        for name in Tokenizer::NAMES {
+            let t: Tokenizer = name.parse().unwrap();
+            assert_eq!(t.name(), name);
+        }
+    }
 
     #[test]
     fn counts_known_strings_like_tiktoken() {
