@@ -57,6 +57,12 @@ pub struct Adapter {
     /// The prompt (templated); a plain request to call the probe's tool.
     #[serde(default = "default_prompt")]
     pub prompt: String,
+    /// How many sizes one client run of `lab --derive` tries, one call of the tool after
+    /// another (each once the previous result came back): a client that takes seconds to start
+    /// derives in a few runs a shape. 1 (the default) for a client whose earlier results change
+    /// what it does with the next (one that compacts its context, as Continue does).
+    #[serde(default = "one_call")]
+    pub derive_calls: usize,
     /// Variables set on top of the cleared environment, templated.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -78,6 +84,13 @@ pub struct AdapterFile {
 
 fn default_model() -> String {
     "lab-model".into()
+}
+
+/// The most calls one derive run makes (each result stays in the client's context).
+pub const MAX_DERIVE_CALLS: usize = 8;
+
+fn one_call() -> usize {
+    1
 }
 
 fn default_prompt() -> String {
@@ -112,6 +125,12 @@ impl Adapter {
             message: e.message().to_string(),
         })?;
         adapter.origin = origin.into();
+        if !(1..=MAX_DERIVE_CALLS).contains(&adapter.derive_calls) {
+            let n = adapter.derive_calls;
+            return Err(adapter.error(format!(
+                "derive_calls is {n}: it must be 1 to {MAX_DERIVE_CALLS} (calls in one client run)"
+            )));
+        }
         Ok(adapter)
     }
 

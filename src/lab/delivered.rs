@@ -32,14 +32,14 @@ impl Delivered {
     }
 }
 
-/// The result of call `call_id` (or, on Gemini's wire, of a function named `name` when the
+/// The result of call `call_id` (or, on Gemini's wire, of the `k`-th function named `name` when the
 /// response carries no id) in a request body, if it holds one.
-pub fn find(api: Api, body: &Value, call_id: &str, name: &str) -> Option<Delivered> {
+pub fn find(api: Api, body: &Value, call_id: &str, name: &str, k: usize) -> Option<Delivered> {
     match api {
         Api::AnthropicMessages => anthropic(body, call_id),
         Api::ChatCompletions => chat(body, call_id),
         Api::Responses => responses(body, call_id),
-        Api::Gemini => gemini(body, call_id, name),
+        Api::Gemini => gemini(body, call_id, name, k),
     }
 }
 
@@ -68,7 +68,7 @@ fn responses(body: &Value, call_id: &str) -> Option<Delivered> {
     Some(parts(&item["output"]))
 }
 
-fn gemini(body: &Value, call_id: &str, name: &str) -> Option<Delivered> {
+fn gemini(body: &Value, call_id: &str, name: &str, k: usize) -> Option<Delivered> {
     // each content's parts, with the function responses among them
     let contents: Vec<Vec<&Value>> = items(&body["contents"])
         .map(|c| items(&c["parts"]).collect())
@@ -90,9 +90,11 @@ fn gemini(body: &Value, call_id: &str, name: &str) -> Option<Delivered> {
                 .is_some_and(|i| i.strip_suffix(call_id).is_some_and(|t| t.ends_with("__")))
     };
     let (parts, at, response) = responses().find(|(_, _, r)| ours(&r["id"])).or_else(|| {
-        responses().find(|(_, _, r)| {
-            r["id"].is_null() && r["name"].as_str().is_some_and(|n| n.ends_with(name))
-        })
+        responses()
+            .filter(|(_, _, r)| {
+                r["id"].is_null() && r["name"].as_str().is_some_and(|n| n.ends_with(name))
+            })
+            .nth(k)
     })?;
     let inner = &response["response"];
     let text = match inner.get("output").or_else(|| inner.get("content")) {
@@ -165,7 +167,7 @@ mod tests {
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "other", "content": "no"},
                 {"type": "tool_result", "tool_use_id": "c1", "is_error": true,
                  "content": [{"type": "text", "text": "Error: too big"}, {"type": "image", "source": {}}]}]}]});
-        let d = find(Api::AnthropicMessages, &anthropic, "c1", "t").unwrap();
+        let d = find(Api::AnthropicMessages, &anthropic, "c1", "t", 0).unwrap();
         assert_eq!(
             (d.text(), d.images, d.is_error),
             ("Error: too big".into(), 1, true)
@@ -173,23 +175,25 @@ mod tests {
 
         let chat = json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "abc"}]});
         assert_eq!(
-            find(Api::ChatCompletions, &chat, "c1", "t").unwrap().text(),
+            find(Api::ChatCompletions, &chat, "c1", "t", 0)
+                .unwrap()
+                .text(),
             "abc"
         );
-        assert!(find(Api::ChatCompletions, &chat, "c2", "t").is_none());
+        assert!(find(Api::ChatCompletions, &chat, "c2", "t", 0).is_none());
 
         let responses = json!({"input": [{"type": "function_call", "call_id": "c1"},
             {"type": "function_call_output", "call_id": "c1",
              "output": [{"type": "input_text", "text": "Wall time: 0.1 seconds\nOutput:"},
                         {"type": "input_text", "text": "body"}]}]});
-        let d = find(Api::Responses, &responses, "c1", "t").unwrap();
+        let d = find(Api::Responses, &responses, "c1", "t", 0).unwrap();
         assert_eq!(d.text(), "Wall time: 0.1 seconds\nOutput:\nbody");
 
         let gemini = json!({"contents": [{"role": "user", "parts": [{"functionResponse":
             {"name": "mcp_demo_t", "response": {"output": "<untrusted_context>\nx\n</untrusted_context>"}}}]}]});
-        let d = find(Api::Gemini, &gemini, "c1", "t").unwrap();
+        let d = find(Api::Gemini, &gemini, "c1", "t", 0).unwrap();
         assert_eq!(d.text(), "<untrusted_context>\nx\n</untrusted_context>");
-        assert!(find(Api::Gemini, &gemini, "c1", "other").is_none());
+        assert!(find(Api::Gemini, &gemini, "c1", "other", 0).is_none());
 
         // an image beside the function response (Gemini CLI's inlineData part) is delivered,
         // as is one inside it; a later call's parts are not this call's
@@ -200,20 +204,23 @@ mod tests {
             {"functionResponse": {"id": "c2", "name": "mcp_demo_other", "response": {"output": "x"},
              "parts": [{"inlineData": {"mimeType": "image/jpeg", "data": "/9j/"}}]}},
             {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]}]});
-        let d = find(Api::Gemini, &image, "c1", "shot").unwrap();
+        let d = find(Api::Gemini, &image, "c1", "shot", 0).unwrap();
         assert_eq!(d.images, 1);
         assert_eq!(
             d.text(),
             "\n[Tool 'shot' provided the following image data with mime-type: image/png]"
         );
-        assert_eq!(find(Api::Gemini, &image, "c2", "other").unwrap().images, 2);
+        assert_eq!(
+            find(Api::Gemini, &image, "c2", "other", 0).unwrap().images,
+            2
+        );
         // the id Gemini CLI 0.61.0 gives an image call's response: the tool's name, `__`, the id
         let prefixed = json!({"contents": [{"role": "user", "parts": [
             {"functionResponse": {"id": "mcp_lab_lab_result__call_probe_target", "name": "mcp_lab_lab_result",
              "response": {"output": "[Tool 'lab_result' provided the following image data with mime-type: image/png]"}}},
             {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]}]});
-        let d = find(Api::Gemini, &prefixed, "call_probe_target", "lab_result").unwrap();
+        let d = find(Api::Gemini, &prefixed, "call_probe_target", "lab_result", 0).unwrap();
         assert_eq!(d.images, 1);
-        assert!(find(Api::Gemini, &prefixed, "probe_target", "x").is_none());
+        assert!(find(Api::Gemini, &prefixed, "probe_target", "x", 0).is_none());
     }
 }

@@ -58,29 +58,92 @@ fn whole(o: &ProbeOutcome) -> bool {
     o.delivery == Delivery::Whole
 }
 
-/// Bisect one shape: `run(chars)` runs the client once on the shape at that size. The first
-/// rule is where the client stops delivering it whole; a second, where what it does then
-/// changes again (a preview that becomes an error, as Claude Code's token cap does), searched
-/// up to [`ESCALATE_MAX`]. `hints`: where the client's profile puts the two boundaries, tried
-/// first (a profile that holds is confirmed in two runs a boundary).
+/// The client's runs of one shape: each run tries up to `batch` sizes, one call after another
+/// (`run(sizes)` gives the outcomes of a prefix of them, at least one); a size tried once is
+/// not run again.
+struct Runs<F> {
+    run: F,
+    batch: usize,
+    tried: std::collections::BTreeMap<usize, ProbeOutcome>,
+    runs: usize,
+}
+
+impl<F, Fut> Runs<F>
+where
+    F: FnMut(Vec<usize>) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<ProbeOutcome>, String>>,
+{
+    /// The outcomes of `sizes` (in their order), in one run for those not tried yet, with
+    /// `ahead` (sizes a later step will ask for) in the same run while it has room; a prefix
+    /// of `sizes` when the run ended early.
+    async fn at(&mut self, sizes: &[usize], ahead: &[usize]) -> Result<Vec<Sized>, String> {
+        let mut new: Vec<usize> = Vec::new();
+        for &c in sizes {
+            if !self.tried.contains_key(&c) && !new.contains(&c) {
+                new.push(c);
+            }
+        }
+        if !new.is_empty() {
+            for &c in ahead {
+                if new.len() < self.batch && !self.tried.contains_key(&c) && !new.contains(&c) {
+                    new.push(c);
+                }
+            }
+            self.runs += 1;
+            let got = (self.run)(new.clone()).await?;
+            if got.is_empty() {
+                return Err("the run measured nothing".into());
+            }
+            self.tried.extend(new.into_iter().zip(got));
+        }
+        Ok(sizes
+            .iter()
+            .map_while(|c| self.tried.get(c).map(|o| (*c, o.clone())))
+            .collect())
+    }
+}
+
+/// Bisect one shape: `run(sizes)` runs the client once on the shape at those sizes, one call
+/// after another (at most `batch` a run; a client whose earlier results change what it does with
+/// the next gets 1). The first rule is where the client stops delivering it whole; a second,
+/// where what it does then changes again (a preview that becomes an error, as Claude Code's
+/// token cap does), searched up to [`ESCALATE_MAX`]. `hints`: where the client's profile puts
+/// the two boundaries, tried first (a profile that holds is confirmed in one run a boundary
+/// with a batch of three or more, two with one a run).
 pub async fn bisect<F, Fut>(
     shape: Shape,
     max_chars: usize,
     hints: Option<(Hint, Option<Hint>)>,
-    mut run: F,
+    batch: usize,
+    run: F,
 ) -> Result<Vec<ShapeRule>, String>
 where
-    F: FnMut(usize) -> Fut,
-    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
+    F: FnMut(Vec<usize>) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<ProbeOutcome>, String>>,
 {
-    let mut runs = 0;
-    let mut at = |chars: usize| {
-        runs += 1;
-        run(chars)
+    let mut runs = Runs {
+        run,
+        batch: batch.max(1),
+        tried: Default::default(),
+        runs: 0,
     };
+    let top = ESCALATE_MAX.min(max_chars);
+    let batch = runs.batch;
     let (first, step) = start_of(hints.map(|h| h.0), START, max_chars);
-    let start = (first, at(first).await?);
-    let (lo, hi) = walk(&mut at, start, step, max_chars, &whole).await?;
+    let sizes = first_sizes(hints.map(|h| h.0), first, step, SMALLEST, max_chars, batch);
+    // where the second search will start (past a first boundary where the hint puts it), asked
+    // in the first run while it has room
+    let ahead: Vec<usize> = match hints.and_then(|h| h.1) {
+        Some(h2) => {
+            let (from, step2) = start_of(Some(h2), first, top);
+            first_sizes(Some(h2), from, step2, first, top, batch)
+        }
+        None => Vec::new(),
+    };
+    let (lo, hi) = search(
+        &mut runs, first, &sizes, step, SMALLEST, max_chars, &whole, &ahead,
+    )
+    .await?;
     let mut rules = vec![rule(
         shape,
         lo.map(|x| x.1),
@@ -90,13 +153,14 @@ where
     if let Some((h, cut)) = hi {
         let kind = class(&cut);
         let same = move |o: &ProbeOutcome| class(o) == kind;
-        let top = ESCALATE_MAX.min(max_chars).max(h);
+        let top = top.max(h);
         // past the first boundary: from the hint, else from it, doubling
         let (lo2, hi2) = match start_of(hints.and_then(|h| h.1), h, top) {
-            (from, step) if from == h => walk(&mut at, (h, cut), step, top, &same).await?,
+            (from, step) if from == h => walk(&mut runs, (h, cut), step, h, top, &same).await?,
             (from, step) => {
-                let start = (from, at(from).await?);
-                walk(&mut at, start, step, top, &same).await?
+                let hint = hints.and_then(|h| h.1);
+                let sizes = first_sizes(hint, from, step, h, top, batch);
+                search(&mut runs, from, &sizes, step, h, top, &same, &[]).await?
             }
         };
         if let Some((_, o)) = hi2 {
@@ -104,7 +168,7 @@ where
         }
     }
     for r in &mut rules {
-        r.runs = runs;
+        r.runs = runs.runs;
     }
     Ok(rules)
 }
@@ -122,30 +186,98 @@ fn class(o: &ProbeOutcome) -> (Delivery, bool, bool, bool) {
     )
 }
 
+/// The sizes a search tries first: `first` and, from a hint of a boundary with a batch of three
+/// or more, a step either side of it in the same run (a hint that holds is then settled in one
+/// run), within `[floor, max]`.
+fn first_sizes(
+    hint: Option<Hint>,
+    first: usize,
+    step: usize,
+    floor: usize,
+    max: usize,
+    batch: usize,
+) -> Vec<usize> {
+    let mut sizes = vec![first];
+    if batch >= 3 && matches!(hint, Some(Hint::At(_))) {
+        let step = step.max(1);
+        sizes = vec![
+            first.saturating_sub(step).max(floor),
+            first,
+            (first + step).min(max),
+        ];
+        sizes.dedup();
+    }
+    sizes
+}
+
+/// The boundary of `below` from `first`, trying `sizes` first (ascending, within `[floor,
+/// max]`: see [`first_sizes`]): between two of them where it lies there, else [`walk`] on from
+/// the side it lies, `step` from `first`.
+#[allow(clippy::too_many_arguments)]
+async fn search<F, Fut>(
+    runs: &mut Runs<F>,
+    first: usize,
+    sizes: &[usize],
+    step: usize,
+    floor: usize,
+    max: usize,
+    below: &dyn Fn(&ProbeOutcome) -> bool,
+    ahead: &[usize],
+) -> Result<(Option<Sized>, Option<Sized>), String>
+where
+    F: FnMut(Vec<usize>) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<ProbeOutcome>, String>>,
+{
+    let got = runs.at(sizes, ahead).await?;
+    if let Some(w) = got.windows(2).find(|w| below(&w[0].1) && !below(&w[1].1)) {
+        return narrow(runs, w[0].clone(), w[1].clone(), below).await;
+    }
+    // all on one side: walk on from the outermost, the step doubled past each size tried
+    let up = below(&got[0].1);
+    let from = match up {
+        true => got[got.len() - 1].clone(),
+        false => got[0].clone(),
+    };
+    let step = step.max(1);
+    let step = if from.0 == first { step } else { step * 2 };
+    walk(runs, from, step, floor, max, below).await
+}
+
 /// The boundary of `below` from `start`: steps away from it (up where `below` holds there,
 /// down where it does not), `step` first and doubling, until it is crossed or `max` (or
-/// [`SMALLEST`]) is reached; then bisection to 1%. From a plain start with `step` its size this
-/// doubles the size; from a profile's hint with a step of 1%, a hint that holds costs one run
-/// past it, one a little off two or three.
+/// `floor`) is reached; then bisection to 1%. A run tries the next `batch` steps at once. From
+/// a plain start with `step` its size this doubles the size; from a profile's hint with a step
+/// of 1%, a hint that holds costs one run past it, one a little off two or three.
 async fn walk<F, Fut>(
-    at: &mut F,
+    runs: &mut Runs<F>,
     start: Sized,
     step: usize,
+    floor: usize,
     max: usize,
     below: &dyn Fn(&ProbeOutcome) -> bool,
 ) -> Result<(Option<Sized>, Option<Sized>), String>
 where
-    F: FnMut(usize) -> Fut,
-    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
+    F: FnMut(Vec<usize>) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<ProbeOutcome>, String>>,
 {
     let up = below(&start.1);
     let (mut last, mut step) = (start, step.max(1));
     loop {
-        let next = match up {
-            true => (last.0 + step).min(max),
-            false => last.0.saturating_sub(step).max(SMALLEST),
-        };
-        if next == last.0 {
+        // the walk's next steps, each double the one before
+        let mut sizes = Vec::new();
+        let (mut at, mut s) = (last.0, step);
+        while sizes.len() < runs.batch {
+            let next = match up {
+                true => (at + s).min(max),
+                false => at.saturating_sub(s).max(floor),
+            };
+            if next == at {
+                break;
+            }
+            sizes.push(next);
+            (at, s) = (next, s * 2);
+        }
+        if sizes.is_empty() {
             // a bound reached on the same side: no boundary within it
             return Ok(if up {
                 (Some(last), None)
@@ -153,17 +285,18 @@ where
                 (None, Some(last))
             });
         }
-        let o = at(next).await?;
-        if below(&o) != up {
-            let (lo, hi) = if up {
-                (last, (next, o))
-            } else {
-                ((next, o), last)
-            };
-            return narrow(at, lo, hi, below).await;
+        for (next, o) in runs.at(&sizes, &[]).await? {
+            if below(&o) != up {
+                let (lo, hi) = if up {
+                    (last, (next, o))
+                } else {
+                    ((next, o), last)
+                };
+                return narrow(runs, lo, hi, below).await;
+            }
+            last = (next, o);
+            step *= 2;
         }
-        last = (next, o);
-        step *= 2;
     }
 }
 
@@ -180,28 +313,38 @@ fn start_of(hint: Option<Hint>, plain: usize, max: usize) -> (usize, usize) {
     }
 }
 
-/// Bisect between a size where `below` holds and a larger one where it does not, to 1%.
+/// Narrow the interval between a size where `below` holds and a larger one where it does not
+/// to 1%: each run tries up to `batch` sizes spread evenly inside it (one: the middle).
 async fn narrow<F, Fut>(
-    at: &mut F,
+    runs: &mut Runs<F>,
     lo: Sized,
     hi: Sized,
     below: &dyn Fn(&ProbeOutcome) -> bool,
 ) -> Result<(Option<Sized>, Option<Sized>), String>
 where
-    F: FnMut(usize) -> Fut,
-    Fut: std::future::Future<Output = Result<ProbeOutcome, String>>,
+    F: FnMut(Vec<usize>) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<ProbeOutcome>, String>>,
 {
     let (mut lo, mut hi) = (lo, hi);
-    while hi.0 - lo.0 > (lo.0 / 100).max(100) {
-        let mid = lo.0 + (hi.0 - lo.0) / 2;
-        let o = at(mid).await?;
-        if below(&o) {
-            lo = (mid, o);
-        } else {
-            hi = (mid, o);
+    loop {
+        let tolerance = (lo.0 / 100).max(100);
+        let span = hi.0 - lo.0;
+        if span <= tolerance {
+            return Ok((Some(lo), Some(hi)));
+        }
+        // no more parts than the tolerance needs
+        let parts = (runs.batch + 1).min(span.div_ceil(tolerance)).max(2);
+        let mut sizes: Vec<usize> = (1..parts).map(|j| lo.0 + span * j / parts).collect();
+        sizes.dedup();
+        for (size, o) in runs.at(&sizes, &[]).await? {
+            if below(&o) {
+                lo = (size, o);
+            } else {
+                hi = (size, o);
+                break;
+            }
         }
     }
-    Ok((Some(lo), Some(hi)))
 }
 
 fn rule(shape: Shape, lo: Option<ProbeOutcome>, hi: Option<ProbeOutcome>, stage: u8) -> ShapeRule {

@@ -94,6 +94,25 @@ pub struct ServerReport {
     pub retried: Vec<String>,
 }
 
+impl ServerReport {
+    /// A report of `server` with nothing measured yet.
+    pub fn empty(server: &str) -> ServerReport {
+        ServerReport {
+            server: server.to_string(),
+            pages_read: 0,
+            stopped_before_last_page: false,
+            era: None,
+            definitions: None,
+            probes: Vec::new(),
+            run_ms: Vec::new(),
+            error: None,
+            probe_errors: Vec::new(),
+            kept: Vec::new(),
+            retried: Vec::new(),
+        }
+    }
+}
+
 impl LabReport {
     /// The clients whose absence fails the run: those of `asked` (the ids it was asked for)
     /// that were not found; none asked, every client when none was found at all. A run that

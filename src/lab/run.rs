@@ -23,6 +23,8 @@ pub struct RunSpec<'a> {
     pub server: &'a LabServer,
     pub tool: &'a str,
     pub arguments: &'a serde_json::Value,
+    /// Further calls' arguments, made one after another in the same run (a derive's sizes).
+    pub more: &'a [serde_json::Value],
     pub timeout: Duration,
     /// The environment every client gets before its adapter's variables (PATH, LANG).
     pub base_env: &'a BTreeMap<String, String>,
@@ -77,6 +79,7 @@ pub async fn run(spec: &RunSpec<'_>) -> Result<RunOutcome, LabError> {
         tool: spec.tool.into(),
         server: spec.server.name.clone(),
         arguments: spec.arguments.clone(),
+        more: spec.more.to_vec(),
     })
     .await
     .map_err(|e| io("starting the lab model", e))?;
@@ -326,6 +329,7 @@ mod tests {
             server: &server,
             tool: "get_forecast",
             arguments: &serde_json::json!({}),
+            more: &[],
             timeout: Duration::from_secs(20),
             base_env: &base_env,
             exe: &bin,

@@ -11,13 +11,8 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::adapter::Adapter;
-use super::compare;
-use super::definitions;
-use super::delivered;
 use super::find::{self, Found};
 use super::isolate::Isolation;
-use super::model::Reply;
-use super::probe::{self, ProbeOutcome};
 use super::profile;
 use super::report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
 use super::run::{self, RunOutcome, RunSpec};
@@ -26,7 +21,9 @@ use crate::config::{ServerSpec, TransportSpec};
 use crate::tokens::Tokenizer;
 
 mod derive_runs;
+mod read;
 use derive_runs::{derive_client, era_once};
+use read::{read_call, read_listing};
 
 /// A server the lab mounts (stdio: the lab's clients start it behind the tap).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -209,19 +206,7 @@ async fn run_server(
     server: &LabServer,
     base_env: &BTreeMap<String, String>,
 ) -> ServerReport {
-    let mut report = ServerReport {
-        server: server.name.clone(),
-        pages_read: 0,
-        stopped_before_last_page: false,
-        era: None,
-        definitions: None,
-        probes: Vec::new(),
-        run_ms: Vec::new(),
-        error: None,
-        probe_errors: Vec::new(),
-        kept: Vec::new(),
-        retried: Vec::new(),
-    };
+    let mut report = ServerReport::empty(&server.name);
     // a server without probes: one run for its definitions, calling nothing it has
     let none = [LabProbe {
         tool: String::new(),
@@ -238,7 +223,7 @@ async fn run_server(
         (
             i,
             p,
-            run_probe(opts, adapter, bin, server, base_env, p).await,
+            run_probe(opts, adapter, bin, server, base_env, p, &[]).await,
         )
     }))
     .buffer_unordered(jobs)
@@ -253,7 +238,13 @@ async fn run_server(
         match result {
             Ok(mut outcome) => {
                 report.run_ms.push(outcome.elapsed_ms);
-                read_run(&mut report, adapter, p, &outcome, opts.tokenizer);
+                read_listing(&mut report, adapter, &outcome, opts.tokenizer);
+                if report.error.is_none() && !p.tool.is_empty() {
+                    match read_call(&report, adapter, p, 0, &outcome, opts.tokenizer) {
+                        Ok(judged) => report.probes.push(judged),
+                        Err(e) => report.probe_errors.push(e),
+                    }
+                }
                 if opts.keep {
                     report
                         .kept
@@ -268,8 +259,9 @@ async fn run_server(
     report
 }
 
-/// One probe's run, once more where the client listed the tool but its result was not
-/// recorded: the first try's time and why it was run again, and the outcome.
+/// One probe's run (and `more` calls of its tool after it, with those arguments), once more
+/// where the client listed the tool but the first call's result was not recorded: the first
+/// try's time and why it was run again, and the outcome.
 async fn run_probe(
     opts: &LabOptions,
     adapter: &Adapter,
@@ -277,6 +269,7 @@ async fn run_probe(
     server: &LabServer,
     base_env: &BTreeMap<String, String>,
     p: &LabProbe,
+    more: &[Value],
 ) -> (Option<(u64, String)>, Result<RunOutcome, super::LabError>) {
     let spec = RunSpec {
         adapter,
@@ -284,6 +277,7 @@ async fn run_probe(
         server,
         tool: &p.tool,
         arguments: &p.arguments,
+        more,
         timeout: opts.timeout,
         base_env,
         exe: &opts.exe,
@@ -295,7 +289,8 @@ async fn run_probe(
             .tools()
             .iter()
             .any(|t| t["name"] == p.tool.as_str());
-        if !p.tool.is_empty() && listed && first.transcript.call_result(&p.tool).is_none() {
+        let result = first.transcript.call_result(&p.tool, &p.arguments, 0);
+        if !p.tool.is_empty() && listed && result.is_none() {
             let why = if first.transcript.called(&p.tool) {
                 format!(
                     "the server's result of `{}` was not recorded; run once more",
@@ -309,88 +304,6 @@ async fn run_probe(
         }
     }
     (None, first)
-}
-
-/// Read one run into the server's report: the definitions (first run), the probe's outcome.
-fn read_run(
-    report: &mut ServerReport,
-    adapter: &Adapter,
-    p: &LabProbe,
-    outcome: &RunOutcome,
-    tokenizer: Tokenizer,
-) {
-    let tools = outcome.transcript.tools();
-    if report.era.is_none() {
-        report.era = outcome.transcript.era();
-    }
-    if report.definitions.is_none() && !tools.is_empty() {
-        let mut d = definitions::measure(&tools, &outcome.requests, tokenizer);
-        if d.form == definitions::Form::Deferred {
-            d.modelled_tokens = crate::profiles::profile(&adapter.id)
-                .map(|p| definitions::modelled_deferred(p, &report.server, &tools, tokenizer));
-        }
-        report.definitions = Some(d);
-        (report.pages_read, report.stopped_before_last_page) = outcome.transcript.pages();
-    }
-    if tools.is_empty() && report.error.is_none() {
-        let why = match outcome.transcript.server_ended() {
-            Some(ended) => format!("the client never listed the server's tools: {ended}"),
-            None => "the client never listed the server's tools".to_string(),
-        };
-        // a client that would not fall back from a refused server/discover says why
-        let why = match report.era.as_ref().filter(|e| e.fell_back == Some(false)) {
-            Some(era) => format!("{why}: it spoke {}", era.describe()),
-            None => why,
-        };
-        report.error = Some(failure(adapter, outcome, &why));
-        return;
-    }
-    if p.tool.is_empty() {
-        return;
-    }
-    let Some(result) = outcome.transcript.call_result(&p.tool) else {
-        let why = if tools.iter().any(|t| t["name"] == p.tool.as_str()) {
-            format!("the client never called `{}`", p.tool)
-        } else if report.stopped_before_last_page {
-            format!(
-                "the client read only {} tools/list page(s) ({} tools) and never saw `{}`",
-                report.pages_read,
-                tools.len(),
-                p.tool
-            )
-        } else {
-            format!("the server has no tool `{}`", p.tool)
-        };
-        report.probe_errors.push(failure(adapter, outcome, &why));
-        return;
-    };
-    let delivered = delivered_of(adapter, outcome, &p.tool);
-    let mut judged: ProbeOutcome = probe::judge(
-        &p.tool,
-        &result,
-        delivered.as_ref(),
-        &outcome.home,
-        &outcome.files,
-        tokenizer,
-    );
-    judged.modelled = compare::modelled(&adapter.id, &result, &judged, tokenizer);
-    report.probes.push(judged);
-}
-
-/// The result of the model's call of the probe, from the first request that carries it.
-fn delivered_of(
-    adapter: &Adapter,
-    outcome: &RunOutcome,
-    tool: &str,
-) -> Option<delivered::Delivered> {
-    let call_id = outcome.requests.iter().find_map(|r| match &r.reply {
-        Reply::CallTool { call_id, .. } => Some(call_id.clone()),
-        _ => None,
-    })?;
-    outcome.requests.iter().find_map(|r| {
-        let body: Value = serde_json::from_slice(&r.body).ok()?;
-        delivered::find(r.api.unwrap_or(adapter.api), &body, &call_id, tool)
-    })
 }
 
 /// A failed run in one line: why, the exit, and the end of the client's output when it failed.

@@ -262,11 +262,19 @@ impl Transcript {
         (pages.len(), more)
     }
 
-    /// The first result the server gave a tools/call of `tool` (the JSON-RPC `result`).
-    pub fn call_result(&self, tool: &str) -> Option<Value> {
-        self.responses("tools/call")
+    /// The result the server gave a tools/call of `tool` with `arguments` (the JSON-RPC
+    /// `result`); where none has them, the `k`-th call of `tool`'s (0: the first).
+    pub fn call_result(&self, tool: &str, arguments: &Value, k: usize) -> Option<Value> {
+        let calls: Vec<(Value, Value)> = self
+            .responses("tools/call")
             .into_iter()
-            .find(|(params, _)| params["name"] == tool)
+            .filter(|(params, _)| params["name"] == tool)
+            .collect();
+        // the call with these arguments; else (a client that rewrote them) the `k`-th
+        let same = calls
+            .iter()
+            .find(|(params, _)| params["arguments"] == *arguments);
+        same.or_else(|| calls.get(k))
             .map(|(_, msg)| msg["result"].clone())
     }
 
@@ -300,5 +308,54 @@ impl Transcript {
         self.sent
             .iter()
             .any(|m| m["method"] == "tools/call" && m["params"]["name"] == tool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_call_of_a_tool_has_its_own_result_by_its_arguments_else_its_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tap.jsonl");
+        let line = |dir: &str, msg: Value| json_line(dir, &msg.to_string());
+        let call = |id: u64, args: Value| {
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                               "params": {"name": "lab_result", "arguments": args}})
+        };
+        let result = |id: u64, text: &str| {
+            serde_json::json!({"jsonrpc": "2.0", "id": id,
+                               "result": {"content": [{"type": "text", "text": text}]}})
+        };
+        let lines = [
+            line("sent", call(4, serde_json::json!({"chars": 100}))),
+            line("received", result(4, "first")),
+            line("sent", call(5, serde_json::json!({"chars": 200}))),
+            line("received", result(5, "second")),
+        ];
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let t = Transcript::read(&path);
+        let text = |r: Option<Value>| r.map(|r| r["content"][0]["text"].clone());
+        let args = |n: u64| serde_json::json!({"chars": n});
+        assert_eq!(
+            text(t.call_result("lab_result", &args(200), 0)),
+            Some("second".into())
+        );
+        assert_eq!(
+            text(t.call_result("lab_result", &args(100), 1)),
+            Some("first".into())
+        );
+        // arguments the client rewrote: the call in its place
+        assert_eq!(
+            text(t.call_result("lab_result", &args(7), 1)),
+            Some("second".into())
+        );
+        assert_eq!(t.call_result("lab_result", &args(7), 2), None);
+        assert_eq!(t.call_result("other", &args(100), 0), None);
+    }
+
+    fn json_line(dir: &str, line: &str) -> String {
+        serde_json::json!({"dir": dir, "at_ms": 1, "line": line}).to_string()
     }
 }

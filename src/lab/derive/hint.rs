@@ -29,8 +29,13 @@ pub fn hints(
 ) -> (Hint, Option<Hint>) {
     let outcome =
         |chars: usize| client_view(profile, &shapes::result(shape, chars), tokenizer).outcome;
-    if outcome(smallest) != Outcome::Full {
-        return (Hint::At(smallest), None);
+    let least = outcome(smallest);
+    if least != Outcome::Full {
+        // never whole (an image a client drops): whether anything changes further up
+        return (
+            Hint::At(smallest),
+            Some(last_where(smallest, top, |c| outcome(c) == least)),
+        );
     }
     let first = last_where(smallest, max, |c| outcome(c) == Outcome::Full);
     let Hint::At(h) = first else {
@@ -95,6 +100,17 @@ mod tests {
             panic!("{second:?}")
         };
         assert!(h2 > 60_000 && h2 < 200_000, "{h2}");
+        // Kilo drops an image at any size: the search past it is one run at the top
+        let kilo = profile("kilo").unwrap();
+        let image = hints(
+            kilo,
+            Shape::Image,
+            125,
+            4_000_000,
+            1_000_000,
+            Tokenizer::Cl100k,
+        );
+        assert_eq!(image, (Hint::At(125), Some(Hint::Never)));
         // opencode never cuts an error
         let oc = profile("opencode").unwrap();
         let (first, _) = hints(oc, Shape::Error, 125, 400_000, 400_000, Tokenizer::Cl100k);

@@ -45,6 +45,16 @@ fn client(
     }
 }
 
+/// A batch runner from a one-size one: each size of a run judged in turn.
+fn each<F>(
+    mut one: F,
+) -> impl FnMut(Vec<usize>) -> std::future::Ready<Result<Vec<ProbeOutcome>, String>>
+where
+    F: FnMut(usize) -> std::future::Ready<Result<ProbeOutcome, String>>,
+{
+    move |sizes| std::future::ready(sizes.into_iter().map(|c| one(c).into_inner()).collect())
+}
+
 fn block<T>(f: impl std::future::Future<Output = T>) -> T {
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -59,7 +69,8 @@ fn a_character_threshold_is_found_to_the_round_number_with_its_head_and_tail() {
             Shape::Lines,
             400_000,
             None,
-            client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
+            1,
+            each(client(Shape::Lines, "chars", 40_000, 8_000, 32_000)),
         ))
         .unwrap()
         .remove(0),
@@ -67,7 +78,8 @@ fn a_character_threshold_is_found_to_the_round_number_with_its_head_and_tail() {
             Shape::Wide,
             400_000,
             None,
-            client(Shape::Wide, "chars", 40_000, 8_000, 32_000),
+            1,
+            each(client(Shape::Wide, "chars", 40_000, 8_000, 32_000)),
         ))
         .unwrap()
         .remove(0),
@@ -97,7 +109,8 @@ fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
             Shape::Lines,
             400_000,
             None,
-            client(Shape::Lines, "bytes", 10_000, 3_000, 3_000),
+            1,
+            each(client(Shape::Lines, "bytes", 10_000, 3_000, 3_000)),
         ))
         .unwrap()
         .remove(0),
@@ -105,7 +118,8 @@ fn wide_characters_tell_a_byte_threshold_from_a_character_one() {
             Shape::Wide,
             400_000,
             None,
-            client(Shape::Wide, "bytes", 10_000, 1_000, 1_000),
+            1,
+            each(client(Shape::Wide, "bytes", 10_000, 1_000, 1_000)),
         ))
         .unwrap()
         .remove(0),
@@ -129,7 +143,8 @@ fn ascii_text_alone_says_it_cannot_tell_bytes_from_characters() {
         Shape::Lines,
         400_000,
         None,
-        client(Shape::Lines, "bytes", 10_000, 3_000, 3_000),
+        1,
+        each(client(Shape::Lines, "bytes", 10_000, 3_000, 3_000)),
     ))
     .unwrap();
     settle_units(&mut rules);
@@ -144,7 +159,8 @@ fn a_client_that_never_cuts_has_no_threshold() {
         Shape::Lines,
         64_000,
         None,
-        client(Shape::Lines, "chars", usize::MAX, 0, 0),
+        1,
+        each(client(Shape::Lines, "chars", usize::MAX, 0, 0)),
     ))
     .unwrap();
     assert_eq!(rules.len(), 1);
@@ -227,7 +243,7 @@ fn a_preview_that_becomes_an_error_further_up_is_a_second_rule() {
         };
         judged(&result, shown)
     };
-    let mut rules = block(bisect(Shape::Lines, 1_000_000, None, run)).unwrap();
+    let mut rules = block(bisect(Shape::Lines, 1_000_000, None, 1, each(run))).unwrap();
     settle_units(&mut rules);
     assert_eq!(rules.len(), 2, "{rules:?}");
     assert_eq!(
@@ -255,7 +271,8 @@ fn a_hint_that_holds_is_confirmed_in_two_runs_and_a_wrong_one_still_finds_the_bo
             Shape::Lines,
             400_000,
             Some((hint, Some(Hint::Never))),
-            client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
+            1,
+            each(client(Shape::Lines, "chars", 40_000, 8_000, 32_000)),
         ))
         .unwrap()
     };
@@ -272,7 +289,8 @@ fn a_hint_that_holds_is_confirmed_in_two_runs_and_a_wrong_one_still_finds_the_bo
         Shape::Lines,
         400_000,
         None,
-        client(Shape::Lines, "chars", 40_000, 8_000, 32_000),
+        1,
+        each(client(Shape::Lines, "chars", 40_000, 8_000, 32_000)),
     ))
     .unwrap();
     assert!(unhinted[0].runs >= 10, "{unhinted:?}");
@@ -294,4 +312,76 @@ fn a_hint_that_holds_is_confirmed_in_two_runs_and_a_wrong_one_still_finds_the_bo
         );
         assert_eq!(found[0].head, 8_000);
     }
+}
+
+/// Several sizes in one client run (issue 39: a full derive under 5 minutes): the same rules
+/// as one size a run, in fewer runs; a hint that holds is settled in one run, the search past
+/// it asked in the same run; a run that ends early (a prefix of its sizes) still finds it.
+#[test]
+fn sizes_batched_in_one_run_find_the_same_rules_in_fewer_runs() {
+    let derive = |hints, batch| {
+        let mut rules = block(bisect(
+            Shape::Lines,
+            400_000,
+            hints,
+            batch,
+            each(client(Shape::Lines, "chars", 40_000, 8_000, 32_000)),
+        ))
+        .unwrap();
+        settle_units(&mut rules);
+        rules
+    };
+    let found = |r: &ShapeRule| (r.unit.clone(), r.threshold, r.head, r.tail, r.delivery);
+    let one = derive(None, 1);
+    for batch in [2, 3, 4, 8] {
+        let many = derive(None, batch);
+        assert_eq!(many.len(), 1);
+        assert_eq!(found(&many[0]), found(&one[0]), "batch {batch}");
+        assert!(many[0].runs < one[0].runs, "batch {batch}: {many:?}");
+    }
+    assert_eq!(found(&one[0]).1, Some(40_000));
+    // a profile that holds: one run of four calls (39,550, 39,950, 40,350 and the top)
+    let hinted = derive(Some((Hint::At(39_950), Some(Hint::Never))), 4);
+    assert_eq!(found(&hinted[0]), found(&one[0]));
+    assert_eq!(hinted[0].runs, 1, "{hinted:?}");
+    // a client that ends after the first two calls of every run
+    let mut inner = client(Shape::Lines, "chars", 40_000, 8_000, 32_000);
+    let two = move |sizes: Vec<usize>| {
+        let got: Vec<ProbeOutcome> = sizes
+            .into_iter()
+            .take(2)
+            .map(|c| inner(c).into_inner().unwrap())
+            .collect();
+        std::future::ready(Ok::<_, String>(got))
+    };
+    let mut rules = block(bisect(Shape::Lines, 400_000, None, 4, two)).unwrap();
+    settle_units(&mut rules);
+    assert_eq!(found(&rules[0]), found(&one[0]));
+    // a run that measured nothing is an error, not a loop
+    let none = |_: Vec<usize>| std::future::ready(Ok::<_, String>(Vec::new()));
+    let e = block(bisect(Shape::Lines, 400_000, None, 4, none)).unwrap_err();
+    assert!(e.contains("measured nothing"), "{e}");
+}
+
+/// A client that never delivers the shape whole at any size (an image it drops): two runs
+/// one a run, one in a batch, where the walk past it used to double up to the top.
+#[test]
+fn a_shape_never_whole_is_settled_at_the_smallest_size_and_the_top() {
+    let dropped = || {
+        each(|chars: usize| {
+            let result = shapes::result(Shape::Lines, chars);
+            judged(&result, "[image omitted]".to_string())
+        })
+    };
+    let hints = Some((Hint::At(SMALLEST), Some(Hint::Never)));
+    let one = block(bisect(Shape::Lines, 4_000_000, hints, 1, dropped())).unwrap();
+    assert_eq!(one.len(), 1, "{one:?}");
+    assert_eq!(one[0].whole_up_to, None);
+    assert_eq!(one[0].cut_from.unwrap().chars, SMALLEST);
+    assert_eq!(one[0].runs, 2, "{one:?}");
+    let many = block(bisect(Shape::Lines, 4_000_000, hints, 4, dropped())).unwrap();
+    assert_eq!((many[0].cut_from, many[0].runs), (one[0].cut_from, 1));
+    // without the profile's hint the search doubles up to the top
+    let plain = block(bisect(Shape::Lines, 4_000_000, None, 1, dropped())).unwrap();
+    assert!(plain[0].runs > 10, "{plain:?}");
 }

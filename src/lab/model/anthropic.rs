@@ -8,7 +8,7 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
-use super::script::{self, list_at, str_at, Offer, Turn, DONE, SEARCH_ID, TARGET_ID};
+use super::script::{self, list_at, str_at, Offer, Turn, DONE, SEARCH_ID};
 use super::sse::{self, Answer, Event};
 use super::Script;
 
@@ -33,9 +33,9 @@ fn referenced(messages: &Value, name: &str) -> bool {
 
 pub(super) fn decide(script: &Script, req: &Value) -> Turn {
     let messages = req.get("messages").unwrap_or(&Value::Null);
-    if has_result(messages, TARGET_ID) {
+    let Some(k) = script.next_call(|id| has_result(messages, id)) else {
         return Turn::Done { result_seen: true };
-    }
+    };
     let tools = list_at(req, "tools");
     let search = tools.iter().any(|t| str_at(t, "name") == TOOL_SEARCH);
     let callable = tools.iter().filter(|t| {
@@ -47,7 +47,7 @@ pub(super) fn decide(script: &Script, req: &Value) -> Turn {
         namespace: None,
     });
     if let Some(offer) = script.best(offers) {
-        return script.call(offer);
+        return script.call(offer, k);
     }
     if search && !has_result(messages, SEARCH_ID) {
         return script.discover(TOOL_SEARCH, script.select_query(), script::Kind::Function);

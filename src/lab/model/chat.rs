@@ -7,7 +7,7 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
-use super::script::{self, list_at, str_at, Offer, Turn, DONE, SEARCH_ID, TARGET_ID};
+use super::script::{self, list_at, str_at, Offer, Turn, DONE, SEARCH_ID};
 use super::sse::{self, Answer, Event};
 use super::Script;
 
@@ -52,9 +52,9 @@ fn found_name(script: &Script, content: &Value) -> String {
 
 pub(super) fn decide(script: &Script, req: &Value) -> Turn {
     let messages = list_at(req, "messages");
-    if result(messages, TARGET_ID).is_some() {
+    let Some(k) = script.next_call(|id| result(messages, id).is_some()) else {
         return Turn::Done { result_seen: true };
-    }
+    };
     let names: Vec<&str> = list_at(req, "tools")
         .iter()
         .map(|t| str_at(t.get("function").unwrap_or(t), "name"))
@@ -68,7 +68,7 @@ pub(super) fn decide(script: &Script, req: &Value) -> Turn {
     let bridged = names.contains(&TOOL_SEARCH) && BRIDGES.iter().any(|b| names.contains(b));
     if let Some(offer) = script.best(offers) {
         if !bridged || script.rank(offer) >= Some(2) {
-            return script.call(offer);
+            return script.call(offer, k);
         }
     }
     if !names.contains(&TOOL_SEARCH) {
@@ -78,18 +78,18 @@ pub(super) fn decide(script: &Script, req: &Value) -> Turn {
         return script.discover(TOOL_SEARCH, script.select_query(), script::Kind::Function);
     };
     match BRIDGES.iter().find(|b| names.contains(b)) {
-        Some(bridge) => bridge_call(script, bridge, found_name(script, searched)),
+        Some(bridge) => bridge_call(script, bridge, found_name(script, searched), k),
         None => Turn::Done { result_seen: false },
     }
 }
 
-/// The probe's call through Qwen's bridge.
-fn bridge_call(script: &Script, bridge: &str, name: String) -> Turn {
+/// The probe's call number `k` through Qwen's bridge.
+fn bridge_call(script: &Script, bridge: &str, name: String, k: usize) -> Turn {
     Turn::Call(script::Call {
-        id: TARGET_ID,
+        id: script::target_id(k),
         name: bridge.to_string(),
         namespace: None,
-        arguments: json!({"name": name, "arguments": script.arguments}),
+        arguments: script.bridged(name, k),
         kind: script::Kind::Function,
     })
 }

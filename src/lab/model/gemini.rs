@@ -7,7 +7,7 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
-use super::script::{self, list_at, str_at, Offer, Turn, DONE, TARGET_ID};
+use super::script::{self, list_at, str_at, Offer, Turn, DONE};
 use super::sse::{self, Answer, Event};
 use super::Script;
 
@@ -22,26 +22,36 @@ pub(super) enum Mode {
     Array,
 }
 
-/// Whether `contents` answer the probe's call: a `functionResponse` with its id, or (Gemini CLI
-/// sends no id back) one named as the tool after a `functionCall` with its id.
-fn has_result(script: &Script, contents: &Value) -> bool {
+/// How many of the probe's calls `contents` answer: a `functionResponse` with a call's id (or
+/// `TOOL__ID`), or (Gemini CLI sends no id back) one named as the tool after a `functionCall`
+/// with a call's id.
+fn answered(script: &Script, contents: &Value) -> usize {
     let objects = script::objects(contents);
     let part = |key: &'static str| objects.iter().filter_map(move |m| m.get(key));
-    let called = part("functionCall").any(|c| str_at(c, "id") == TARGET_ID);
-    part("functionResponse").any(|r| {
-        str_at(r, "id") == TARGET_ID
-            || (called
-                && script
-                    .rank(Offer {
-                        name: str_at(r, "name"),
-                        namespace: None,
-                    })
-                    .is_some())
-    })
+    let ours = |id: &str| {
+        script::is_target(id)
+            || id
+                .rsplit_once("__")
+                .is_some_and(|(_, tail)| script::is_target(tail))
+    };
+    let called = part("functionCall").any(|c| ours(str_at(c, "id")));
+    part("functionResponse")
+        .filter(|r| {
+            ours(str_at(r, "id"))
+                || (called
+                    && script
+                        .rank(Offer {
+                            name: str_at(r, "name"),
+                            namespace: None,
+                        })
+                        .is_some())
+        })
+        .count()
 }
 
 pub(super) fn decide(script: &Script, req: &Value) -> Turn {
-    if has_result(script, req.get("contents").unwrap_or(&Value::Null)) {
+    let k = answered(script, req.get("contents").unwrap_or(&Value::Null));
+    if k >= script.calls() {
         return Turn::Done { result_seen: true };
     }
     let declarations = list_at(req, "tools").iter().flat_map(|t| {
@@ -53,7 +63,7 @@ pub(super) fn decide(script: &Script, req: &Value) -> Turn {
         namespace: None,
     });
     match script.best(offers) {
-        Some(offer) => script.call(offer),
+        Some(offer) => script.call(offer, k),
         None => Turn::Done { result_seen: false },
     }
 }

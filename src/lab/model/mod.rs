@@ -22,6 +22,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+
+pub use script::target_id;
 use tokio_util::sync::CancellationToken;
 
 /// The wire API a request was sent on.
@@ -43,6 +45,10 @@ pub struct Script {
     pub server: String,
     /// The probe's arguments (a JSON object).
     pub arguments: serde_json::Value,
+    /// The arguments of further calls of the tool, made one after another, each once the
+    /// previous call's result came back (a derive tries several sizes in one client run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<serde_json::Value>,
 }
 
 /// One request as the client sent it, and what the script answered.
@@ -123,8 +129,8 @@ impl FakeModel {
         self.shared.recorded()
     }
 
-    /// Whether the probe's call was made and its result came back (a request carried the result
-    /// of the probe's call id).
+    /// Whether the probe's calls were made and their results came back (a request carried the
+    /// result of the last call's id).
     pub fn called(&self) -> bool {
         self.shared.called.load(Ordering::SeqCst)
     }

@@ -10,7 +10,7 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
-use super::script::{self, list_at, str_at, Kind, Offer, Turn, DONE, SEARCH_ID, TARGET_ID};
+use super::script::{self, list_at, str_at, Kind, Offer, Turn, DONE, SEARCH_ID};
 use super::sse::{self, Answer, Event};
 use super::Script;
 
@@ -59,9 +59,9 @@ fn flatten<'a>(tools: &[&'a Value]) -> Vec<(&'a Value, Option<&'a str>)> {
 
 pub(super) fn decide(script: &Script, req: &Value) -> Turn {
     let input = list_at(req, "input");
-    if has_output(input, TARGET_ID) {
+    let Some(k) = script.next_call(|id| has_output(input, id)) else {
         return Turn::Done { result_seen: true };
-    }
+    };
     let tools = offered(req);
     let flat = flatten(&tools);
     let offers = flat
@@ -72,7 +72,7 @@ pub(super) fn decide(script: &Script, req: &Value) -> Turn {
             namespace: *ns,
         });
     if let Some(offer) = script.best(offers) {
-        return script.call(offer);
+        return script.call(offer, k);
     }
     let searched = input.iter().any(|i| str_at(i, "call_id") == SEARCH_ID);
     if !searched && tools.iter().any(|t| str_at(t, "type") == "tool_search") {
@@ -84,10 +84,10 @@ pub(super) fn decide(script: &Script, req: &Value) -> Turn {
         .any(|(t, _)| str_at(t, "type") == "custom" && str_at(t, "name") == "exec");
     if exec {
         return Turn::Call(script::Call {
-            id: TARGET_ID,
+            id: script::target_id(k),
             name: "exec".into(),
             namespace: None,
-            arguments: Value::String(script.exec_code()),
+            arguments: Value::String(script.exec_code(k)),
             kind: Kind::Custom,
         });
     }
@@ -100,13 +100,17 @@ fn item(turn: &Turn) -> Value {
         return json!({"type": "message", "id": "msg_probe", "role": "assistant", "status": "completed",
                       "content": [{"type": "output_text", "text": DONE, "annotations": []}]});
     };
+    // each call's item its own id (`fc_probe`, `fc_probe_2`, ...)
+    let n = c.id.strip_prefix(script::TARGET_ID).unwrap_or_default();
     match c.kind {
-        Kind::Custom => json!({"type": "custom_tool_call", "id": "ctc_probe", "call_id": c.id,
-                               "name": c.name, "input": c.arguments, "status": "completed"}),
+        Kind::Custom => {
+            json!({"type": "custom_tool_call", "id": format!("ctc_probe{n}"), "call_id": c.id,
+                               "name": c.name, "input": c.arguments, "status": "completed"})
+        }
         Kind::ToolSearch => json!({"type": "tool_search_call", "id": "ts_probe", "call_id": c.id,
                                    "execution": "client", "status": "completed", "arguments": c.arguments}),
         Kind::Function => {
-            let mut item = json!({"type": "function_call", "id": "fc_probe", "call_id": c.id, "name": c.name,
+            let mut item = json!({"type": "function_call", "id": format!("fc_probe{n}"), "call_id": c.id, "name": c.name,
                                   "arguments": c.arguments.to_string(), "status": "completed"});
             if let Some(ns) = &c.namespace {
                 item["namespace"] = json!(ns);

@@ -7,7 +7,8 @@ use serde_json::{json, Map, Value};
 
 use super::{Reply, Script};
 
-/// The id of the probe's call (also of Codex's `exec` running it, and Qwen's bridge call).
+/// The id of the probe's (first) call (also of Codex's `exec` running it, and Qwen's bridge
+/// call); a script of several calls gives the later ones `call_probe_target_2`, `_3`, ...
 pub(super) const TARGET_ID: &str = "call_probe_target";
 /// The id of the discovery call.
 pub(super) const SEARCH_ID: &str = "call_probe_search";
@@ -28,7 +29,7 @@ pub(super) enum Kind {
 /// A call the model makes.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Call {
-    pub id: &'static str,
+    pub id: String,
     pub name: String,
     pub namespace: Option<String>,
     /// JSON arguments; for [`Kind::Custom`] a string, the tool's input text.
@@ -50,7 +51,7 @@ impl Turn {
     /// How this answer is recorded.
     pub(super) fn reply(&self) -> Reply {
         match self {
-            Turn::Call(c) if c.id == TARGET_ID => Reply::CallTool {
+            Turn::Call(c) if is_target(&c.id) => Reply::CallTool {
                 call_id: c.id.to_string(),
                 name: c.name.clone(),
                 namespace: c.namespace.clone(),
@@ -70,7 +71,45 @@ pub(super) struct Offer<'a> {
     pub namespace: Option<&'a str>,
 }
 
+/// The id of the probe's call number `k` (0: the first, [`TARGET_ID`]).
+pub fn target_id(k: usize) -> String {
+    match k {
+        0 => TARGET_ID.to_string(),
+        k => format!("{TARGET_ID}_{}", k + 1),
+    }
+}
+
+/// Whether `id` is one of the probe's calls ([`target_id`] of some `k`).
+pub(super) fn is_target(id: &str) -> bool {
+    match id.strip_prefix(TARGET_ID) {
+        Some("") => true,
+        Some(rest) => rest
+            .strip_prefix('_')
+            .is_some_and(|n| n.parse::<usize>().is_ok_and(|n| n >= 2)),
+        None => false,
+    }
+}
+
 impl Script {
+    /// How many calls of the tool the script makes.
+    pub(super) fn calls(&self) -> usize {
+        1 + self.more.len()
+    }
+
+    /// The arguments of call `k`.
+    fn arguments_of(&self, k: usize) -> &Value {
+        match k {
+            0 => &self.arguments,
+            k => &self.more[k - 1],
+        }
+    }
+
+    /// The call to make next, one after another: the first whose result `answered` (given its
+    /// id) does not find in the request; `None` once every call has its result.
+    pub(super) fn next_call(&self, answered: impl Fn(&str) -> bool) -> Option<usize> {
+        (0..self.calls()).find(|k| !answered(&target_id(*k)))
+    }
+
     /// How well `offer` names the probe's tool: `None` when it does not. A name is the tool
     /// when it equals it or ends in `__TOOL`, `_TOOL`, `.TOOL` or `-TOOL` (Copilot CLI's
     /// `demo-TOOL`); one that also names the server (`mcp__demo__TOOL`, `demo_TOOL`, namespace
@@ -118,13 +157,13 @@ impl Script {
         best.map(|(_, o)| o)
     }
 
-    /// The probe's call of `offer`.
-    pub(super) fn call(&self, offer: Offer<'_>) -> Turn {
+    /// The probe's call number `k` of `offer`.
+    pub(super) fn call(&self, offer: Offer<'_>, k: usize) -> Turn {
         Turn::Call(Call {
-            id: TARGET_ID,
+            id: target_id(k),
             name: offer.name.to_string(),
             namespace: offer.namespace.map(String::from),
-            arguments: self.arguments.clone(),
+            arguments: self.arguments_of(k).clone(),
             kind: Kind::Function,
         })
     }
@@ -132,7 +171,7 @@ impl Script {
     /// A discovery call of `tool` with `arguments`.
     pub(super) fn discover(&self, tool: &str, arguments: Value, kind: Kind) -> Turn {
         Turn::Call(Call {
-            id: SEARCH_ID,
+            id: SEARCH_ID.to_string(),
             name: tool.to_string(),
             namespace: None,
             arguments,
@@ -150,13 +189,18 @@ impl Script {
         json!({"query": format!("select:{}", self.mcp_name()), "max_results": 5})
     }
 
-    /// Codex code mode's `exec` script: call the tool and print what it returned.
-    pub(super) fn exec_code(&self) -> String {
+    /// Codex code mode's `exec` script for call `k`: call the tool and print what it returned.
+    pub(super) fn exec_code(&self, k: usize) -> String {
         format!(
             "const r = await tools.{}({});\ntext(typeof r === 'string' ? r : JSON.stringify(r));\n",
             self.mcp_name(),
-            self.arguments
+            self.arguments_of(k)
         )
+    }
+
+    /// The arguments of Qwen Code's bridge for call `k` of the tool found as `name`.
+    pub(super) fn bridged(&self, name: String, k: usize) -> Value {
+        json!({"name": name, "arguments": self.arguments_of(k)})
     }
 }
 
@@ -200,6 +244,7 @@ mod tests {
             tool: tool.into(),
             server: "demo".into(),
             arguments: json!({}),
+            more: Vec::new(),
         }
     }
 
@@ -236,11 +281,39 @@ mod tests {
     }
 
     #[test]
+    fn the_calls_ids_are_numbered_from_the_second() {
+        assert_eq!(target_id(0), "call_probe_target");
+        assert_eq!(target_id(1), "call_probe_target_2");
+        for id in [
+            "call_probe_target",
+            "call_probe_target_2",
+            "call_probe_target_12",
+        ] {
+            assert!(is_target(id), "{id}");
+        }
+        for id in [
+            "call_probe_target_1",
+            "call_probe_target_",
+            "call_probe_targetx",
+            "call_probe_search",
+            "x",
+        ] {
+            assert!(!is_target(id), "{id}");
+        }
+        let mut s = script("t");
+        s.more = vec![json!({"chars": 2})];
+        assert_eq!(s.calls(), 2);
+        assert_eq!(s.next_call(|_| false), Some(0));
+        assert_eq!(s.next_call(|id| id == TARGET_ID), Some(1));
+        assert_eq!(s.next_call(|_| true), None);
+    }
+
+    #[test]
     fn the_exec_script_calls_the_tool_with_the_arguments() {
         let mut s = script("get_forecast");
         s.arguments = json!({"city": "Paris"});
         assert_eq!(
-            s.exec_code(),
+            s.exec_code(0),
             "const r = await tools.mcp__demo__get_forecast({\"city\":\"Paris\"});\ntext(typeof r === 'string' ? r : JSON.stringify(r));\n"
         );
         assert_eq!(

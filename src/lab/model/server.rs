@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::gemini::Mode;
-use super::script::{Turn, TARGET_ID};
+use super::script::{is_target, Turn};
 use super::sse::{self, Answer};
 use super::{anthropic, chat, encoding, gemini, responses, Api, Recorded, Reply, Script};
 
@@ -53,11 +53,11 @@ impl Shared {
             .unwrap_or_else(|p| p.into_inner().clone())
     }
 
-    /// Whether an earlier request was answered with the probe's call.
-    fn target_called(&self) -> bool {
+    /// Whether an earlier request was answered with the probe's call `id`.
+    fn target_called(&self, id: &str) -> bool {
         let log = self.log.lock().unwrap_or_else(|p| p.into_inner());
         log.iter()
-            .any(|r| matches!(&r.reply, Reply::CallTool { call_id, .. } if call_id == TARGET_ID))
+            .any(|r| matches!(&r.reply, Reply::CallTool { call_id, .. } if call_id == id))
     }
 
     fn recorded_len(&self) -> usize {
@@ -318,9 +318,9 @@ fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, Reply) {
         Route::Gemini(_) => gemini::decide(script, &req),
         Route::Unknown => return not_found(rec),
     };
-    // the probe is called once: a client that dropped its result (Continue's compaction asks
-    // for a summary without it) gets "done", not the call again and again
-    if matches!(&turn, Turn::Call(c) if c.id == TARGET_ID) && shared.target_called() {
+    // each of the probe's calls is made once: a client that dropped its result (Continue's
+    // compaction asks for a summary without it) gets "done", not the call again and again
+    if matches!(&turn, Turn::Call(c) if is_target(&c.id) && shared.target_called(&c.id)) {
         turn = Turn::Done { result_seen: false };
     }
     let answer = match route {

@@ -9,8 +9,9 @@ use futures::StreamExt;
 use super::super::adapter::Adapter;
 use super::super::derive::{self, ShapeRule};
 use super::super::probe::ProbeOutcome;
+use super::super::report::ServerReport;
 use super::super::shape_server::{MAX_CHARS, TOOL};
-use super::{run_server, LabOptions, LabProbe, LabServer};
+use super::{read_call, read_listing, run_probe, run_server, LabOptions, LabProbe, LabServer};
 
 /// Find the client's rules on the lab server, shape by shape: the rules, the shapes that
 /// failed, and (`--keep`) where the runs' folders are.
@@ -34,16 +35,19 @@ pub(super) async fn derive_client(
     let mut found =
         futures::stream::iter(opts.derive.iter().copied().enumerate().map(|(i, shape)| {
             (progress.borrow_mut())(&format!("{}: deriving {}", adapter.id, shape.name()));
-            let run = move |chars: usize| {
-                let probe = LabProbe {
-                    tool: TOOL.into(),
-                    arguments: serde_json::json!({"shape": shape.name(), "chars": chars}),
-                };
+            let run = move |sizes: Vec<usize>| {
+                let probes: Vec<LabProbe> = sizes
+                    .iter()
+                    .map(|chars| LabProbe {
+                        tool: TOOL.into(),
+                        arguments: serde_json::json!({"shape": shape.name(), "chars": chars}),
+                    })
+                    .collect();
                 async move {
-                    let (outcome, folders) =
-                        probe_once(opts, adapter, bin, server, &probe, base_env).await;
+                    let (outcomes, folders) =
+                        probe_run(opts, adapter, bin, server, &probes, base_env).await;
                     kept_ref.borrow_mut().extend(folders);
-                    outcome
+                    outcomes
                 }
             };
             // where the client's profile puts the boundaries, tried first
@@ -51,7 +55,11 @@ pub(super) async fn derive_client(
                 let top = derive::ESCALATE_MAX.min(MAX_CHARS);
                 derive::hints(p, shape, derive::SMALLEST, MAX_CHARS, top, opts.tokenizer)
             });
-            async move { (i, shape, derive::bisect(shape, MAX_CHARS, hints, run).await) }
+            let batch = adapter.derive_calls;
+            async move {
+                let rules = derive::bisect(shape, MAX_CHARS, hints, batch, run).await;
+                (i, shape, rules)
+            }
         }))
         .buffer_unordered(opts.jobs.max(1))
         .collect::<Vec<_>>()
@@ -93,28 +101,46 @@ pub(super) async fn era_once(
     run_server(opts, adapter, bin, &server, base_env).await.era
 }
 
-/// One run of one probe: what it became, or why it could not be measured; and where
-/// `--keep` left its folders.
-async fn probe_once(
+/// One client run of `probes` (calls of one tool, one after another): what each became, for
+/// the calls up to the first that could not be measured (an error when the first could not);
+/// and where `--keep` left the run's folders.
+async fn probe_run(
     opts: &LabOptions,
     adapter: &Adapter,
     bin: &Path,
     server: &LabServer,
-    probe: &LabProbe,
+    probes: &[LabProbe],
     base_env: &BTreeMap<String, String>,
-) -> (Result<ProbeOutcome, String>, Vec<String>) {
-    let one = LabServer {
-        probes: vec![probe.clone()],
-        ..server.clone()
+) -> (Result<Vec<ProbeOutcome>, String>, Vec<String>) {
+    let Some(first) = probes.first() else {
+        return (Ok(Vec::new()), Vec::new());
     };
-    let mut report = run_server(opts, adapter, bin, &one, base_env).await;
-    let kept = std::mem::take(&mut report.kept);
-    if let Some(e) = report.error.take().or_else(|| report.probe_errors.pop()) {
+    let more: Vec<serde_json::Value> = probes[1..].iter().map(|p| p.arguments.clone()).collect();
+    let (_, run) = run_probe(opts, adapter, bin, server, base_env, first, &more).await;
+    let mut outcome = match run {
+        Ok(outcome) => outcome,
+        Err(e) => return (Err(e.to_string()), Vec::new()),
+    };
+    let kept = match opts.keep {
+        true => outcome
+            .keep()
+            .map(|d| d.display().to_string())
+            .into_iter()
+            .collect(),
+        false => Vec::new(),
+    };
+    let mut report = ServerReport::empty(&server.name);
+    read_listing(&mut report, adapter, &outcome, opts.tokenizer);
+    if let Some(e) = report.error {
         return (Err(e), kept);
     }
-    let outcome = report
-        .probes
-        .pop()
-        .ok_or_else(|| "the run measured nothing".to_string());
-    (outcome, kept)
+    let mut outcomes = Vec::new();
+    for (k, p) in probes.iter().enumerate() {
+        match read_call(&report, adapter, p, k, &outcome, opts.tokenizer) {
+            Ok(o) => outcomes.push(o),
+            Err(e) if k == 0 => return (Err(e), kept),
+            Err(_) => break,
+        }
+    }
+    (Ok(outcomes), kept)
 }

@@ -5,6 +5,7 @@ mod anthropic;
 mod gemini;
 mod openai;
 mod server;
+mod several;
 
 use serde_json::{json, Value};
 
@@ -12,10 +13,16 @@ use super::{FakeModel, Script};
 
 /// A model scripted to call `tool` of server `demo` with `{"url": "demo://x"}`.
 async fn model(tool: &str) -> FakeModel {
+    model_of(tool, Vec::new()).await
+}
+
+/// A model scripted to call `tool` with `{"url": "demo://x"}`, then with each of `more`.
+async fn model_of(tool: &str, more: Vec<Value>) -> FakeModel {
     let script = Script {
         tool: tool.into(),
         server: "demo".into(),
         arguments: json!({"url": "demo://x"}),
+        more,
     };
     FakeModel::start(script).await.expect("bind 127.0.0.1")
 }
