@@ -1,6 +1,7 @@
 //! `mcp-budget lab` through a hand-written client (tests/fixtures/lab/client.py: Chat
 //! Completions, one stdio server) and, in `real_clients`, through the real coding clients.
 
+mod derive_real;
 mod eras;
 pub(crate) mod real_clients;
 
@@ -647,4 +648,92 @@ fn derive_with_keep_says_where_the_runs_are() {
     let table = run("table");
     let text = String::from_utf8_lossy(&table.stdout);
     assert!(text.contains("  kept: "), "{text}");
+}
+
+/// An adapter with `derive_calls = 3`: each derive run makes three calls of the tool, one after
+/// another, and the derive finds the same rule as one call a run, in fewer runs; each run's
+/// folder is kept once.
+#[test]
+fn derive_with_several_calls_a_run_finds_the_same_rule_in_fewer_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = test_adapter(dir.path(), &[("LAB_CUT", "3000")]);
+    let text = std::fs::read_to_string(&one).unwrap();
+    let three = dir.path().join("three.toml");
+    std::fs::write(
+        &three,
+        text.replace("command = ", "derive_calls = 3\ncommand = "),
+    )
+    .unwrap();
+    let derive = |adapter: &Path| {
+        let out = lab_command(dir.path(), adapter, "lab-test")
+            .args(["--derive", "--shape", "lines", "--keep", "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["clients"][0].clone()
+    };
+    let (a, b) = (derive(&one), derive(&three));
+    // the same rule; each interval (to 1%) holds the client's 3,000 characters
+    let rule = |c: &Value| {
+        let r = &c["rules"][0];
+        let (lo, hi) = (
+            r["whole_up_to"]["chars"].as_u64(),
+            r["cut_from"]["chars"].as_u64(),
+        );
+        assert!(
+            lo <= Some(3000) && hi > Some(3000) && hi.unwrap() - lo.unwrap() <= 100,
+            "{r:#}"
+        );
+        (
+            r["unit"].clone(),
+            r["threshold"].clone(),
+            r["marker"].clone(),
+            r["delivery"].clone(),
+        )
+    };
+    assert_eq!(rule(&a), rule(&b), "{a:#}\n{b:#}");
+    assert_eq!(b["rules"][0]["threshold"], 3000);
+    let runs = |c: &Value| c["rules"][0]["runs"].as_u64().unwrap();
+    assert!(
+        runs(&b) < runs(&a),
+        "{} runs against {}",
+        runs(&b),
+        runs(&a)
+    );
+    let kept = b["derive_kept"].as_array().unwrap();
+    assert_eq!(kept.len() as u64, runs(&b), "{b:#}");
+    // a run of three calls: the model's requests hold three results, the tap three calls
+    let calls = kept
+        .iter()
+        .map(|k| {
+            let tap =
+                std::fs::read_to_string(Path::new(k.as_str().unwrap()).join("tap.jsonl")).unwrap();
+            tap.matches("tools/call").count()
+        })
+        .max()
+        .unwrap();
+    assert_eq!(calls, 3, "{kept:?}");
+    // an adapter asking for more calls than a run may make is refused, naming the file
+    let many = dir.path().join("many.toml");
+    std::fs::write(
+        &many,
+        text.replace("command = ", "derive_calls = 9\ncommand = "),
+    )
+    .unwrap();
+    let out = lab_command(dir.path(), &many, "lab-test")
+        .args(["--derive", "--shape", "lines"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("many.toml") && stderr.contains("derive_calls is 9"),
+        "{stderr}"
+    );
 }
