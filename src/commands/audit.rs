@@ -7,13 +7,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use mcp_budget::assess::{annotate, findings, pricing};
-use mcp_budget::audit::{build_report, run_audit};
+use mcp_budget::assess::{annotate, findings};
+use mcp_budget::audit::{build_report, run_audit, AuditOptions, AuditRun};
 use mcp_budget::capture::{Recorder, PROBES_FILE};
 use mcp_budget::config::Sources;
 use mcp_budget::facts::{ProbeStatus, Report, Status};
-use mcp_budget::gate::{judge, load_report, GateFormat, Thresholds, Verdict};
-use mcp_budget::report::{bundle, render, untrusted_notice, CsvKind, Format};
+use mcp_budget::gate::{judge, GateFormat, Thresholds, Verdict};
+use mcp_budget::report::{bundle, render, CsvKind, Format};
 
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::exit::Failure;
@@ -28,86 +28,17 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
     if let Some(rule) = &args.explain {
         return explain(rule);
     }
-    let price = pricing::choose(Some(&args.model), args.price.as_deref())?;
-    // read before anything is written: a baseline that is this run's own audit.json in --out
-    // would otherwise be replaced by the fresh report and compared with itself
-    let baseline = match &args.baseline {
-        Some(p) => Some((load_report(p)?, p.display().to_string())),
-        None => None,
-    };
-    let mut files = args.files.clone();
-    files.extend(args.configs.iter().cloned());
-    let mut sources = settings::sources(&files, &args.trust)?;
-    let found_none = sources.servers.servers.is_empty() && sources.untrusted.is_empty();
-    if files.is_empty() && found_none && sources.file_errors.is_empty() {
-        warn("no MCP client config found; auditing the embedded demo server (probes/demo.toml)");
-        let demo = settings::demo()?;
-        sources.servers.merge(demo.servers);
-        sources.probe_files.extend(demo.probe_file);
-    }
-    for e in &sources.file_errors {
-        warn(&format!("error: {e}"));
-    }
-    for e in &sources.servers.errors {
-        warn(&format!("error: skipped {e}"));
-    }
-    if let Err(e) = sources.select(&args.servers) {
-        warn(&format!("error: {e}"));
-        return Err(Failure::Reported.into());
-    }
-    for s in &sources.untrusted {
-        warn(&untrusted_notice(s));
-    }
-    // nothing to measure (every file broken, or none defines a server) is a config error: no
-    // table is printed and the last report stays as it was
-    if sources.servers.servers.is_empty() {
-        // the demo is not audited in their place: a report of something else would read as
-        // if the servers found had been measured
-        if !sources.untrusted.is_empty() {
-            warn("error: nothing audited: no server found is trusted (see above)");
-            return Err(Failure::Reported.into());
-        }
-        if sources.file_errors.is_empty() && sources.servers.errors.is_empty() {
-            warn(&format!("error: {}", nothing_to_audit(&files)));
-        }
-        return Err(Failure::Reported.into());
-    }
-    let settings::Audit {
-        options: opts,
-        measured,
-        otlp,
-        thresholds,
-    } = settings::Audit::resolve(&args, &sources)?;
-    let specs = sources.servers.servers.clone();
-    crate::signin::offer_sign_ins(&specs);
-    let bars = Arc::new(Bars::new(specs.len()));
-    let run = super::runtime()?.block_on(async {
-        let signalled = super::signals()?;
-        let audit = run_audit(specs, &opts, bars.clone());
-        tokio::pin!(audit);
-        anyhow::Ok(tokio::select! {
-            run = &mut audit => Ok(run),
-            // the servers end while the audit still holds them (dropping it would SIGKILL them)
-            status = signalled => {
-                mcp_budget::upstream::end_all(mcp_budget::upstream::GRACE).await;
-                Err(status)
-            }
-        })
-    })?;
-    bars.finish();
-    let run = match run {
-        Ok(run) => run,
-        Err(status) => {
-            warn(&format!(
-                "interrupted ({}): servers stopped, no report written (the last one is as it was)",
-                status.name()
-            ));
-            return Err(Failure::Signalled(status).into());
-        }
-    };
+    let settings::AuditPlan {
+        price,
+        baseline,
+        sources,
+        settings,
+    } = settings::AuditPlan::resolve(&args)?;
+    let opts = settings.options;
+    let run = audit_servers(&sources, &opts)?;
     let mut report = build_report(run, &opts.tokenizers, &sources.servers.errors);
     annotate(&mut report, price);
-    if measured {
+    if settings.measured {
         // the measured rows change what the compatibility findings see
         if let Err(e) = measured::measure(&mut report, &sources.servers.servers) {
             warn(&format!("error: {e:#}"));
@@ -122,34 +53,17 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
         write_reports(&report, &args.out, !args.no_charts)?;
     }
     let recorded = recorded(opts.recorder.as_deref());
-    let exported = otlp.as_ref().is_none_or(|c| export(&report, c));
+    let exported = settings.otlp.as_ref().is_none_or(|c| export(&report, c));
     print_report(&report, &args)?;
     if let Some(path) = &args.suggest_policy {
-        let text = mcp_budget::assess::suggested_policy(&report)
-            .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
-        mcp_budget::atomic::write_atomic(path, |w| w.write_all(text.as_bytes()))
-            .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
-        let (now, then) = mcp_budget::assess::suggested_tax(&report);
-        warn(&format!(
-            "suggested policy written to {}: schema tax {} -> {} tokens per turn with it (mcp-budget proxy --policy {} -- <server>)",
-            path.display(),
-            mcp_budget::units::thousands(now),
-            mcp_budget::units::thousands(then),
-            path.display()
-        ));
+        suggest_policy(&report, path)?;
     }
     // a recording that failed, or a server that could not be audited (2), outranks a failed
     // gate (1)
     let audited = recorded && exported && audited(&report, &sources);
     if args.gate || args.baseline.is_some() {
-        let t = thresholds.unwrap_or_default();
-        let out = (!args.no_write).then_some(args.out.as_path());
-        let shown = GateFormat::Table {
-            width: crate::printer::table_width(args.width),
-            wrap: crate::printer::wraps(args.width),
-        };
-        let verdict = gate(&report, baseline.as_ref(), &t, out, shown)?;
-        match verdict {
+        let t = settings.thresholds.unwrap_or_default();
+        match gate(&report, baseline.as_ref(), &t, &args)? {
             // a report that cannot be compared with its baseline is an error, never a pass
             None => return Err(Failure::Reported.into()),
             Some(v) if audited && args.gate => return Failure::of_verdict(&v, args.exit_zero),
@@ -157,6 +71,52 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
         }
     }
     Failure::unless_failed(!audited)
+}
+
+/// Audit the servers with a progress bar each; a signal stops them (no report written, the last
+/// one as it was) and is the run's failure.
+fn audit_servers(sources: &Sources, opts: &AuditOptions) -> anyhow::Result<AuditRun> {
+    let specs = sources.servers.servers.clone();
+    crate::signin::offer_sign_ins(&specs);
+    let bars = Arc::new(Bars::new(specs.len()));
+    let run = super::runtime()?.block_on(async {
+        let signalled = super::signals()?;
+        let audit = run_audit(specs, opts, bars.clone());
+        tokio::pin!(audit);
+        anyhow::Ok(tokio::select! {
+            run = &mut audit => Ok(run),
+            // the servers end while the audit still holds them (dropping it would SIGKILL them)
+            status = signalled => {
+                mcp_budget::upstream::end_all(mcp_budget::upstream::GRACE).await;
+                Err(status)
+            }
+        })
+    })?;
+    bars.finish();
+    run.map_err(|status| -> anyhow::Error {
+        warn(&format!(
+            "interrupted ({}): servers stopped, no report written (the last one is as it was)",
+            status.name()
+        ));
+        Failure::Signalled(status).into()
+    })
+}
+
+/// `audit --suggest-policy FILE`: write the policy that cuts the schema tax, and say how much.
+fn suggest_policy(report: &Report, path: &Path) -> anyhow::Result<()> {
+    let text = mcp_budget::assess::suggested_policy(report)
+        .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
+    mcp_budget::atomic::write_atomic(path, |w| w.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write the suggested policy {}", path.display()))?;
+    let (now, then) = mcp_budget::assess::suggested_tax(report);
+    warn(&format!(
+        "suggested policy written to {}: schema tax {} -> {} tokens per turn with it (mcp-budget proxy --policy {} -- <server>)",
+        path.display(),
+        mcp_budget::units::thousands(now),
+        mcp_budget::units::thousands(then),
+        path.display()
+    ));
+    Ok(())
 }
 
 /// `audit --otlp`: the report's numbers to the collector; whether they reached it (a failure
@@ -267,15 +227,6 @@ fn audited(report: &Report, sources: &Sources) -> bool {
     !failed
 }
 
-/// The message for a run with no server to audit.
-fn nothing_to_audit(files: &[std::path::PathBuf]) -> String {
-    if files.is_empty() {
-        return "no server to audit: the client configs found define none".into();
-    }
-    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    format!("no server to audit: {} define(s) none", names.join(", "))
-}
-
 /// `audit --gate` / `--baseline`: judge the fresh report, write gate.md and gate.json beside it,
 /// print the verdict on stderr. Returns the verdict, or `None` (the reason on stderr) when the
 /// report cannot be judged (`gate::judge`: it measured nothing, or lacks a server the baseline
@@ -284,9 +235,13 @@ fn gate(
     report: &Report,
     baseline: Option<&(Report, String)>,
     thresholds: &Thresholds,
-    out_dir: Option<&Path>,
-    shown: GateFormat,
+    args: &AuditArgs,
 ) -> anyhow::Result<Option<Verdict>> {
+    let out_dir = (!args.no_write).then_some(args.out.as_path());
+    let shown = GateFormat::Table {
+        width: crate::printer::table_width(args.width),
+        wrap: crate::printer::wraps(args.width),
+    };
     let verdict = match judge(
         report,
         "this audit",

@@ -1,21 +1,111 @@
-//! `audit`'s settings: the servers' session options, the tokenizers, the engine, the clients
-//! whose views are reported, the recorder and, with `--gate`, the thresholds.
+//! `audit`'s settings: the price, the baseline, the servers found (or the embedded demo), the
+//! servers' session options, the tokenizers, the engine, the clients whose views are reported,
+//! the recorder and, with `--gate`, the thresholds; each file's and server's error said on
+//! stderr as they are found.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use mcp_budget::assess::pricing;
 use mcp_budget::audit::AuditOptions;
 use mcp_budget::budget::Engine;
 use mcp_budget::capture::{Recorder, ReplayDefaults};
 use mcp_budget::config::{Defaults, ServerSpec, Sources};
-use mcp_budget::gate::Thresholds;
+use mcp_budget::facts::{PriceInfo, Report};
+use mcp_budget::gate::{load_report, Thresholds};
+use mcp_budget::report::untrusted_notice;
 use mcp_budget::telemetry::OtlpConfig;
 use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use mcp_budget::upstream::{load_ca_file, SessionOptions};
 
 use crate::cli::AuditArgs;
+use crate::exit::Failure;
+use crate::printer::warn;
+
+/// Everything `audit` runs with, resolved before a server is started.
+pub struct Plan {
+    pub price: PriceInfo,
+    /// `--baseline`: the report and how to name it, read before anything is written (a baseline
+    /// that is this run's own audit.json in --out would otherwise be replaced by the fresh
+    /// report and compared with itself).
+    pub baseline: Option<(Report, String)>,
+    /// The servers to audit, and the files and servers that could not be read.
+    pub sources: Sources,
+    pub settings: Audit,
+}
+
+impl Plan {
+    /// Resolve `audit`'s flags: a bad price, baseline or setting is an error; no server to
+    /// audit is [`Failure::Reported`] (said on stderr; no table is printed and the last report
+    /// stays as it was).
+    pub fn resolve(args: &AuditArgs) -> anyhow::Result<Plan> {
+        let price = pricing::choose(Some(&args.model), args.price.as_deref())?;
+        let baseline = match &args.baseline {
+            Some(p) => Some((load_report(p)?, p.display().to_string())),
+            None => None,
+        };
+        let sources = servers(args)?;
+        let settings = Audit::resolve(args, &sources)?;
+        Ok(Plan {
+            price,
+            baseline,
+            sources,
+            settings,
+        })
+    }
+}
+
+/// The servers `audit` measures: those of the files given, else of the client configs found,
+/// else the embedded demo (said on stderr); `--server` picks among them. Each file and server
+/// that could not be read, and each untrusted one, is said on stderr.
+fn servers(args: &AuditArgs) -> anyhow::Result<Sources> {
+    let mut files = args.files.clone();
+    files.extend(args.configs.iter().cloned());
+    let mut sources = super::sources(&files, &args.trust)?;
+    let found_none = sources.servers.servers.is_empty() && sources.untrusted.is_empty();
+    if files.is_empty() && found_none && sources.file_errors.is_empty() {
+        warn("no MCP client config found; auditing the embedded demo server (probes/demo.toml)");
+        let demo = super::demo()?;
+        sources.servers.merge(demo.servers);
+        sources.probe_files.extend(demo.probe_file);
+    }
+    for e in &sources.file_errors {
+        warn(&format!("error: {e}"));
+    }
+    for e in &sources.servers.errors {
+        warn(&format!("error: skipped {e}"));
+    }
+    if let Err(e) = sources.select(&args.servers) {
+        warn(&format!("error: {e}"));
+        return Err(Failure::Reported.into());
+    }
+    for s in &sources.untrusted {
+        warn(&untrusted_notice(s));
+    }
+    // nothing to measure (every file broken, or none defines a server) is a config error
+    if sources.servers.servers.is_empty() {
+        // the demo is not audited in their place: a report of something else would read as
+        // if the servers found had been measured
+        if !sources.untrusted.is_empty() {
+            warn("error: nothing audited: no server found is trusted (see above)");
+        } else if sources.file_errors.is_empty() && sources.servers.errors.is_empty() {
+            warn(&format!("error: {}", nothing_to_audit(&files)));
+        }
+        return Err(Failure::Reported.into());
+    }
+    Ok(sources)
+}
+
+/// The message for a run with no server to audit.
+fn nothing_to_audit(files: &[std::path::PathBuf]) -> String {
+    if files.is_empty() {
+        return "no server to audit: the client configs found define none".into();
+    }
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    format!("no server to audit: {} define(s) none", names.join(", "))
+}
 
 /// What `audit` runs with, resolved from its flags and the probe files it loaded.
 pub struct Audit {

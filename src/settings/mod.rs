@@ -16,7 +16,7 @@ mod replay;
 mod stats;
 mod wrap;
 
-pub use audit::Audit;
+pub use audit::Plan as AuditPlan;
 pub use count::Count;
 pub use gate::Gate;
 pub use intercept::Intercept;
