@@ -1,13 +1,23 @@
 //! mcp-budget: measure what MCP servers cost an LLM in context tokens, and enforce a budget.
 //!
-//! The library is the whole tool except argument parsing and printing: `config` finds servers,
-//! `connect` opens a session to one, `upstream` talks to them with exact byte capture, `measure`
-//! turns bytes into token numbers, `budget` is the engine that cuts a result to its budget,
-//! `audit` runs it all concurrently, `report` renders the results, `gate` judges them, `proxy`
-//! runs the engine live and writes a `calllog`, `auth` signs in to servers that use OAuth, `demo` is the embedded server, `capture` records
-//! a run and serves a recording back; `units`, `text`, `tokens` and `atomic` are the ground all
-//! of them stand on. Imports run one way: docs/architecture.md has the layers, and
-//! tests/it/architecture.rs checks them.
+//! The library is the whole tool except argument parsing and printing. Its modules by layer,
+//! lowest first (a module imports its own layer and those below, never one above;
+//! tests/it/architecture.rs checks the imports and that this list is the layer table's):
+//!
+//! 1. The ground: `text`, `atomic` (whole-or-nothing writes), `units`, `tokens` (exact counts),
+//!    `calllog` (the proxy's log lines), `config` (client configs, probe files, trust, secrets)
+//!    and `profiles` (what each client does with a result, as data).
+//! 2. `facts`: the report's data model.
+//! 3. `measure`: bytes and definitions into token numbers.
+//! 4. `budget`: the engine that cuts a result to its budget and spills the rest.
+//! 5. `assess`: findings, client views, limits and prices of a report.
+//! 6. `report`: the writers (terminal, CSV, JSON, Markdown, HTML, charts).
+//! 7. The wire and its judges: `upstream` (sessions with exact byte capture), `demo` (the
+//!    embedded server), `capture` (recording a run and serving it back), `gate` (thresholds and
+//!    baselines), `telemetry` (OTLP and Prometheus) and `auth` (OAuth sign-in).
+//! 8. The verbs: `audit` (every server at once), `proxy` (the engine live), `connect` (one
+//!    session from a spec), `lab` (real clients against a scripted model), `schemas` (the JSON
+//!    Schemas of what is written) and `wrap` (client configs routed through the proxy).
 
 pub mod assess;
 pub mod atomic;

@@ -444,3 +444,44 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
     }
     None
 }
+
+/// src/lib.rs's doc names every module it declares, each in the layer the table puts it in
+/// (the doc's numbered list is the table, lowest first), and declares every module the table
+/// names.
+#[test]
+fn the_library_doc_lists_every_module_in_its_layer() {
+    let lib = std::fs::read_to_string(repo().join("src/lib.rs")).unwrap();
+    let declared: BTreeSet<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|l| l.trim_end_matches(';'))
+        .collect();
+    let tabled: BTreeSet<&str> = LAYERS.iter().flat_map(|l| l.iter().copied()).collect();
+    assert_eq!(declared, tabled, "lib.rs's modules against the layer table");
+    // the doc's numbered items, in order: item N names exactly the modules of layer N
+    let doc: Vec<&str> = lib.lines().map_while(|l| l.strip_prefix("//!")).collect();
+    let mut items: Vec<String> = Vec::new();
+    for line in &doc {
+        let line = line.trim_start();
+        match line.split_once(". ") {
+            Some((n, rest)) if n.parse::<usize>().is_ok() => items.push(rest.to_string()),
+            _ if !line.is_empty() && !items.is_empty() => {
+                let last = items.last_mut().unwrap();
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(items.len(), LAYERS.len(), "{items:#?}");
+    for (item, layer) in items.iter().zip(LAYERS) {
+        let named: BTreeSet<&str> = item
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|n| tabled.contains(n))
+            .collect();
+        let want: BTreeSet<&str> = layer.iter().copied().collect();
+        assert_eq!(named, want, "{item}");
+    }
+}
