@@ -12,6 +12,8 @@ pub const DEFAULT_ENDPOINT: &str = "http://localhost:4318";
 /// A telemetry setting that cannot be used, naming the variable.
 #[derive(Debug, thiserror::Error)]
 pub enum TelemetryError {
+    #[error("this mcp-budget was built without telemetry (the `telemetry` feature is off): build it with `--features telemetry` to export OTLP or serve Prometheus metrics")]
+    NotBuilt,
     #[error("{var}={value}: mcp-budget exports OTLP over http/protobuf only (a collector's port 4318, not gRPC's 4317)")]
     Protocol { var: &'static str, value: String },
     #[error("{var}: `{value}` is not an http:// or https:// URL")]

@@ -6,31 +6,56 @@
 //! numbers go out as OTLP metrics too (`audit.rs`). Exporting never holds up a call: it runs on
 //! threads of its own, and what is lost is counted and said once.
 
+#[cfg(feature = "telemetry")]
 mod audit;
 mod config;
 mod labels;
 pub mod names;
+#[cfg(feature = "telemetry")]
 mod otel;
+#[cfg(feature = "telemetry")]
 mod prom;
+#[cfg(feature = "telemetry")]
 mod queue;
 mod span;
 
+#[cfg(feature = "telemetry")]
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+#[cfg(feature = "telemetry")]
 use opentelemetry::KeyValue;
 
+#[cfg(feature = "telemetry")]
 pub use audit::export_audit;
 pub use config::{OtlpConfig, TelemetryError, DEFAULT_ENDPOINT};
 pub use labels::{Fold, MAX_CLIENT_NAMES, MAX_SERIES};
+#[cfg(feature = "telemetry")]
 pub use queue::QUEUE_SPANS;
 pub use span::{Request, RequestSpan};
 
-use labels::{Asked, Labels};
+#[cfg(feature = "telemetry")]
+use labels::Asked;
+use labels::Labels;
+#[cfg(feature = "telemetry")]
 use names::*;
+#[cfg(feature = "telemetry")]
 use otel::Otel;
+#[cfg(feature = "telemetry")]
 use prom::Prom;
+#[cfg(feature = "telemetry")]
 use queue::Losses;
+
+/// `audit --otlp` in a build without the `telemetry` feature: an error that says so.
+#[cfg(not(feature = "telemetry"))]
+pub fn export_audit(
+    _report: &crate::facts::Report,
+    _config: &OtlpConfig,
+    _var: &dyn Fn(&str) -> Option<String>,
+    _within: Duration,
+) -> Result<usize, TelemetryError> {
+    Err(TelemetryError::NotBuilt)
+}
 
 /// What a tool call's result measured, for its span and metrics.
 #[derive(Debug, Clone, Default)]
@@ -72,11 +97,17 @@ pub struct Outcome {
 }
 
 /// Where the proxy's telemetry goes: OTLP (when configured) and Prometheus (when served).
+/// A build without the `telemetry` feature has neither: it never starts with either asked for.
 pub struct Telemetry {
+    #[cfg(feature = "telemetry")]
     server: String,
+    #[cfg(feature = "telemetry")]
     tokenizer: String,
+    #[cfg(feature = "telemetry")]
     otel: Option<Otel>,
+    #[cfg(feature = "telemetry")]
     prom: Option<Prom>,
+    #[cfg(feature = "telemetry")]
     losses: Arc<Losses>,
     otlp: Option<OtlpConfig>,
     labels: Labels,
@@ -86,7 +117,7 @@ impl std::fmt::Debug for Telemetry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Telemetry")
             .field("otlp", &self.otlp)
-            .field("prometheus", &self.prom.is_some())
+            .field("on", &self.is_on())
             .finish()
     }
 }
@@ -95,18 +126,40 @@ impl Telemetry {
     /// No telemetry at all (the default).
     pub fn off() -> Telemetry {
         Telemetry {
+            #[cfg(feature = "telemetry")]
             server: String::new(),
+            #[cfg(feature = "telemetry")]
             tokenizer: String::new(),
+            #[cfg(feature = "telemetry")]
             otel: None,
+            #[cfg(feature = "telemetry")]
             prom: None,
+            #[cfg(feature = "telemetry")]
             losses: Arc::new(Losses::new(Box::new(|_| {}))),
             otlp: None,
             labels: Labels::default(),
         }
     }
 
+    /// Without the `telemetry` feature: off, or an error when OTLP or Prometheus is asked for.
+    #[cfg(not(feature = "telemetry"))]
+    pub fn start(
+        _server: &str,
+        _tokenizer: &str,
+        otlp: Option<OtlpConfig>,
+        prometheus: bool,
+        _var: &dyn Fn(&str) -> Option<String>,
+        _say: Box<dyn Fn(String) + Send + Sync>,
+    ) -> Result<Telemetry, TelemetryError> {
+        match otlp.is_some() || prometheus {
+            true => Err(TelemetryError::NotBuilt),
+            false => Ok(Telemetry::off()),
+        }
+    }
+
     /// Telemetry for the proxy of `server`: OTLP to `otlp` when given, Prometheus text when
     /// `prometheus`; `say` hears of lost data, once (header values already redacted).
+    #[cfg(feature = "telemetry")]
     pub fn start(
         server: &str,
         tokenizer: &str,
@@ -139,7 +192,10 @@ impl Telemetry {
 
     /// Whether anything is recorded (else requests cost nothing here).
     pub fn is_on(&self) -> bool {
-        self.otel.is_some() || self.prom.is_some()
+        #[cfg(feature = "telemetry")]
+        return self.otel.is_some() || self.prom.is_some();
+        #[cfg(not(feature = "telemetry"))]
+        false
     }
 
     /// What the OTLP export is set to, in words (header values redacted).
@@ -155,13 +211,19 @@ impl Telemetry {
 
     /// A request arrives: its span starts (a child of the `_meta` trace, if any).
     pub fn request(&self, request: Request) -> RequestSpan {
-        match &self.otel {
-            Some(o) => RequestSpan::start(&o.tracer, &self.server, request),
-            None => RequestSpan::unexported(request),
+        #[cfg(feature = "telemetry")]
+        if let Some(o) = &self.otel {
+            return RequestSpan::start(&o.tracer, &self.server, request);
         }
+        RequestSpan::unexported(request)
     }
 
+    /// A request ended: nothing is recorded in a build without the `telemetry` feature.
+    #[cfg(not(feature = "telemetry"))]
+    pub fn finish(&self, _span: RequestSpan, _outcome: Outcome) {}
+
     /// A request ended: its span ends with what was measured, and its metrics are recorded.
+    #[cfg(feature = "telemetry")]
     pub fn finish(&self, mut span: RequestSpan, outcome: Outcome) {
         if !self.is_on() {
             return;
@@ -198,6 +260,7 @@ impl Telemetry {
     }
 
     /// A request as the metrics count it: its labels bounded (`labels.rs`).
+    #[cfg(feature = "telemetry")]
     fn measure(
         &self,
         request: &Request,
@@ -236,11 +299,20 @@ impl Telemetry {
 
     /// The metrics as OpenMetrics text, when Prometheus is served.
     pub fn prometheus_text(&self) -> Option<String> {
-        self.prom.as_ref().map(Prom::text)
+        #[cfg(feature = "telemetry")]
+        return self.prom.as_ref().map(Prom::text);
+        #[cfg(not(feature = "telemetry"))]
+        None
     }
 
     /// Flush what is queued and stop the exporters, giving up after `within` (a collector
     /// that hangs must not hold the end of the proxy).
+    #[cfg(not(feature = "telemetry"))]
+    pub fn shutdown(&self, _within: Duration) {}
+
+    /// Flush what is queued and stop the exporters, giving up after `within` (a collector
+    /// that hangs must not hold the end of the proxy).
+    #[cfg(feature = "telemetry")]
     pub fn shutdown(&self, within: Duration) {
         let Some(o) = &self.otel else {
             return;
@@ -259,7 +331,7 @@ impl Telemetry {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "telemetry"))]
 mod tests {
     use super::*;
 

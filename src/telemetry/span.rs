@@ -4,15 +4,21 @@
 //! upstream in the forwarded request's `_meta`, so the proxy's span sits between the client's
 //! and the server's.
 
+#[cfg(feature = "telemetry")]
 use std::collections::HashMap;
 use std::time::SystemTime;
 
+#[cfg(feature = "telemetry")]
 use opentelemetry::propagation::TextMapPropagator;
+#[cfg(feature = "telemetry")]
 use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt, Tracer as _};
+#[cfg(feature = "telemetry")]
 use opentelemetry::{Context, KeyValue};
+#[cfg(feature = "telemetry")]
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use serde_json::{Map, Value};
 
+#[cfg(feature = "telemetry")]
 use super::names::*;
 
 /// What is known of a request when it arrives.
@@ -38,8 +44,11 @@ pub struct Request {
 
 /// A request being served: its span (when spans are exported) and what its metrics need.
 pub struct RequestSpan {
+    #[cfg(feature = "telemetry")]
     pub(super) span: Option<opentelemetry_sdk::trace::Span>,
+    #[cfg_attr(not(feature = "telemetry"), allow(dead_code))]
     pub(super) request: Request,
+    #[cfg_attr(not(feature = "telemetry"), allow(dead_code))]
     pub(super) started: SystemTime,
 }
 
@@ -47,15 +56,24 @@ impl std::fmt::Debug for RequestSpan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestSpan")
             .field("method", &self.request.method)
-            .field("exported", &self.span.is_some())
+            .field("exported", &self.exported())
             .finish()
     }
 }
 
 impl RequestSpan {
+    /// Whether the span is exported.
+    fn exported(&self) -> bool {
+        #[cfg(feature = "telemetry")]
+        return self.span.is_some();
+        #[cfg(not(feature = "telemetry"))]
+        false
+    }
+
     /// A request with no span (telemetry off, or metrics only).
     pub(super) fn unexported(request: Request) -> RequestSpan {
         RequestSpan {
+            #[cfg(feature = "telemetry")]
             span: None,
             request,
             started: SystemTime::now(),
@@ -63,6 +81,7 @@ impl RequestSpan {
     }
 
     /// Start the span as a child of the trace the request's `_meta` carries (if any).
+    #[cfg(feature = "telemetry")]
     pub(super) fn start(
         tracer: &opentelemetry_sdk::trace::SdkTracer,
         server: &str,
@@ -87,6 +106,14 @@ impl RequestSpan {
 
     /// The `_meta` keys that carry this span's context to the upstream (`traceparent`,
     /// `tracestate`); none when no span is exported.
+    #[cfg(not(feature = "telemetry"))]
+    pub fn trace_meta(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// The `_meta` keys that carry this span's context to the upstream (`traceparent`,
+    /// `tracestate`); none when no span is exported.
+    #[cfg(feature = "telemetry")]
     pub fn trace_meta(&self) -> Vec<(String, String)> {
         let Some(span) = &self.span else {
             return Vec::new();
@@ -102,6 +129,7 @@ impl RequestSpan {
 
     /// End the span: `extra` attributes, the error (if any), at `answered` (the moment the
     /// client had its answer, which may be before a deferred count finished).
+    #[cfg(feature = "telemetry")]
     pub(super) fn end(
         &mut self,
         extra: Vec<KeyValue>,
@@ -121,6 +149,7 @@ impl RequestSpan {
 }
 
 /// The trace context in a request's `_meta`.
+#[cfg(feature = "telemetry")]
 fn extract(meta: &Map<String, Value>) -> Context {
     let carrier: HashMap<String, String> = meta
         .iter()
@@ -131,6 +160,7 @@ fn extract(meta: &Map<String, Value>) -> Context {
 }
 
 /// The attributes known when a request arrives.
+#[cfg(feature = "telemetry")]
 fn attributes(server: &str, r: &Request) -> Vec<KeyValue> {
     let mut a = vec![
         KeyValue::new(MCP_METHOD, r.method),

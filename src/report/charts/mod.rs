@@ -1,22 +1,37 @@
 //! PNG and SVG charts of an audit report: the schema tax per server, the most expensive tools,
 //! and each probe's raw vs budgeted tokens and latency. Drawn with plotters and an embedded
 //! DejaVu Sans, so no system font is needed; characters the font lacks are spelled `[U+XXXX]`.
+//! A build without the `charts` feature (default on) draws none: the report has no charts and
+//! `stats --chart` says why.
 
+#[cfg(feature = "charts")]
 mod bitmap;
+#[cfg(feature = "charts")]
 mod draw;
 mod error;
-#[cfg(test)]
+#[cfg(all(test, feature = "charts"))]
 mod fixtures;
+#[cfg(feature = "charts")]
 mod font;
+mod kind;
+#[cfg(feature = "charts")]
 mod plan;
+#[cfg(feature = "charts")]
 mod stats;
+#[cfg(not(feature = "charts"))]
+mod without;
 
+#[cfg(feature = "charts")]
 use std::path::{Path, PathBuf};
 
 pub use error::ChartError;
-pub use plan::ChartKind;
+pub use kind::ChartKind;
+#[cfg(feature = "charts")]
 pub use stats::{render_stats_chart, STATS_TITLE};
+#[cfg(not(feature = "charts"))]
+pub use without::{draw_svgs, render_stats_chart, render_svg, write_drawn};
 
+#[cfg(feature = "charts")]
 use crate::facts::Report;
 
 /// One chart drawn as SVG: report.md links its file, report.html inlines its text.
@@ -26,11 +41,13 @@ pub struct DrawnChart {
     pub svg: String,
 }
 
+#[cfg(feature = "charts")]
 /// SVG text of one chart; None when the report has no data for it (e.g. no probes).
 pub fn render_svg(report: &Report, kind: ChartKind) -> Option<String> {
     svg(report, kind).expect("an SVG drawn into a string with the embedded font cannot fail")
 }
 
+#[cfg(feature = "charts")]
 /// PNG bytes of one chart; None when the report has no data for it.
 fn render_png(report: &Report, kind: ChartKind) -> Result<Option<Vec<u8>>, ChartError> {
     let Some(plan) = plan::plan(report, kind) else {
@@ -39,6 +56,7 @@ fn render_png(report: &Report, kind: ChartKind) -> Result<Option<Vec<u8>>, Chart
     bitmap::png_of(&plan, kind.title(), kind.file_stem()).map(Some)
 }
 
+#[cfg(feature = "charts")]
 /// Every chart the report has data for, drawn as SVG once, in `ChartKind::ALL` order.
 pub fn draw_svgs(report: &Report) -> Result<Vec<DrawnChart>, ChartError> {
     let mut drawn = Vec::new();
@@ -50,6 +68,7 @@ pub fn draw_svgs(report: &Report) -> Result<Vec<DrawnChart>, ChartError> {
     Ok(drawn)
 }
 
+#[cfg(feature = "charts")]
 /// Write each drawn chart's SVG text as charts/<stem>.svg under `dir` and its PNG beside it,
 /// each file whole or not at all; returns the paths written.
 pub fn write_drawn(
@@ -75,6 +94,7 @@ pub fn write_drawn(
     Ok(written)
 }
 
+#[cfg(feature = "charts")]
 fn svg(report: &Report, kind: ChartKind) -> Result<Option<String>, ChartError> {
     let Some(plan) = plan::plan(report, kind) else {
         return Ok(None);
@@ -82,7 +102,7 @@ fn svg(report: &Report, kind: ChartKind) -> Result<Option<String>, ChartError> {
     draw::svg_of(&plan, kind.title(), kind.file_stem()).map(Some)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "charts"))]
 mod tests {
     use super::draw::WIDTH;
     use super::fixtures::{decode, fixture, no_probes, report};
