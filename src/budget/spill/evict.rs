@@ -3,8 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::files::for_each_chunk;
 use super::ids::hex;
 use super::list::spills;
@@ -36,8 +34,9 @@ pub(super) fn evict(root: &Path, max_bytes: u64, keep: &Path) -> std::io::Result
     Ok(())
 }
 
-/// Whether the file's content hashes to the hash in its name (so the store wrote it), read
-/// in chunks without following a link: BLAKE3, or sha256 for a file an earlier version wrote.
+/// Whether the file's content hashes (BLAKE3) to the hash in its name (so the store wrote it),
+/// read in chunks without following a link. (Spills named by sha256, before 2026-11, are no
+/// longer taken for the store's: they are left where they are.)
 fn holds_its_hash(path: &Path) -> bool {
     let Some((_, want)) = path
         .file_stem()
@@ -46,13 +45,11 @@ fn holds_its_hash(path: &Path) -> bool {
     else {
         return false;
     };
-    let (mut blake, mut sha) = (blake3::Hasher::new(), Sha256::new());
+    let mut blake = blake3::Hasher::new();
     for_each_chunk(path, |chunk| {
         blake.update(chunk);
-        sha.update(chunk);
         true
-    }) && (hex(blake.finalize().as_bytes()).starts_with(want)
-        || hex(&sha.finalize()).starts_with(want))
+    }) && hex(blake.finalize().as_bytes()).starts_with(want)
 }
 
 #[cfg(test)]
@@ -72,39 +69,34 @@ mod tests {
         assert_eq!(exists, [false, false, true, true]);
     }
 
-    /// A spill an earlier version named by sha256 is still the store's own: evicted when it is
-    /// the oldest, as one named by BLAKE3 is; a file whose name matches neither hash is kept.
+    /// Only a file whose name is the BLAKE3 of its content is the store's: one named by the
+    /// hash of other content, or by no hash, is never evicted, however old.
     #[test]
-    fn spills_named_by_sha256_are_still_evicted() {
-        use sha2::{Digest, Sha256};
+    fn only_a_file_named_by_its_own_hash_is_evicted() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("s")).unwrap();
-        let old = vec![b'o'; 1000];
-        let name = format!(
-            "t-{}.md",
-            &super::super::ids::hex(&Sha256::digest(&old))[..16]
-        );
-        let legacy = dir.path().join("s").join(name);
-        std::fs::write(&legacy, &old).unwrap();
+        let other = blake3::hash(b"other content").to_hex();
+        let misnamed = dir.path().join(format!("s/t-{}.md", &other[..16]));
+        std::fs::write(&misnamed, vec![b'm'; 1000]).unwrap();
         let forged = dir.path().join("s/t-00112233445566ff.md");
         std::fs::write(&forged, vec![b'f'; 1000]).unwrap();
+        let old = vec![b'o'; 1000];
+        let own = dir
+            .path()
+            .join(format!("s/t-{}.md", &blake3::hash(&old).to_hex()[..16]));
+        std::fs::write(&own, &old).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         let store = SpillStore::new(dir.path(), 1500);
         let new = store.save("s", "t", "md", &[b'n'; 1000]).unwrap();
-        let blake = blake3::hash(&[b'n'; 1000]).to_hex();
         assert!(
-            new.id.ends_with(&format!("{}.md", &blake[..16])),
-            "{}",
-            new.id
+            !own.exists(),
+            "the store's own spill, the oldest, is evicted"
         );
         assert!(
-            !legacy.exists(),
-            "the sha256-named spill is the store's and the oldest"
+            misnamed.exists(),
+            "a hash of other content is not the store's"
         );
-        assert!(
-            forged.exists(),
-            "a name that is no hash of its content is not the store's"
-        );
+        assert!(forged.exists(), "a name that is no hash is not the store's");
         assert!(new.path.exists());
     }
 
