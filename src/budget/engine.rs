@@ -195,7 +195,8 @@ impl Engine {
             .units(Work::parse(result, &self.counter).cost(&self.counter))
     }
 
-    /// Make `result` fit its tool's budget.
+    /// Make `result` (a `CallToolResult` as JSON) fit its tool's budget; an example is in
+    /// the module's doc ([`crate::budget`]).
     pub fn run(&self, call: &CallInfo, result: &Value) -> Budgeted {
         let mut policy = self.policy.for_tool(call.tool);
         if call.output_schema {

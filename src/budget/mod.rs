@@ -3,6 +3,31 @@
 //! prose, write JSON compactly, project or shrink it, spill the original to disk with a preview. Every reduced
 //! result carries a note saying what was cut and where the full original is. Synchronous and
 //! pure except the spill store.
+//!
+//! Budget a `CallToolResult`: a result the model would be sent whole comes out as the part of
+//! it that fits, and the whole original is saved in the spill store.
+//!
+//! ```
+//! use mcp_budget::budget::{CallInfo, Engine, Policy, SpillStore, Strategy};
+//! use mcp_budget::tokens::Tokenizer;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let mut policy = Policy::builtin();
+//! policy.set_budget(500).unwrap();
+//! let store = SpillStore::new(dir.path(), 1 << 30);
+//! let engine = Engine::new(policy, Tokenizer::Cl100k, store);
+//! // a scraped page of 20,000 lines: far over 500 tokens
+//! let page: String = (0..20_000).map(|i| format!("line {i} of the page\n")).collect();
+//! let result = serde_json::json!({"content": [{"type": "text", "text": page}]});
+//! let call = CallInfo { server: "web", tool: "scrape", raw: None, output_schema: false };
+//! let out = engine.run(&call, &result);
+//! assert_eq!(out.strategy, Strategy::Spilled);
+//! assert!(out.tokens_after <= 500);
+//! // the whole page is on disk, and the result the model gets says where
+//! let spill = out.spill.unwrap();
+//! assert_eq!(std::fs::read_to_string(&spill.path).unwrap(), page);
+//! assert!(out.result.to_string().contains(&spill.id));
+//! ```
 
 mod chunks;
 mod client;

