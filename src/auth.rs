@@ -195,7 +195,7 @@ pub async fn refresh(dir: &AuthDir, url: &str) -> Result<String, AuthFailure> {
 
 /// Where a server stands, for `servers`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Status {
+pub enum SignInStatus {
     /// Signed in; the token's seconds left where known.
     SignedIn {
         expires_in: Option<i64>,
@@ -205,17 +205,17 @@ pub enum Status {
 }
 
 /// The sign-in state of `url`, from the file alone (nothing is sent).
-pub fn status(dir: &AuthDir, url: &str) -> Result<Status, String> {
+pub fn status(dir: &AuthDir, url: &str) -> Result<SignInStatus, String> {
     let Some(kept) = dir.load(url)? else {
-        return Ok(Status::NotSignedIn);
+        return Ok(SignInStatus::NotSignedIn);
     };
     let Some(creds) = kept.credentials else {
-        return Ok(Status::NotSignedIn);
+        return Ok(SignInStatus::NotSignedIn);
     };
     let Some(token) = &creds.token_response else {
-        return Ok(Status::NotSignedIn);
+        return Ok(SignInStatus::NotSignedIn);
     };
-    Ok(Status::SignedIn {
+    Ok(SignInStatus::SignedIn {
         expires_in: seconds_left(&creds),
         refreshable: token.refresh_token().is_some(),
     })

@@ -19,7 +19,7 @@ mod replay;
 mod setup;
 pub use auth::{LoginArgs, LogoutArgs, ServerChoice};
 pub use count::CountArgs;
-pub use formats::{GateFormat, ListFormat, StatsFormat};
+pub use formats::{ListFormat, StatsFormat, VerdictFormat};
 pub use intercept::InterceptArgs;
 pub use lab::{LabArgs, LabTapArgs};
 pub use proxy::ProxyArgs;
@@ -180,8 +180,8 @@ pub struct GateArgs {
     pub thresholds: ThresholdArgs,
     /// table | markdown (a PR comment) | github (annotations, and the Markdown appended to
     /// $GITHUB_STEP_SUMMARY) | json
-    #[arg(long, value_enum, default_value_t = GateFormat::Table)]
-    pub format: GateFormat,
+    #[arg(long, value_enum, default_value_t = VerdictFormat::Table)]
+    pub format: VerdictFormat,
     /// Exit 0 even when the gate fails (report only)
     #[arg(long)]
     pub exit_zero: bool,

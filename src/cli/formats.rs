@@ -12,7 +12,7 @@ pub enum StatsFormat {
 
 /// Output of the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GateFormat {
+pub enum VerdictFormat {
     Table,
     Markdown,
     Github,
@@ -46,15 +46,15 @@ impl StatsFormat {
     }
 }
 
-impl GateFormat {
+impl VerdictFormat {
     /// The core's verdict format, a table `width` wide (its lines wrapped to it when `wrap`).
     pub fn core(self, width: Option<u16>, wrap: bool) -> mcp_budget::gate::GateFormat {
         use mcp_budget::gate::GateFormat as G;
         match self {
-            GateFormat::Table => G::Table { width, wrap },
-            GateFormat::Markdown => G::Markdown,
-            GateFormat::Github => G::Github,
-            GateFormat::Json => G::Json,
+            VerdictFormat::Table => G::Table { width, wrap },
+            VerdictFormat::Markdown => G::Markdown,
+            VerdictFormat::Github => G::Github,
+            VerdictFormat::Json => G::Json,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use mcp_budget::gate::{judge, load_report, render, Verdict};
 
-use crate::cli::{GateArgs, GateFormat};
+use crate::cli::{GateArgs, VerdictFormat};
 use crate::exit::Failure;
 use crate::settings;
 
@@ -31,14 +31,14 @@ pub fn run(args: GateArgs) -> anyhow::Result<()> {
             return Err(Failure::Reported.into());
         }
     };
-    if args.format == GateFormat::Github {
+    if args.format == VerdictFormat::Github {
         summary(&verdict)?;
     }
     let format = args.format.core(
         crate::printer::table_width(args.width),
         crate::printer::wraps(args.width),
     );
-    let escaped = args.format != GateFormat::Json;
+    let escaped = args.format != VerdictFormat::Json;
     crate::printer::rendered(escaped, |out| render(&verdict, format, out))?;
     Failure::of_verdict(&verdict, args.exit_zero)
 }

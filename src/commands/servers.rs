@@ -1,7 +1,7 @@
 //! `mcp-budget servers`: what discovery (or the files given) finds, whether each server may be
 //! started and with which environment, secrets redacted.
 
-use mcp_budget::auth::{self, Status};
+use mcp_budget::auth::{self, SignInStatus};
 use mcp_budget::config::{Sources, TransportSpec};
 use mcp_budget::report::{render_servers, SignIns};
 
@@ -72,8 +72,8 @@ fn sign_ins(sources: &Sources) -> SignIns {
             continue;
         };
         let state = match auth::status(&dir, url) {
-            Ok(Status::NotSignedIn) => continue,
-            Ok(Status::SignedIn {
+            Ok(SignInStatus::NotSignedIn) => continue,
+            Ok(SignInStatus::SignedIn {
                 expires_in,
                 refreshable,
             }) => match (expires_in, refreshable) {

@@ -6,7 +6,7 @@
 
 use mcp_budget::config::{parse_config_text, spec_secrets, Redactor};
 use mcp_budget::text::one_line;
-use mcp_budget::wrap::{self, Direction, FilePlan, Outcome, Wrote};
+use mcp_budget::wrap::{self, Edit, EntryOutcome, FilePlan, Wrote};
 
 use crate::cli::{UnwrapArgs, WrapArgs};
 use crate::exit::Failure;
@@ -15,15 +15,15 @@ use crate::settings;
 pub fn wrap(args: WrapArgs) -> anyhow::Result<()> {
     let settings = settings::Wrap::resolve(&args)?;
     let options = settings.options.clone();
-    run(&settings, Direction::Wrap(&options), "wrap")
+    run(&settings, Edit::Wrap(&options), "wrap")
 }
 
 pub fn unwrap(args: UnwrapArgs) -> anyhow::Result<()> {
     let settings = settings::Wrap::resolve_where(&args.at)?;
-    run(&settings, Direction::Unwrap, "unwrap")
+    run(&settings, Edit::Unwrap, "unwrap")
 }
 
-fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<()> {
+fn run(s: &settings::Wrap, direction: Edit, verb: &str) -> anyhow::Result<()> {
     if s.targets.is_empty() {
         anyhow::bail!(
             "no client config found to {verb} (name one with --config; project configs need --project)"
@@ -113,11 +113,11 @@ fn run(s: &settings::Wrap, direction: Direction, verb: &str) -> anyhow::Result<(
         out += "Restart the clients (or reload their MCP servers) to use the edited configs.\n";
     }
     // unwrap was asked to take the proxy out: an entry left behind it is a failure
-    let left = matches!(direction, Direction::Unwrap)
+    let left = matches!(direction, Edit::Unwrap)
         && plans
             .iter()
             .flat_map(|p| &p.entries)
-            .any(|e| matches!(e.outcome, Outcome::Skipped(_)));
+            .any(|e| matches!(e.outcome, EntryOutcome::Skipped(_)));
     if left {
         warn(
             verb,
@@ -176,8 +176,10 @@ fn describe(p: &FilePlan) -> String {
     }
     for e in &p.entries {
         let profile = match (&e.outcome, wrap::profile_of(p.target.client)) {
-            (Outcome::Wrapped, Some(id)) => format!(" (--client {id})"),
-            (Outcome::Wrapped, None) => " (no client profile: the proxy's default budget)".into(),
+            (EntryOutcome::Wrapped, Some(id)) => format!(" (--client {id})"),
+            (EntryOutcome::Wrapped, None) => {
+                " (no client profile: the proxy's default budget)".into()
+            }
             _ => String::new(),
         };
         out += &format!(
@@ -190,7 +192,7 @@ fn describe(p: &FilePlan) -> String {
 
 /// A unified diff of the edit, every secret the file's servers carry (env values, header
 /// values, URL credentials) redacted before and after.
-fn diff(p: &FilePlan, direction: Direction) -> String {
+fn diff(p: &FilePlan, direction: Edit) -> String {
     let mut redactor = Redactor::default();
     // the secrets as the file holds them: a `${VAR}` stays a reference (never set to a value
     // that could match), so an entry whose variable is unset still gives its literal secrets
@@ -202,8 +204,8 @@ fn diff(p: &FilePlan, direction: Direction) -> String {
     // and what the loader finds in the side with the original entries (secret flag values in
     // their args, URL credentials): the wrapped entries carry the same values after `--`
     let original = match direction {
-        Direction::Wrap(_) => &p.before,
-        Direction::Unwrap => &p.after,
+        Edit::Wrap(_) => &p.before,
+        Edit::Unwrap => &p.after,
     };
     if let Ok(file) = parse_config_text(
         &p.target.path,

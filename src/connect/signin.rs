@@ -135,7 +135,10 @@ pub fn without_token<'a>(spec: &'a ServerSpec, dir: &auth::AuthDir) -> Option<&'
     let url = needs_token(spec)?;
     let given = env_token(spec).is_some()
         || auth::machine::from_env(&spec.name).is_some()
-        || matches!(auth::status(dir, url), Ok(auth::Status::SignedIn { .. }));
+        || matches!(
+            auth::status(dir, url),
+            Ok(auth::SignInStatus::SignedIn { .. })
+        );
     (!given).then_some(url)
 }
 

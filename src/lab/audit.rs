@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::compare::outcome_of;
 use super::probe::{Delivery, ProbeOutcome, Sent};
-use super::report::{ClientReport, ClientStatus, LabReport, ServerReport as LabServerReport};
+use super::report::{ClientReport, ClientStatus, LabReport, LabServerReport};
 use crate::facts::{MeasuredClient, MeasuredDefinitions};
 use crate::facts::{RawCost, Report, ServerReport};
 use crate::profiles::{

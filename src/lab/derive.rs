@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::probe::{Delivery, ProbeOutcome, Sent, Size};
+use super::probe::{Delivery, ProbeOutcome, Sent, Sizes};
 use super::shapes::Shape;
 pub use hint::{hints, Hint};
 
@@ -33,8 +33,8 @@ pub struct ShapeRule {
     /// The largest size delivered whole, in `unit`.
     pub threshold: Option<usize>,
     /// The largest result delivered whole, and the smallest that was not, in every unit.
-    pub whole_up_to: Option<Size>,
-    pub cut_from: Option<Size>,
+    pub whole_up_to: Option<Sizes>,
+    pub cut_from: Option<Sizes>,
     /// What happened at `cut_from`.
     pub delivery: Option<Delivery>,
     /// Characters kept from the start and the end at `cut_from`.
@@ -374,7 +374,7 @@ const UNITS: [&str; 4] = ["chars", "bytes", "tokens", "lines"];
 /// intervals (whole up to, cut from) overlap its own; ties, and a shape alone, go to the unit
 /// whose interval holds the roundest number, then to the order of [`UNITS`].
 pub fn settle_units(rules: &mut [ShapeRule]) {
-    let intervals: Vec<Option<(Size, Size)>> = rules
+    let intervals: Vec<Option<(Sizes, Sizes)>> = rules
         .iter()
         .map(|r| r.whole_up_to.zip(r.cut_from))
         .collect();
@@ -419,7 +419,7 @@ pub fn settle_units(rules: &mut [ShapeRule]) {
             }
             // a unit the same evidence cannot tell from the one chosen: every interval of the
             // stage that agrees reads the same in both
-            let same_stage: Vec<&(Size, Size)> = intervals
+            let same_stage: Vec<&(Sizes, Sizes)> = intervals
                 .iter()
                 .zip(&stages)
                 .filter(|(_, s)| **s == stages[i])

@@ -9,7 +9,7 @@ use super::adapter::Adapter;
 
 /// Where a client was found, or where it was looked for.
 #[derive(Debug, Clone)]
-pub enum Found {
+pub enum Located {
     At(PathBuf),
     Missing { looked_in: Vec<PathBuf> },
 }
@@ -53,12 +53,12 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// Find the adapter's executable.
-pub fn find(adapter: &Adapter, given: &BTreeMap<String, PathBuf>, npm: &[PathBuf]) -> Found {
+pub fn find(adapter: &Adapter, given: &BTreeMap<String, PathBuf>, npm: &[PathBuf]) -> Located {
     if let Some(p) = given.get(&adapter.id) {
         return if is_executable(p) {
-            Found::At(p.clone())
+            Located::At(p.clone())
         } else {
-            Found::Missing {
+            Located::Missing {
                 looked_in: vec![p.clone()],
             }
         };
@@ -73,18 +73,18 @@ pub fn find(adapter: &Adapter, given: &BTreeMap<String, PathBuf>, npm: &[PathBuf
                 false => dir.join(".bin").join(name),
             };
             if is_executable(&p) {
-                return Found::At(p);
+                return Located::At(p);
             }
             looked_in.push(p);
         }
     }
     for name in adapter.binaries.iter().filter(|n| !n.contains('/')) {
         if let Some(p) = on_path(name) {
-            return Found::At(p);
+            return Located::At(p);
         }
     }
     looked_in.push(PathBuf::from("$PATH"));
-    Found::Missing { looked_in }
+    Located::Missing { looked_in }
 }
 
 /// The client's version: the first word of its version output that starts with a digit and
@@ -127,7 +127,7 @@ pub async fn installed_version(id: &str) -> Option<String> {
     let extra: Vec<PathBuf> = std::env::var_os("MCP_BUDGET_LAB_NPM")
         .map(|v| std::env::split_paths(&v).collect())
         .unwrap_or_default();
-    let Found::At(bin) = find(&adapter, &BTreeMap::new(), &npm_folders(&extra)) else {
+    let Located::At(bin) = find(&adapter, &BTreeMap::new(), &npm_folders(&extra)) else {
         return None;
     };
     let home = tempfile::tempdir().ok()?;
@@ -178,12 +178,12 @@ mod tests {
         claude.binaries = vec!["lab-test-client".into()];
         let npm = [dir.path().join("node_modules")];
         match find(&claude, &BTreeMap::new(), &npm) {
-            Found::Missing { .. } => {}
-            Found::At(p) => panic!("not executable yet, found {}", p.display()),
+            Located::Missing { .. } => {}
+            Located::At(p) => panic!("not executable yet, found {}", p.display()),
         }
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert!(matches!(find(&claude, &BTreeMap::new(), &npm), Found::At(p) if p == bin));
+        assert!(matches!(find(&claude, &BTreeMap::new(), &npm), Located::At(p) if p == bin));
         // a name with a slash: a path inside the npm folder, never looked up on PATH
         let inside = dir.path().join("node_modules/@x/cli-linux-x64/bin/x");
         std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
@@ -191,22 +191,22 @@ mod tests {
         std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut kilo = claude.clone();
         kilo.binaries = vec!["@x/cli-linux-x64/bin/x".into()];
-        assert!(matches!(find(&kilo, &BTreeMap::new(), &npm), Found::At(p) if p == inside));
+        assert!(matches!(find(&kilo, &BTreeMap::new(), &npm), Located::At(p) if p == inside));
         kilo.binaries = vec!["@x/cli-linux-x64/bin/nope".into()];
         match find(&kilo, &BTreeMap::new(), &npm) {
-            Found::Missing { looked_in } => assert_eq!(
+            Located::Missing { looked_in } => assert_eq!(
                 looked_in,
                 [
                     npm[0].join("@x/cli-linux-x64/bin/nope"),
                     PathBuf::from("$PATH")
                 ]
             ),
-            Found::At(p) => panic!("{}", p.display()),
+            Located::At(p) => panic!("{}", p.display()),
         }
         let given = BTreeMap::from([("claude-code".to_string(), dir.path().join("nope"))]);
         match find(&claude, &given, &npm) {
-            Found::Missing { looked_in } => assert_eq!(looked_in, [dir.path().join("nope")]),
-            Found::At(p) => panic!("{}", p.display()),
+            Located::Missing { looked_in } => assert_eq!(looked_in, [dir.path().join("nope")]),
+            Located::At(p) => panic!("{}", p.display()),
         }
     }
 }

@@ -41,9 +41,9 @@ pub use error::LabError;
 pub use find::{installed_version, npm_folders};
 pub use isolate::{loopback_only, Isolation};
 pub use probe::Modelled;
-pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Size};
+pub use probe::{Delivery, ProbeOutcome, SavedFile, Sent, Sizes};
 pub use report::{
-    stale_profile, ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION,
+    stale_profile, ClientReport, ClientStatus, LabReport, LabServerReport, LAB_SCHEMA_VERSION,
 };
 pub use runner::{run_lab, LabOptions, LabProbe, LabServer};
 pub use shapes::Shape;

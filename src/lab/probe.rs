@@ -24,14 +24,15 @@ pub fn note_first(added: &str) -> bool {
 
 /// How much of a text, in every unit a client may count in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Size {
+#[schemars(rename = "Size")]
+pub struct Sizes {
     pub chars: usize,
     pub bytes: usize,
     pub tokens: usize,
     pub lines: usize,
 }
 
-impl Size {
+impl Sizes {
     /// The size in a unit: `chars`, `bytes`, `tokens`, else lines.
     pub fn in_unit(&self, unit: &str) -> usize {
         match unit {
@@ -42,8 +43,8 @@ impl Size {
         }
     }
 
-    pub fn of(text: &str, tokenizer: Tokenizer) -> Size {
-        Size {
+    pub fn of(text: &str, tokenizer: Tokenizer) -> Sizes {
+        Sizes {
             chars: text.chars().count(),
             bytes: text.len(),
             tokens: tokenizer.count(text),
@@ -96,9 +97,9 @@ pub struct SavedFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProbeOutcome {
     pub tool: String,
-    pub raw: Size,
+    pub raw: Sizes,
     pub has_structured: bool,
-    pub delivered: Option<Size>,
+    pub delivered: Option<Sizes>,
     pub delivery: Delivery,
     /// Characters of the original text kept from its start and from its end.
     pub head_chars: usize,
@@ -176,7 +177,7 @@ pub fn judge(
     let structured = result.get("structuredContent").filter(|s| !s.is_null());
     let mut outcome = ProbeOutcome {
         tool: tool.into(),
-        raw: Size::of(&original, tokenizer),
+        raw: Sizes::of(&original, tokenizer),
         has_structured: structured.is_some(),
         delivered: None,
         delivery: Delivery::NotDelivered,
@@ -212,7 +213,7 @@ pub fn judge(
     };
     let text = d.text();
     outcome.file = saved_file(&original, home, files, &text);
-    outcome.delivered = Some(Size::of(&text, tokenizer));
+    outcome.delivered = Some(Sizes::of(&text, tokenizer));
     outcome.is_error = d.is_error;
     outcome.images_delivered = d.images;
     outcome.image_as_text = image_data.iter().any(|data| text.contains(data));

@@ -204,7 +204,7 @@ fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::probe::Size;
+    use crate::lab::probe::Sizes;
     use crate::lab::shapes::Shape;
 
     fn rule(
@@ -216,7 +216,7 @@ mod tests {
         (head, tail): (usize, usize),
         marker: &str,
     ) -> ShapeRule {
-        let size = Size {
+        let size = Sizes {
             chars: 1,
             bytes: 1,
             tokens: 1,
@@ -251,7 +251,7 @@ mod tests {
             (3_950, 3_981),
             "",
         );
-        r.cut_from = Some(Size {
+        r.cut_from = Some(Sizes {
             chars: 8_050,
             bytes: 8_050,
             tokens: 1_900,

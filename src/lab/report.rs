@@ -51,7 +51,7 @@ pub struct ClientReport {
     /// Where it was found, or where it was looked for.
     pub binary: Option<String>,
     pub looked_in: Vec<String>,
-    pub servers: Vec<ServerReport>,
+    pub servers: Vec<LabServerReport>,
     /// `--derive`: the rules found per shape.
     pub rules: Vec<ShapeRule>,
     /// `--derive`: a shape whose bisection failed (a run that could not be measured).
@@ -69,7 +69,8 @@ pub struct ClientReport {
 
 /// One server in one client.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ServerReport {
+#[schemars(rename = "ServerReport")]
+pub struct LabServerReport {
     pub server: String,
     /// The tools/list pages the client read, and whether it stopped with a next page left.
     pub pages_read: usize,
@@ -94,10 +95,10 @@ pub struct ServerReport {
     pub retried: Vec<String>,
 }
 
-impl ServerReport {
+impl LabServerReport {
     /// A report of `server` with nothing measured yet.
-    pub fn empty(server: &str) -> ServerReport {
-        ServerReport {
+    pub fn empty(server: &str) -> LabServerReport {
+        LabServerReport {
             server: server.to_string(),
             pages_read: 0,
             stopped_before_last_page: false,

@@ -11,10 +11,10 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::adapter::Adapter;
-use super::find::{self, Found};
+use super::find::{self, Located};
 use super::isolate::Isolation;
 use super::profile;
-use super::report::{ClientReport, ClientStatus, LabReport, ServerReport, LAB_SCHEMA_VERSION};
+use super::report::{ClientReport, ClientStatus, LabReport, LabServerReport, LAB_SCHEMA_VERSION};
 use super::run::{self, RunOutcome, RunSpec};
 use super::shapes::Shape;
 use crate::config::{ServerSpec, TransportSpec};
@@ -168,8 +168,8 @@ async fn run_client(
         profile: String::new(),
     };
     let bin = match find::find(adapter, &opts.client_bins, &opts.npm_folders) {
-        Found::At(p) => p,
-        Found::Missing { looked_in } => {
+        Located::At(p) => p,
+        Located::Missing { looked_in } => {
             report.looked_in = looked_in.iter().map(|p| p.display().to_string()).collect();
             return report;
         }
@@ -205,8 +205,8 @@ async fn run_server(
     bin: &Path,
     server: &LabServer,
     base_env: &BTreeMap<String, String>,
-) -> ServerReport {
-    let mut report = ServerReport::empty(&server.name);
+) -> LabServerReport {
+    let mut report = LabServerReport::empty(&server.name);
     // a server without probes: one run for its definitions, calling nothing it has
     let none = [LabProbe {
         tool: String::new(),

@@ -176,7 +176,7 @@ pub fn remote_refusal(
     let signed_in = options.sign_ins.as_ref().is_some_and(|dir| {
         matches!(
             crate::auth::status(dir, url),
-            Ok(crate::auth::Status::SignedIn { .. })
+            Ok(crate::auth::SignInStatus::SignedIn { .. })
         )
     });
     if !has_headers && !options.remote_without_headers && !signed_in {

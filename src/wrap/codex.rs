@@ -12,7 +12,7 @@ use super::argv::{
     header_var, is_wrapped, original_command, proxy_prefix, remote_refusal, Options,
 };
 use super::project::header_refusal;
-use super::{picked, Edited, EntryChange, Outcome};
+use super::{picked, Edited, EntryChange, EntryOutcome};
 use crate::config::ClientKind;
 
 /// The document, or why it cannot be edited: the error's line and message, never the line's
@@ -95,27 +95,27 @@ fn remote(
     env: &mut Vec<(String, String)>,
     pass: &mut Vec<String>,
     options: &Options,
-) -> Result<(), Outcome> {
+) -> Result<(), EntryOutcome> {
     let keys: Vec<String> = t.iter().map(|(k, _)| k.to_string()).collect();
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let has_headers = ["http_headers", "env_http_headers", "bearer_token_env_var"]
         .iter()
         .any(|k| t.contains_key(k));
     if let Some(why) = remote_refusal(&url, &keys, has_headers, options) {
-        return Err(Outcome::Skipped(why));
+        return Err(EntryOutcome::Skipped(why));
     }
     items.extend(["--upstream-url".into(), url]);
     let mut taken = Vec::new();
     if let Some(h) = t.get("http_headers") {
-        let h = h
-            .as_table_like()
-            .ok_or(Outcome::Skipped("`http_headers` is not a table".into()))?;
+        let h = h.as_table_like().ok_or(EntryOutcome::Skipped(
+            "`http_headers` is not a table".into(),
+        ))?;
         for (k, v) in h.iter() {
-            let v = v
-                .as_str()
-                .ok_or(Outcome::Skipped(format!("header `{k}` is not a string")))?;
+            let v = v.as_str().ok_or(EntryOutcome::Skipped(format!(
+                "header `{k}` is not a string"
+            )))?;
             if let Some(why) = options.shared.and_then(|c| header_refusal(c, k, v)) {
-                return Err(Outcome::Skipped(why));
+                return Err(EntryOutcome::Skipped(why));
             }
             let var = header_var(k, &taken);
             items.extend(["--header-env".into(), format!("{k}: {var}")]);
@@ -124,13 +124,13 @@ fn remote(
         }
     }
     if let Some(h) = t.get("env_http_headers") {
-        let h = h
-            .as_table_like()
-            .ok_or(Outcome::Skipped("`env_http_headers` is not a table".into()))?;
+        let h = h.as_table_like().ok_or(EntryOutcome::Skipped(
+            "`env_http_headers` is not a table".into(),
+        ))?;
         for (k, v) in h.iter() {
-            let var = v
-                .as_str()
-                .ok_or(Outcome::Skipped(format!("header `{k}` is not a string")))?;
+            let var = v.as_str().ok_or(EntryOutcome::Skipped(format!(
+                "header `{k}` is not a string"
+            )))?;
             items.extend(["--header-env".into(), format!("{k}: {var}")]);
             pass.push(var.to_string());
         }
@@ -150,29 +150,30 @@ fn remote(
     Ok(())
 }
 
-fn wrap_entry(t: &mut dyn TableLike, name: &str, options: &Options) -> Result<(), Outcome> {
+fn wrap_entry(t: &mut dyn TableLike, name: &str, options: &Options) -> Result<(), EntryOutcome> {
     let mut items = proxy_prefix(ClientKind::Codex, name, options);
     let mut env: Vec<(String, String)> = Vec::new();
     let mut pass: Vec<String> = Vec::new();
     if let Some(command) = text_of(t, "command") {
         let args = match t.get("args") {
             None => Vec::new(),
-            Some(_) => string_list(t, "args")
-                .ok_or(Outcome::Skipped("`args` is not a list of strings".into()))?,
+            Some(_) => string_list(t, "args").ok_or(EntryOutcome::Skipped(
+                "`args` is not a list of strings".into(),
+            ))?,
         };
         if is_wrapped(&command, args.first().map(String::as_str)) {
-            return Err(Outcome::AlreadyWrapped);
+            return Err(EntryOutcome::AlreadyWrapped);
         }
         items.push("--".into());
         items.push(command);
         items.extend(args);
     } else if let Some(url) = text_of(t, "url") {
         if t.contains_key("env") {
-            return Err(Outcome::Skipped("it has both a URL and `env`".into()));
+            return Err(EntryOutcome::Skipped("it has both a URL and `env`".into()));
         }
         remote(t, url, &mut items, &mut env, &mut pass, options)?;
     } else {
-        return Err(Outcome::Skipped(
+        return Err(EntryOutcome::Skipped(
             "no `command` or `url`: an unknown shape, left as it is".into(),
         ));
     }
@@ -187,7 +188,7 @@ fn wrap_entry(t: &mut dyn TableLike, name: &str, options: &Options) -> Result<()
         let table = t
             .get_mut("env")
             .and_then(Item::as_table_like_mut)
-            .ok_or(Outcome::Skipped("`env` is not a table".into()))?;
+            .ok_or(EntryOutcome::Skipped("`env` is not a table".into()))?;
         for (k, v) in env {
             table.insert(&k, toml_edit::value(v));
         }
@@ -227,11 +228,13 @@ pub(super) fn wrap(text: &str, servers: &[String], options: &Options) -> Result<
             let key = format!("mcp_servers.{name}");
             let item = map.get_mut(&name).expect("listed");
             let outcome = match item.as_table_like_mut() {
-                None => Outcome::Skipped("not a table: an unknown shape, left as it is".into()),
+                None => {
+                    EntryOutcome::Skipped("not a table: an unknown shape, left as it is".into())
+                }
                 Some(t) => match wrap_entry(t, &name, options) {
                     Ok(()) => {
                         out.originals.insert(key.clone(), text.to_string());
-                        Outcome::Wrapped
+                        EntryOutcome::Wrapped
                     }
                     Err(o) => o,
                 },
@@ -304,7 +307,7 @@ pub(super) fn unwrap(
                     out.entries.push(EntryChange {
                         key,
                         server: name,
-                        outcome: Outcome::NotWrapped,
+                        outcome: EntryOutcome::NotWrapped,
                     });
                 }
                 continue;
@@ -317,14 +320,14 @@ pub(super) fn unwrap(
             });
             let outcome = if let Some(item) = from_record.as_ref().and_then(Item::as_table_like) {
                 restore(t, item);
-                Outcome::Restored
+                EntryOutcome::Restored
             } else if let Some(cmd) = original_command(&args) {
                 let cmd = cmd.to_vec();
                 set(t, "command", Value::from(cmd[0].as_str()));
                 set(t, "args", array(&cmd[1..]));
-                Outcome::Rebuilt
+                EntryOutcome::Rebuilt
             } else {
-                Outcome::Skipped(if originals.contains_key(&key) {
+                EntryOutcome::Skipped(if originals.contains_key(&key) {
                     "a remote entry edited by hand since it was wrapped: left wrapped (its original \
                      is in wrap's record)"
                         .into()
@@ -333,7 +336,7 @@ pub(super) fn unwrap(
                         .into()
                 })
             };
-            changed |= matches!(outcome, Outcome::Restored | Outcome::Rebuilt);
+            changed |= matches!(outcome, EntryOutcome::Restored | EntryOutcome::Rebuilt);
             out.entries.push(EntryChange {
                 key,
                 server: name,

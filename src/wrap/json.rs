@@ -14,7 +14,7 @@ use super::argv::{
 };
 use super::project::header_refusal;
 use super::tree::{canonical, maps, parse, prop, raw, string, twice};
-use super::{picked, Edited, EntryChange, Outcome};
+use super::{picked, Edited, EntryChange, EntryOutcome};
 use crate::config::ClientKind;
 
 /// One replacement of `start..end`.
@@ -74,7 +74,7 @@ fn wrap_stdio(
     command: &jsonc_parser::ast::ObjectProp,
     mut items: Vec<String>,
     options_env: &[(String, String)],
-) -> Result<Vec<Edit>, Outcome> {
+) -> Result<Vec<Edit>, EntryOutcome> {
     let mut edits = Vec::new();
     items.push(quote("--"));
     items.push(raw(text, &command.value));
@@ -102,7 +102,7 @@ fn wrap_stdio(
             });
             arr.end()
         }
-        Some(_) => return Err(Outcome::Skipped("`args` is not a list".into())),
+        Some(_) => return Err(EntryOutcome::Skipped("`args` is not a list".into())),
         None => {
             edits.push(Edit {
                 start: command.value.end(),
@@ -115,7 +115,7 @@ fn wrap_stdio(
     if !options_env.is_empty() {
         match prop(entry, "env").map(|p| &p.value) {
             Some(Node::Object(env)) => edits.push(add_to_object(env, options_env)),
-            Some(_) => return Err(Outcome::Skipped("`env` is not an object".into())),
+            Some(_) => return Err(EntryOutcome::Skipped("`env` is not an object".into())),
             None => edits.push(Edit {
                 start: after_args,
                 end: after_args,
@@ -133,9 +133,9 @@ fn wrap_entry(
     name: &str,
     entry: &Object,
     options: &Options,
-) -> Result<Vec<Edit>, Outcome> {
+) -> Result<Vec<Edit>, EntryOutcome> {
     if let Some(key) = twice(entry) {
-        return Err(Outcome::Skipped(format!(
+        return Err(EntryOutcome::Skipped(format!(
             "it has the key `{key}` twice (which one a client reads is its own affair)"
         )));
     }
@@ -151,14 +151,14 @@ fn wrap_entry(
     let mut edits = Vec::new();
     if let Some(command) = prop(entry, "command") {
         let Some(c) = string(&command.value) else {
-            return Err(Outcome::Skipped("`command` is not a string".into()));
+            return Err(EntryOutcome::Skipped("`command` is not a string".into()));
         };
         let first = match prop(entry, "args").map(|a| &a.value) {
             Some(Node::Array(arr)) => arr.elements.first().and_then(string),
             _ => None,
         };
         if is_wrapped(c, first) {
-            return Err(Outcome::AlreadyWrapped);
+            return Err(EntryOutcome::AlreadyWrapped);
         }
         edits.push(Edit {
             start: command.value.start(),
@@ -174,27 +174,27 @@ fn wrap_entry(
         .collect();
     let url_prop = match urls.as_slice() {
         [] => {
-            return Err(Outcome::Skipped(
+            return Err(EntryOutcome::Skipped(
                 "no `command` or `url`: an unknown shape, left as it is".into(),
             ))
         }
         [one] => *one,
         _ => {
-            return Err(Outcome::Skipped(
+            return Err(EntryOutcome::Skipped(
                 "it has more than one of `url`, `httpUrl` and `serverUrl`".into(),
             ))
         }
     };
     let Some(url) = string(&url_prop.value) else {
-        return Err(Outcome::Skipped("its URL is not a string".into()));
+        return Err(EntryOutcome::Skipped("its URL is not a string".into()));
     };
     let keys: Vec<&str> = entry.properties.iter().map(|p| p.name.as_str()).collect();
     let headers = prop(entry, "headers");
     if let Some(why) = remote_refusal(url, &keys, headers.is_some(), options) {
-        return Err(Outcome::Skipped(why));
+        return Err(EntryOutcome::Skipped(why));
     }
     if prop(entry, "env").is_some() {
-        return Err(Outcome::Skipped("it has both a URL and `env`".into()));
+        return Err(EntryOutcome::Skipped("it has both a URL and `env`".into()));
     }
     let kind = ["type", "transport"]
         .iter()
@@ -213,12 +213,12 @@ fn wrap_entry(
     let mut env: Vec<(String, String)> = Vec::new();
     if let Some(h) = headers {
         let Node::Object(h) = &h.value else {
-            return Err(Outcome::Skipped("`headers` is not an object".into()));
+            return Err(EntryOutcome::Skipped("`headers` is not an object".into()));
         };
         let mut taken = Vec::new();
         for header in &h.properties {
             let Some(value) = string(&header.value) else {
-                return Err(Outcome::Skipped(format!(
+                return Err(EntryOutcome::Skipped(format!(
                     "header `{}` is not a string",
                     header.name.as_str()
                 )));
@@ -227,7 +227,7 @@ fn wrap_entry(
                 .shared
                 .and_then(|c| header_refusal(c, header.name.as_str(), value))
             {
-                return Err(Outcome::Skipped(why));
+                return Err(EntryOutcome::Skipped(why));
             }
             let var = header_var(header.name.as_str(), &taken);
             items.push(quote("--header-env"));
@@ -277,7 +277,7 @@ fn unwrap_entry(
     entry: &Object,
     original: Option<&String>,
     as_wrapped: Option<&String>,
-) -> Result<(Vec<Edit>, Outcome), Outcome> {
+) -> Result<(Vec<Edit>, EntryOutcome), EntryOutcome> {
     let command = prop(entry, "command").and_then(|c| string(&c.value).map(|s| (c, s)));
     let args = match prop(entry, "args").map(|a| &a.value) {
         Some(Node::Array(arr)) => Some(arr),
@@ -285,7 +285,7 @@ fn unwrap_entry(
     };
     let first = args.and_then(|a| a.elements.first()).and_then(string);
     let Some((command, _)) = command.filter(|(_, c)| is_wrapped(c, first)) else {
-        return Err(Outcome::NotWrapped);
+        return Err(EntryOutcome::NotWrapped);
     };
     let untouched = as_wrapped.is_some_and(|w| *w == canonical(text, entry_node));
     if let (Some(original), true) = (original, untouched) {
@@ -294,7 +294,7 @@ fn unwrap_entry(
             end: entry_node.end(),
             text: original.clone(),
         };
-        return Ok((vec![edit], Outcome::Restored));
+        return Ok((vec![edit], EntryOutcome::Restored));
     }
     let arr = args.expect("a wrapped entry has args");
     let strings: Vec<String> = arr
@@ -303,7 +303,7 @@ fn unwrap_entry(
         .map(|e| string(e).unwrap_or("").to_string())
         .collect();
     let Some(cmd) = original_command(&strings) else {
-        return Err(Outcome::Skipped(match original {
+        return Err(EntryOutcome::Skipped(match original {
             Some(_) => "a remote entry edited by hand since it was wrapped: left wrapped (its \
                         original is in wrap's record)"
                 .into(),
@@ -329,7 +329,7 @@ fn unwrap_entry(
             text: format!("[{}]", rest.join(", ")),
         },
     ];
-    Ok((edits, Outcome::Rebuilt))
+    Ok((edits, EntryOutcome::Rebuilt))
 }
 
 /// Every server entry of the file: (key path, name, its node).
@@ -369,11 +369,11 @@ pub(super) fn wrap(
                 Ok(e) => {
                     edits.extend(e);
                     out.originals.insert(key.clone(), raw(text, node));
-                    Outcome::Wrapped
+                    EntryOutcome::Wrapped
                 }
                 Err(outcome) => outcome,
             },
-            _ => Outcome::Skipped("not an object: an unknown shape, left as it is".into()),
+            _ => EntryOutcome::Skipped("not an object: an unknown shape, left as it is".into()),
         };
         out.entries.push(EntryChange {
             key,
@@ -418,7 +418,7 @@ pub(super) fn unwrap(
                 outcome
             }
             // listed only when the caller named it
-            Err(Outcome::NotWrapped) if servers.is_empty() => continue,
+            Err(EntryOutcome::NotWrapped) if servers.is_empty() => continue,
             Err(outcome) => outcome,
         };
         out.entries.push(EntryChange {

@@ -42,7 +42,7 @@ fn picked(servers: &[String], name: &str) -> bool {
 
 /// What became of one server entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum EntryOutcome {
     /// Now behind the proxy.
     Wrapped,
     /// Was behind the proxy already: unchanged.
@@ -57,17 +57,17 @@ pub enum Outcome {
     Skipped(String),
 }
 
-impl fmt::Display for Outcome {
+impl fmt::Display for EntryOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Outcome::Wrapped => f.write_str("wrapped"),
-            Outcome::AlreadyWrapped => f.write_str("already wrapped (unchanged)"),
-            Outcome::Restored => f.write_str("unwrapped (restored as it was)"),
-            Outcome::Rebuilt => {
+            EntryOutcome::Wrapped => f.write_str("wrapped"),
+            EntryOutcome::AlreadyWrapped => f.write_str("already wrapped (unchanged)"),
+            EntryOutcome::Restored => f.write_str("unwrapped (restored as it was)"),
+            EntryOutcome::Rebuilt => {
                 f.write_str("unwrapped (no record of its original: command and args rebuilt)")
             }
-            Outcome::NotWrapped => f.write_str("not wrapped"),
-            Outcome::Skipped(why) => write!(f, "left as it is: {why}"),
+            EntryOutcome::NotWrapped => f.write_str("not wrapped"),
+            EntryOutcome::Skipped(why) => write!(f, "left as it is: {why}"),
         }
     }
 }
@@ -78,7 +78,7 @@ pub struct EntryChange {
     /// Its key path in the file (`mcpServers.github`).
     pub key: String,
     pub server: String,
-    pub outcome: Outcome,
+    pub outcome: EntryOutcome,
 }
 
 /// A config file to edit, and whose it is.
@@ -148,7 +148,7 @@ impl FilePlan {
 
 /// Which way to edit.
 #[derive(Debug, Clone, Copy)]
-pub enum Direction<'a> {
+pub enum Edit<'a> {
     Wrap(&'a Options),
     Unwrap,
 }
@@ -208,7 +208,7 @@ pub fn targets(
 /// Plan the edit of one file: read it and make the new text, writing nothing.
 pub fn plan(
     target: &Target,
-    direction: Direction,
+    direction: Edit,
     servers: &[String],
     store: &Store,
 ) -> Result<FilePlan, FileError> {
@@ -231,7 +231,7 @@ pub fn plan(
     let mut bin = None;
     let mut references = Vec::new();
     let edited = match direction {
-        Direction::Wrap(options) => {
+        Edit::Wrap(options) => {
             let (options, said, refusal) = file_options(options, target);
             let edited = if codex {
                 codex::wrap(body, servers, &options)
@@ -253,7 +253,7 @@ pub fn plan(
             record.wrapped.extend(edited.wrapped.clone());
             edited
         }
-        Direction::Unwrap => {
+        Edit::Unwrap => {
             let edited = if codex {
                 codex::unwrap(body, servers, &record.originals, &record.wrapped)
             } else {
@@ -267,7 +267,7 @@ pub fn plan(
             }
             .map_err(|m| error(path, m))?;
             for e in &edited.entries {
-                if matches!(e.outcome, Outcome::Restored | Outcome::Rebuilt) {
+                if matches!(e.outcome, EntryOutcome::Restored | EntryOutcome::Rebuilt) {
                     record.originals.remove(&e.key);
                     record.wrapped.remove(&e.key);
                 }
@@ -277,12 +277,12 @@ pub fn plan(
     };
     let entries = edited.entries;
     let mut after = format!("{bom}{}", edited.text);
-    if matches!(direction, Direction::Unwrap) && record.originals.is_empty() {
+    if matches!(direction, Edit::Unwrap) && record.originals.is_empty() {
         // every wrapped entry given back, and nothing else changed since mcp-budget wrote the
         // file: the file as it was, byte for byte
         let all_back = entries
             .iter()
-            .all(|e| matches!(e.outcome, Outcome::Restored | Outcome::NotWrapped));
+            .all(|e| matches!(e.outcome, EntryOutcome::Restored | EntryOutcome::NotWrapped));
         if let (true, Some(original)) = (all_back, record.before.take()) {
             after = original;
         }

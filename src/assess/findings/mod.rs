@@ -13,16 +13,16 @@ mod rules;
 mod score;
 
 use crate::measure::{limit_named, list_shaped, unbounded_message, LONG_DESCRIPTION_TOKENS};
-pub use rules::{Rule, RULES};
+pub use rules::{FindingRule, RULES};
 pub use score::schema_score;
 
 /// The rule with this id.
-pub fn rule(id: &str) -> Option<&'static Rule> {
+pub fn rule(id: &str) -> Option<&'static FindingRule> {
     RULES.iter().find(|r| r.id == id)
 }
 
 /// A rule as `--explain` prints it.
-pub fn explain(rule: &Rule) -> String {
+pub fn explain(rule: &FindingRule) -> String {
     format!(
         "{id} ({severity}): {title}\n\nChecks: {checks}\n\nWhy: {why}\n\nFix: {fix}\n",
         id = rule.id,
@@ -34,7 +34,7 @@ pub fn explain(rule: &Rule) -> String {
     )
 }
 
-fn finding(rule: &Rule, tool: Option<&str>, message: String) -> Finding {
+fn finding(rule: &FindingRule, tool: Option<&str>, message: String) -> Finding {
     Finding {
         rule: rule.id.into(),
         severity: rule.severity.into(),
@@ -53,7 +53,7 @@ fn saving(mut f: Finding, tokens: Option<usize>, wire: Option<usize>) -> Finding
     f
 }
 
-fn by_id(id: &str) -> &'static Rule {
+fn by_id(id: &str) -> &'static FindingRule {
     rule(id).expect("every rule used is in RULES")
 }
 

@@ -2,7 +2,7 @@
 
 /// One rule of the checklist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rule {
+pub struct FindingRule {
     pub id: &'static str,
     pub severity: &'static str,
     pub title: &'static str,
@@ -16,8 +16,8 @@ pub struct Rule {
     pub judges_definitions: bool,
 }
 
-pub const RULES: &[Rule] = &[
-    Rule {
+pub const RULES: &[FindingRule] = &[
+    FindingRule {
         id: "tools-list-over-sdk-limit",
         severity: "error",
         title: "A tools/list page larger than an SDK's client reads",
@@ -26,7 +26,7 @@ pub const RULES: &[Rule] = &[
         fix: "paginate tools/list (`nextCursor`) so no page comes near the limit, or cut the definitions",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "shared-parameters",
         severity: "info",
         title: "The same parameter repeated across many tools",
@@ -35,7 +35,7 @@ pub const RULES: &[Rule] = &[
         fix: "hide it when it is optional (`proxy` policy `hide_params`, with its value in `fixed_arguments`), or state it once in the server's instructions instead of in every tool",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "list-without-limit",
         severity: "warning",
         title: "List-shaped tool without a limit or cursor parameter",
@@ -44,7 +44,7 @@ pub const RULES: &[Rule] = &[
         fix: "add a `limit` parameter with a small default and a `cursor` for the next page",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "result-over-cap-unpaginated",
         severity: "error",
         title: "Result over a client cap with no truncation marker or pagination",
@@ -53,7 +53,7 @@ pub const RULES: &[Rule] = &[
         fix: "return a page that fits with a `nextCursor` (or say `truncated` and how to get more)",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "long-description",
         severity: "warning",
         title: "Tool description over 500 tokens",
@@ -62,7 +62,7 @@ pub const RULES: &[Rule] = &[
         fix: "keep the description to what the tool does and when to use it; move details into parameter descriptions",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "schema-dwarfs-description",
         severity: "info",
         title: "Input schema far larger than the description",
@@ -71,7 +71,7 @@ pub const RULES: &[Rule] = &[
         fix: "trim the schema (shorter enums, shared definitions, fewer optional fields) and say what the tool is for",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "data-uri-in-tools-list",
         severity: "warning",
         title: "Inline data: URI (icon or image) inside tools/list",
@@ -80,7 +80,7 @@ pub const RULES: &[Rule] = &[
         fix: "serve icons by https URL instead of inline base64",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "structured-duplicate",
         severity: "warning",
         title: "structuredContent repeats the text content",
@@ -89,7 +89,7 @@ pub const RULES: &[Rule] = &[
         fix: "keep structuredContent and make the text block a short summary of it",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "unstable-tools-list",
         severity: "warning",
         title: "tools/list differs between two calls",
@@ -98,7 +98,7 @@ pub const RULES: &[Rule] = &[
         fix: "return the tools in a fixed order with fixed descriptions",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "cursor-ignored",
         severity: "error",
         title: "The server ignores the pagination cursor",
@@ -107,7 +107,7 @@ pub const RULES: &[Rule] = &[
         fix: "honour `cursor` in tools/list, or send no nextCursor",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "too-many-tools",
         severity: "warning",
         title: "More tools than a client mounts",
@@ -116,7 +116,7 @@ pub const RULES: &[Rule] = &[
         fix: "split the server by task or let users enable tool groups",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "schema-meta-keys",
         severity: "info",
         title: "`$schema` or `$comment` in an input schema",
@@ -125,7 +125,7 @@ pub const RULES: &[Rule] = &[
         fix: "drop `$schema` and `$comment` from tool schemas (`proxy --lean-schemas` does it for you)",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "title-repeats-name",
         severity: "info",
         title: "Schema titles that repeat the property's name",
@@ -134,7 +134,7 @@ pub const RULES: &[Rule] = &[
         fix: "drop titles that repeat names (pydantic: `model_config = {\"json_schema_extra\": ...}` or a schema generator without titles; `proxy --lean-schemas`)",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "null-default",
         severity: "info",
         title: "`default: null` in an input schema",
@@ -143,7 +143,7 @@ pub const RULES: &[Rule] = &[
         fix: "drop `default: null` (`proxy --lean-schemas`)",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "repeated-subtree",
         severity: "info",
         title: "The same subschema repeated where one `$defs` entry would do",
@@ -152,7 +152,7 @@ pub const RULES: &[Rule] = &[
         fix: "define the shared shape once under `$defs` and refer to it with `$ref`",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "list-dwarfs-tool",
         severity: "warning",
         title: "An enum or examples list dwarfs the rest of the tool",
@@ -161,7 +161,7 @@ pub const RULES: &[Rule] = &[
         fix: "take a free-text value and describe its form in one line, or keep only common values; drop long example lists",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "heavy-output-schema",
         severity: "info",
         title: "A heavy outputSchema (wire cost, not model cost)",
@@ -170,7 +170,7 @@ pub const RULES: &[Rule] = &[
         fix: "describe the result's shape at the depth clients validate; share subtrees with `$defs`",
         judges_definitions: true,
     },
-    Rule {
+    FindingRule {
         id: "list-cache-hints",
         severity: "warning",
         title: "tools/list that no client may reuse (2026-07-28)",
@@ -179,7 +179,7 @@ pub const RULES: &[Rule] = &[
         fix: "set `ttlMs` on tools/list to how long the list stays the same (the Python SDK's cache caps it at 24 hours), and `cacheScope: \"public\"` when every user gets the same list",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "era-rules-broken",
         severity: "error",
         title: "Speaks 2026-07-28 but breaks its rules",
@@ -188,7 +188,7 @@ pub const RULES: &[Rule] = &[
         fix: "put `resultType: \"complete\"` on every result; refuse a version you do not speak with -32022 and `data.supported`",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "ends-on-discover",
         severity: "error",
         title: "Exits on `server/discover`",
@@ -197,7 +197,7 @@ pub const RULES: &[Rule] = &[
         fix: "answer a method you do not know with error -32601 (Method not found) instead of exiting; update the MCP SDK (early `mcp` 1.x servers validate every request against the methods they know)",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "client-error-instead-of-result",
         severity: "error",
         title: "A client turns the result into an error (measured)",
@@ -206,7 +206,7 @@ pub const RULES: &[Rule] = &[
         fix: "wrap a JSON array in an object (`{\"items\": [...]}`), or send it as structuredContent with a short text summary",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "client-marker-only",
         severity: "error",
         title: "A client delivers nothing of the result but its marker (measured)",
@@ -215,7 +215,7 @@ pub const RULES: &[Rule] = &[
         fix: "send long output as lines (pretty-printed JSON, one record per line), or page it; `proxy --client ID` keeps it under the client's limit",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "client-misstated-cut",
         severity: "warning",
         title: "A client's cut marker misstates how much was cut (measured)",
@@ -224,7 +224,7 @@ pub const RULES: &[Rule] = &[
         fix: "keep results under the client's limit (`mcp-budget proxy --client ID` does), so the client never cuts them",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "client-cap-no-preview",
         severity: "error",
         title: "Over a client's cap: an error or nothing, no preview (measured)",
@@ -233,7 +233,7 @@ pub const RULES: &[Rule] = &[
         fix: "return a page under the cap with a cursor, or run the server behind `mcp-budget proxy --client ID` (the client the finding names)",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "client-drops-images",
         severity: "warning",
         title: "A client sends its model none of the result's images (measured)",
@@ -242,7 +242,7 @@ pub const RULES: &[Rule] = &[
         fix: "say in a text block what the image shows (the text reaches the model), or offer the image as a resource or a file path the client can read",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "client-first-page-only",
         severity: "warning",
         title: "Tools past the first tools/list page, which a client never reads (measured)",
@@ -251,7 +251,7 @@ pub const RULES: &[Rule] = &[
         fix: "list every tool on one page (a server with few enough tools needs no cursor), or run the server behind `mcp-budget proxy`, which lists every upstream tool on one page",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "probe-unknown-tool",
         severity: "warning",
         title: "A probe of a tool the server does not list",
@@ -260,7 +260,7 @@ pub const RULES: &[Rule] = &[
         fix: "name a tool the server lists (`mcp-budget audit` writes them all to tools.csv), or drop the probe",
         judges_definitions: false,
     },
-    Rule {
+    FindingRule {
         id: "probe-arguments",
         severity: "warning",
         title: "A probe whose arguments the tool's input schema refuses",

@@ -22,7 +22,7 @@ pub struct JsonValue<'a> {
     unexact: Arc<OnceLock<Unexact>>,
     /// The texts of its numbers (scanned when a rewrite first writes an `f64`).
     numbers: Arc<OnceLock<Result<Numbers, Unexact>>>,
-    pub(super) counted: Arc<Counted>,
+    pub(super) counted: Arc<CountMemo>,
     /// The text is known to be JSON (a large one is taken for JSON by its look, and checked
     /// by its first read: [`super::Work::verify_json`]).
     pub(super) checked: bool,
@@ -120,7 +120,7 @@ impl<'a> JsonValue<'a> {
 #[derive(Debug, Clone)]
 pub struct Structured<'a> {
     value: Cow<'a, Value>,
-    counted: Arc<Counted>,
+    counted: Arc<CountMemo>,
 }
 
 impl<'a> Structured<'a> {
@@ -157,14 +157,14 @@ impl<'a> Structured<'a> {
 /// largest limit it is known to pass. A pass asks the same of a JSON text up to three times
 /// (after stripping, before it, and beside the note), each a count up to the budget.
 #[derive(Debug, Default)]
-pub struct Counted {
+pub struct CountMemo {
     /// The exact count plus one; 0: not known.
     exact: AtomicUsize,
     /// One more than the largest limit the text is known to pass; 0: none.
     over: AtomicUsize,
 }
 
-impl Counted {
+impl CountMemo {
     /// `count(limit)` (a count up to `limit`), answered from what is known when it can be.
     pub(super) fn up_to(
         &self,

@@ -1,4 +1,4 @@
-use super::json::Counted;
+use super::json::CountMemo;
 use super::*;
 use crate::tokens::Tokenizer;
 
@@ -41,7 +41,7 @@ fn a_text_is_counted_once_for_every_limit_it_answers() {
     let counter = PrefixCounter::new(Tokenizer::Cl100k);
     let text = "{\"k\": \"the quick brown fox\"}".repeat(50);
     let exact = counter.count(&text);
-    let counted = Counted::default();
+    let counted = CountMemo::default();
     let mut calls = 0;
     let mut ask = |limit: usize| {
         counted.up_to(limit, |l| {

@@ -7,8 +7,8 @@ use crate::facts::{ProbeResult, RawCost, ServerReport};
 use crate::lab::definitions::{Definitions, Form};
 use crate::lab::isolate::Isolation;
 use crate::lab::model::Api;
-use crate::lab::probe::Size;
-use crate::lab::report::{ClientReport, ServerReport as LabServerReport};
+use crate::lab::probe::Sizes;
+use crate::lab::report::{ClientReport, LabServerReport};
 use crate::profiles::{client_view, select};
 use crate::tokens::Tokenizer;
 use serde_json::json;
@@ -21,14 +21,14 @@ fn outcome(
 ) -> ProbeOutcome {
     ProbeOutcome {
         tool: tool.into(),
-        raw: Size {
+        raw: Sizes {
             chars: 40_000,
             bytes: 40_000,
             tokens: raw_tokens,
             lines: 1,
         },
         has_structured: false,
-        delivered: Some(Size {
+        delivered: Some(Sizes {
             chars: 1_000,
             bytes: 1_000,
             tokens: delivered_tokens,

@@ -32,7 +32,7 @@ fn client(
     move |chars| {
         let result = shapes::result(shape, chars);
         let text = content_text(&result);
-        let size = Size::of(&text, Tokenizer::Cl100k);
+        let size = Sizes::of(&text, Tokenizer::Cl100k);
         let delivered = if size.in_unit(unit) <= limit {
             text.clone()
         } else {
@@ -187,13 +187,13 @@ fn round_numbers_are_taken_from_the_interval() {
 #[test]
 fn shapes_that_agree_narrow_the_threshold_to_their_common_interval() {
     // lines alone would round to 51,000; wide's interval holds only 51,200 (50 KiB) of both
-    let size = |bytes| Size {
+    let size = |bytes| Sizes {
         chars: bytes,
         bytes,
         tokens: bytes / 4,
         lines: bytes / 40,
     };
-    let wide = |bytes: usize| Size {
+    let wide = |bytes: usize| Sizes {
         chars: bytes / 3,
         bytes,
         tokens: bytes / 3,

@@ -9,7 +9,7 @@ use futures::StreamExt;
 use super::super::adapter::Adapter;
 use super::super::derive::{self, ShapeRule};
 use super::super::probe::ProbeOutcome;
-use super::super::report::ServerReport;
+use super::super::report::LabServerReport;
 use super::super::shape_server::{MAX_CHARS, TOOL};
 use super::{read_call, read_listing, run_probe, run_server, LabOptions, LabProbe, LabServer};
 
@@ -129,7 +129,7 @@ async fn probe_run(
             .collect(),
         false => Vec::new(),
     };
-    let mut report = ServerReport::empty(&server.name);
+    let mut report = LabServerReport::empty(&server.name);
     read_listing(&mut report, adapter, &outcome, opts.tokenizer);
     if let Some(e) = report.error {
         return (Err(e), kept);

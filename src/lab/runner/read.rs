@@ -9,7 +9,7 @@ use super::super::definitions;
 use super::super::delivered;
 use super::super::model::{target_id, Reply};
 use super::super::probe::{self, ProbeOutcome};
-use super::super::report::ServerReport;
+use super::super::report::LabServerReport;
 use super::super::run::RunOutcome;
 use super::{failure, LabProbe};
 use crate::tokens::Tokenizer;
@@ -17,7 +17,7 @@ use crate::tokens::Tokenizer;
 /// Read what the client listed into the server's report (the era and definitions from the
 /// first run that has them); a client that listed nothing is the server's error.
 pub(super) fn read_listing(
-    report: &mut ServerReport,
+    report: &mut LabServerReport,
     adapter: &Adapter,
     outcome: &RunOutcome,
     tokenizer: Tokenizer,
@@ -52,7 +52,7 @@ pub(super) fn read_listing(
 /// What reached the model of call `k` of the run's probe `p` (its first call is 0), judged
 /// against the server's result; or why it cannot be measured, in one line.
 pub(super) fn read_call(
-    report: &ServerReport,
+    report: &LabServerReport,
     adapter: &Adapter,
     p: &LabProbe,
     k: usize,
