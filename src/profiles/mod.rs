@@ -97,6 +97,11 @@ pub enum Images {
 #[serde(deny_unknown_fields)]
 pub struct ImagesRule {
     pub mode: Images,
+    /// A text the client sends beside each image it sends (Claude Code: the path it saved the
+    /// image to, measured): `{file}` is the profile's `file_path` with the image's extension.
+    /// Counted after the result's rules, as the client writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     #[serde(flatten)]
     pub sourced: Sourced,
 }

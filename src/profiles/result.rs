@@ -266,15 +266,31 @@ pub fn client_view_in(
         true => (kept, total),
         false => (kept.saturating_sub(blocks.added), received),
     };
-    let images = if outcome == Outcome::Refused {
-        0
-    } else {
-        v.image_tokens
+    // the images, and the notes the client writes beside them
+    let refused = outcome == Outcome::Refused;
+    let notes = |count: Count| -> usize { v.image_notes.iter().map(|n| count(n)).sum() };
+    let images = match refused {
+        true => 0,
+        false => v.image_tokens + notes(count),
     };
+    let model_images = match (refused, model) {
+        (true, _) => 0,
+        (false, Some(m)) => v.image_tokens + notes(m),
+        (false, None) => images,
+    };
+    let mut seen_text = seen_text;
+    let before = seen_text.len();
+    for n in v.image_notes.iter().filter(|_| !refused) {
+        if !seen_text.is_empty() {
+            seen_text.push('\n');
+        }
+        seen_text.push_str(n);
+    }
+    let note_bytes = seen_text.len() - before;
     ClientSeen {
         tokens_to_model: tokens + images,
-        model_tokens: model_tokens.map(|t| t + images),
-        bytes_to_model: bytes,
+        model_tokens: model_tokens.map(|t| t + model_images),
+        bytes_to_model: bytes + note_bytes,
         outcome,
         kept_fraction: match (total, outcome) {
             _ if noted => 0.0,

@@ -252,7 +252,16 @@ fn which_parts_each_client_sends() {
     // structuredContent in place of the text, the image kept
     let cc = get("claude-code");
     assert_eq!(cc.sent, ["content", "structuredContent"]);
-    assert_eq!(cc.tokens_to_model, json_tokens + image);
+    // and beside the image, the path it saved it to (measured), with the image's extension
+    let path = profile("claude-code").unwrap().file_path.clone().unwrap();
+    let note = format!(
+        "[Image: source: {}.png]",
+        path.strip_suffix(".txt").unwrap()
+    );
+    assert!(cc.text.ends_with(&format!("\n{note}")), "{}", cc.text);
+    let note_tokens = Tokenizer::Cl100k.count(&note);
+    assert_eq!(cc.tokens_to_model, json_tokens + image + note_tokens);
+    assert_eq!(cc.bytes_to_model, "{\"a\":1}".len() + 1 + note.len());
     // the text is structuredContent's JSON: sent once; the image dropped (measured)
     assert_eq!(get("copilot-cli").sent, ["content"]);
     assert_eq!(get("copilot-cli").tokens_to_model, json_tokens);

@@ -19,6 +19,8 @@ pub(super) struct Visible<'a> {
     pub single_text: bool,
     /// Texts the client sends in place of a blob (a note, none of the blob).
     pub notes: usize,
+    /// Texts the client sends beside the images it sends (`[client.images] note`).
+    pub image_notes: Vec<String>,
     /// A per-block rule cut one of the texts (what a `when = "cut"` rule acts on).
     pub cut_per_block: bool,
 }
@@ -89,6 +91,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
             sent,
             single_text: true,
             notes: 0,
+            image_notes: Vec::new(),
             cut_per_block: false,
         };
     }
@@ -116,6 +119,7 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         single_text: blocks.len() == 1
             && (blocks[0]["type"] == "text" || blocks[0]["resource"]["text"].is_string()),
         notes: 0,
+        image_notes: Vec::new(),
         cut_per_block: false,
     };
     if content {
@@ -140,6 +144,11 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
                         (Images::Pixels, None) => v.image_tokens += count(data),
                         (Images::Base64Text, _) => v.texts.push(Cow::Borrowed(data)),
                         (Images::Dropped, _) => v.images_dropped += 1,
+                    }
+                    if let (Images::Pixels, Some(note)) =
+                        (profile.images.mode, &profile.images.note)
+                    {
+                        v.image_notes.push(image_note(profile, note, b));
                     }
                 }
                 "audio" => {}
@@ -177,6 +186,23 @@ pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Cou
         v.sent.push("structuredContent".into());
     }
     v
+}
+
+/// The note a client sends beside an image block: `{file}` its saved file (the profile's
+/// `file_path` with the image's extension), `{mime}` its type.
+fn image_note(profile: &ClientProfile, note: &str, block: &Value) -> String {
+    let mime = block["mimeType"].as_str().unwrap_or("image/png");
+    let ext = match mime {
+        "image/jpeg" => "jpg",
+        m => m.strip_prefix("image/").unwrap_or("png"),
+    };
+    let path = profile.file_path.as_deref().unwrap_or("/tmp/image");
+    let stem = match path.rsplit_once('.') {
+        Some((stem, e)) if !e.contains('/') => stem,
+        _ => path,
+    };
+    note.replace("{file}", &format!("{stem}.{ext}"))
+        .replace("{mime}", mime)
 }
 
 /// A blob where the client does not send its base64: the note it sends in its place, or an
