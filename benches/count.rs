@@ -4,9 +4,9 @@
 //! lookup built from the embedded table).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcp_budget::demo::payloads;
+use mcp_budget::ground::tokens::{Encoding, Tokenizer, TokenizerSet};
 use mcp_budget::measure::{measure_result, measure_tools_pages};
-use mcp_budget::tokens::{Encoding, Tokenizer, TokenizerSet};
+use mcp_budget::wire::demo::payloads;
 
 fn one_mb_result() -> String {
     let mut text = payloads::scrape_markdown("demo://shop/search?q=wireless+earbuds");

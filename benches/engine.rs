@@ -5,9 +5,9 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mcp_budget::budget::{parse_result, CallInfo, Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
-use mcp_budget::demo::payloads;
-use mcp_budget::proxy::{read, ReadArgs};
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
+use mcp_budget::run::proxy::{read, ReadArgs};
+use mcp_budget::wire::demo::payloads;
 use serde_json::json;
 
 fn engine(dir: &std::path::Path) -> Engine {

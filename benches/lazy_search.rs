@@ -3,7 +3,7 @@
 //! it. Skipped with a message when ../shared/corpus is absent.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mcp_budget::proxy::Catalog;
+use mcp_budget::run::proxy::Catalog;
 use serde_json::Value;
 
 fn corpus_tools() -> Option<Vec<Value>> {

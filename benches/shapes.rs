@@ -13,7 +13,7 @@ use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mcp_budget::budget::{parse_result, CallInfo, Engine, Policy, SpillStore, DEFAULT_MAX_BYTES};
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
 
 const SHAPES: [&str; 10] = [
     "prose",

@@ -20,8 +20,8 @@ use mcp_budget::budget::{
     Budgeted, CallInfo, Engine, Policy, Size, SizeLimits, SpillStore, Strategy, DEFAULT_MAX_BYTES,
     MIN_BUDGET,
 };
-use mcp_budget::tokens::Tokenizer;
-use mcp_budget::units::thousands;
+use mcp_budget::ground::tokens::Tokenizer;
+use mcp_budget::ground::units::thousands;
 use serde_json::{json, Map, Value};
 
 /// Tool names to run under: plain ones, and those with a built-in GitHub projection.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the engine's safe cuts (src/tokens/cuts.rs, `is_safe_cut`) against Python tiktoken:
+"""Check the engine's safe cuts (src/ground/tokens/cuts.rs, `is_safe_cut`) against Python tiktoken:
 at every place the rule calls safe, the tokens of the two halves must add up to the whole's,
 for cl100k_base and o200k_base.
 
@@ -33,7 +33,7 @@ MAX_LOOKAHEAD = 256
 
 
 def is_safe_cut(text, p):
-    """The rule of src/tokens/cuts.rs on a str (positions in characters; the rule only
+    """The rule of src/ground/tokens/cuts.rs on a str (positions in characters; the rule only
     looks at ASCII bytes and at characters, so it is the same rule)."""
     if p == 0 or p >= len(text):
         return False

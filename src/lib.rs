@@ -1,45 +1,34 @@
 //! mcp-budget: measure what MCP servers cost an LLM in context tokens, and enforce a budget.
 //!
-//! The library is the whole tool except argument parsing and printing. Its modules by layer,
-//! lowest first (a module imports its own layer and those below, never one above;
-//! tests/it/architecture.rs checks the imports and that this list is the layer table's):
+//! The library is the whole tool except argument parsing and printing (the binary's `app`).
+//! Its parts by layer, lowest first (a part imports its own layer and those below, never one
+//! above; tests/it/architecture.rs checks the imports and that this list is the layer table's):
 //!
-//! 1. The ground: `text`, `atomic` (whole-or-nothing writes), `units`, `tokens` (exact counts),
-//!    `calllog` (the proxy's log lines), `config` (client configs, probe files, trust, secrets)
-//!    and `profiles` (what each client does with a result, as data).
-//! 2. `facts`: the report's data model.
-//! 3. `measure`: bytes and definitions into token numbers.
+//! 1. `ground`: text, whole-or-nothing writes (`atomic`), units, exact token counts (`tokens`)
+//!    and the proxy's log lines (`calllog`).
+//! 2. `config`: client configs, probe files, trust, secrets, and the client profiles
+//!    (`config::profiles`: what each client does with a result, as data).
+//! 3. `measure`: bytes and definitions into token numbers, and the report's data model
+//!    (`measure::facts`), which only it fills.
 //! 4. `budget`: the engine that cuts a result to its budget and spills the rest.
-//! 5. `assess`: findings, client views, limits and prices of a report.
-//! 6. `report`: the writers (terminal, CSV, JSON, Markdown, HTML, charts).
-//! 7. The wire and its judges: `upstream` (sessions with exact byte capture), `demo` (the
-//!    embedded server), `capture` (recording a run and serving it back), `gate` (thresholds and
-//!    baselines), `telemetry` (OTLP and Prometheus) and `auth` (OAuth sign-in).
-//! 8. The verbs: `audit` (every server at once), `proxy` (the engine live), `connect` (one
-//!    session from a spec), `lab` (real clients against a scripted model), `schemas` (the JSON
-//!    Schemas of what is written) and `wrap` (client configs routed through the proxy).
+//! 5. `wire`: upstream sessions with exact byte capture (`upstream`), one session from a spec
+//!    (`connect`), OAuth sign-in (`auth`), recording a run and serving it back (`capture`) and
+//!    the embedded demo server (`demo`).
+//! 6. `judge`: findings, client views, limits and prices (`assess`), and the gate's thresholds,
+//!    baselines and verdict (`gate`).
+//! 7. `output`: the report's writers (terminal, CSV, JSON, Markdown, HTML, charts), the gate's
+//!    writers and telemetry (OTLP and Prometheus).
+//! 8. The verbs: `run` (`audit` every server at once, `proxy` the engine live, `wrap` client
+//!    configs through the proxy) and `lab` (real clients against a scripted model).
+//! 9. `schemas`: the JSON Schemas of what is written.
 
-pub mod assess;
-pub mod atomic;
-pub mod audit;
-pub mod auth;
 pub mod budget;
-pub mod calllog;
-pub mod capture;
 pub mod config;
-pub mod connect;
-pub mod demo;
-pub mod facts;
-pub mod gate;
+pub mod ground;
+pub mod judge;
 pub mod lab;
 pub mod measure;
-pub mod profiles;
-pub mod proxy;
-pub mod report;
+pub mod output;
+pub mod run;
 pub mod schemas;
-pub mod telemetry;
-pub mod text;
-pub mod tokens;
-pub mod units;
-pub mod upstream;
-pub mod wrap;
+pub mod wire;

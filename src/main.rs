@@ -1,15 +1,9 @@
 //! The `mcp-budget` binary: parse arguments, run one subcommand, map the outcome to an exit code
 //! (`exit.rs`).
 
-mod alloc;
-mod cli;
-mod commands;
-mod exit;
-mod printer;
-mod progress;
-mod settings;
-mod signin;
+mod app;
 
+use app::{alloc, cli, commands, exit, printer};
 use clap::{CommandFactory, Parser};
 
 fn main() -> std::process::ExitCode {

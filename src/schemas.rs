@@ -70,9 +70,11 @@ impl Document {
     pub fn schema(self) -> Value {
         let generator = SchemaSettings::draft2020_12().into_generator();
         let schema = match self {
-            Document::Audit => generator.into_root_schema_for::<crate::facts::Report>(),
-            Document::Gate => generator.into_root_schema_for::<crate::gate::Verdict>(),
-            Document::CallLog => generator.into_root_schema_for::<crate::calllog::CallRecord>(),
+            Document::Audit => generator.into_root_schema_for::<crate::measure::facts::Report>(),
+            Document::Gate => generator.into_root_schema_for::<crate::judge::gate::Verdict>(),
+            Document::CallLog => {
+                generator.into_root_schema_for::<crate::ground::calllog::CallRecord>()
+            }
             Document::Lab => generator.into_root_schema_for::<crate::lab::LabReport>(),
         };
         // the header first: what the file is, then its body as schemars wrote it

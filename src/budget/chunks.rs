@@ -13,7 +13,7 @@
 //! and never inside an `<img` tag. Indented trees (accessibility snapshots, YAML, pretty HTML,
 //! code in a diff) have such places on nearly every line.
 
-use crate::tokens::cuts::is_safe_cut;
+use crate::ground::tokens::cuts::is_safe_cut;
 
 /// What is open at a byte: constructs that a strip rule can match across white space in.
 #[derive(Debug, Clone, Copy, Default)]
@@ -116,7 +116,7 @@ mod tests {
     use super::super::strip::strip;
     use super::super::{PrefixCounter, ToolPolicy};
     use super::*;
-    use crate::tokens::Tokenizer;
+    use crate::ground::tokens::Tokenizer;
     use proptest::prelude::*;
 
     fn pieces(text: &str) -> Vec<&str> {

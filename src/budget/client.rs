@@ -2,7 +2,7 @@
 //! keeps of a result (`proxy --client`, `replay --client`, the audit's `budgeted` client view).
 
 use super::{Engine, SizeLimits};
-use crate::profiles::{engine_limits, ClientProfile, ResultLimits};
+use crate::config::profiles::{engine_limits, ClientProfile, ResultLimits};
 
 impl Engine {
     /// A copy whose every tool's limits are tightened to `limits`, a client's limits in its own
@@ -38,8 +38,8 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::budget::{Policy, SpillStore};
-    use crate::profiles::profile;
-    use crate::tokens::Tokenizer;
+    use crate::config::profiles::profile;
+    use crate::ground::tokens::Tokenizer;
 
     /// The default engine, spilling into `dir`.
     fn engine(dir: &std::path::Path) -> Engine {
@@ -122,8 +122,12 @@ mod tests {
         assert!(sent.len() <= 12_000, "{} bytes", sent.len());
         // a preview that fills what is left: most of the 12,000 bytes
         assert!(sent.len() > 10_000, "{} bytes", sent.len());
-        let seen = crate::profiles::client_view(codex, &out, Tokenizer::Cl100k);
-        assert_eq!(seen.outcome, crate::profiles::Outcome::Full, "{seen:?}");
+        let seen = crate::config::profiles::client_view(codex, &out, Tokenizer::Cl100k);
+        assert_eq!(
+            seen.outcome,
+            crate::config::profiles::Outcome::Full,
+            "{seen:?}"
+        );
         // the same engine without the client's JSON view: its preview is over once escaped
         let plain = engine
             .for_limits(ResultLimits {
@@ -132,10 +136,10 @@ mod tests {
             })
             .run(&call, &result)
             .result;
-        let seen = crate::profiles::client_view(codex, &plain, Tokenizer::Cl100k);
+        let seen = crate::config::profiles::client_view(codex, &plain, Tokenizer::Cl100k);
         assert_eq!(
             seen.outcome,
-            crate::profiles::Outcome::Truncated,
+            crate::config::profiles::Outcome::Truncated,
             "{seen:?}"
         );
     }

@@ -18,7 +18,7 @@ use super::parts::{Part, Work};
 use super::prefix_strip::strip_prefix;
 use super::strip::{strip, StripCounts};
 use super::{Policy, PrefixCounter, Scan, SpillHandle, SpillStore, ToolPolicy};
-use crate::tokens::Tokenizer;
+use crate::ground::tokens::Tokenizer;
 
 /// How a result was made to fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +73,7 @@ pub struct Budgeted {
     /// make it loud: nothing cut may go unnoticed).
     pub spill_error: Option<String>,
     /// The largest list the engine cut: how many of its items reached the model whole.
-    pub list: Option<crate::facts::ItemsKept>,
+    pub list: Option<crate::measure::facts::ItemsKept>,
 }
 
 /// Which call a result came from (the server and tool name the spill file).
@@ -115,7 +115,7 @@ struct Run<'a> {
     /// [`super::prefix_strip::StrippedPrefix::chunks`]), for mapping the preview's end back.
     prose_chunks: Vec<(usize, usize)>,
     /// The largest list a fill cut, in the work as it stands.
-    list: Option<crate::facts::ItemsKept>,
+    list: Option<crate::measure::facts::ItemsKept>,
 }
 
 impl Engine {
@@ -330,7 +330,10 @@ impl Engine {
             }
         }
         let read = partial.map_or(String::new(), |b| {
-            format!(" (in the first {} bytes read)", crate::units::thousands(b))
+            format!(
+                " (in the first {} bytes read)",
+                crate::ground::units::thousands(b)
+            )
         });
         cuts.extend(counts.describe().into_iter().map(|c| format!("{c}{read}")));
         let mut spilled_images = 0;
@@ -358,7 +361,7 @@ impl Engine {
         let mime = block["mimeType"].as_str().unwrap_or("image/png");
         let data = block["data"].as_str().unwrap_or("");
         // data that is no image is kept as the text it is (decoding it would lose it)
-        let (bytes, ext, what) = match crate::tokens::decode_image(data) {
+        let (bytes, ext, what) = match crate::ground::tokens::decode_image(data) {
             Some((bytes, _)) => (bytes, mime.rsplit('/').next().unwrap_or("bin"), "image"),
             None => (
                 data.as_bytes().to_vec(),
@@ -455,7 +458,7 @@ fn compact_json(run: &mut Run) -> bool {
     if bytes > 0 {
         run.facts.cuts.push(format!(
             "JSON written compactly: {} bytes of whitespace between tokens removed, nothing else",
-            crate::units::thousands(bytes)
+            crate::ground::units::thousands(bytes)
         ));
     }
     bytes > 0

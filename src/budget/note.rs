@@ -1,7 +1,7 @@
 //! The note every reduced result carries: what was cut, where the full copy is, how to read more.
 
 use super::spill::SpillHandle;
-use crate::units::thousands;
+use crate::ground::units::thousands;
 
 /// Cut lines a note lists before summing up the rest.
 const MAX_CUT_LINES: usize = 6;
@@ -23,7 +23,7 @@ pub struct NoteFacts {
     /// with `start_char`).
     pub preview_resume_char: Option<usize>,
     /// Where a preview that ends inside a line stopped: a whole JSON element, a word break.
-    pub preview_end: Option<crate::text::Boundary>,
+    pub preview_end: Option<crate::ground::text::Boundary>,
     pub spill: Option<SpillHandle>,
     pub spill_error: Option<String>,
     /// The reader is a model behind the proxy: point to `mcp_budget_read`, not the file.

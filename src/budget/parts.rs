@@ -15,10 +15,10 @@ pub use json::{JsonValue, Structured};
 /// JSON texts from this size on are checked and shrunk in one read with the shrink's loosest
 /// caps, never parsed whole first ([`Work::verify_json`]).
 pub const READ_SHRUNK_BYTES: usize = 64 * 1024;
+use crate::ground::tokens::image_data_cost;
 use crate::measure::{
     is_json_text, json_text_holds, looks_like_json, structured_duplicate, Holds, TextView,
 };
-use crate::tokens::image_data_cost;
 
 /// One content block, as the engine sees it.
 #[derive(Debug, Clone)]

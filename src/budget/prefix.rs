@@ -1,10 +1,10 @@
 //! Counting only as much text as a decision needs. Text is counted segment by segment at safe
 //! cuts (places where both encodings' pre-tokenisation splits whatever the text around:
-//! [`crate::tokens::cuts`]), stopping once a limit is passed, and a preview needs only its own
+//! [`crate::ground::tokens::cuts`]), stopping once a limit is passed, and a preview needs only its own
 //! prefix encoded.
 
-use crate::tokens::cuts::{is_safe_cut, safe_cut, SEGMENT_BYTES};
-use crate::tokens::{Encoding, Tokenizer};
+use crate::ground::tokens::cuts::{is_safe_cut, safe_cut, SEGMENT_BYTES};
+use crate::ground::tokens::{Encoding, Tokenizer};
 
 /// A text of more bytes than this many per token of a limit is first checked for more pieces
 /// than the limit: at the 3-5 bytes per token of most text it is over, and the check costs a
@@ -234,7 +234,7 @@ impl PrefixCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::cuts::segments;
+    use crate::ground::tokens::cuts::segments;
     use proptest::prelude::*;
 
     fn text_strategy() -> impl Strategy<Value = String> {

@@ -6,7 +6,7 @@ use super::chunks::chunk_end;
 use super::prefix::Scan;
 use super::strip::{strip, StripCounts};
 use super::{PrefixCounter, ToolPolicy};
-use crate::tokens::cuts::segments;
+use crate::ground::tokens::cuts::segments;
 
 /// Bytes of original text stripped at a time.
 const CHUNK_BYTES: usize = 16 * 1024;
@@ -172,7 +172,7 @@ impl StripCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::Tokenizer;
+    use crate::ground::tokens::Tokenizer;
 
     fn page() -> String {
         let mut s = String::new();

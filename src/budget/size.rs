@@ -5,7 +5,7 @@
 
 use std::ops::Add;
 
-use crate::text::{char_count, floor_char_boundary, line_count};
+use crate::ground::text::{char_count, floor_char_boundary, line_count};
 
 /// The size of some text in the units clients cut by.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -58,7 +58,7 @@ impl SizeLimits {
 
     /// The tighter of the two bounds in every unit.
     pub fn tightened(self, other: SizeLimits) -> SizeLimits {
-        let min = crate::units::tighter;
+        let min = crate::ground::units::tighter;
         SizeLimits {
             bytes: min(self.bytes, other.bytes),
             chars: min(self.chars, other.chars),
@@ -145,7 +145,7 @@ impl SizeLimits {
             (self.lines, "lines"),
         ]
         .iter()
-        .filter_map(|(v, unit)| v.map(|v| format!("{} {unit}", crate::units::thousands(v))))
+        .filter_map(|(v, unit)| v.map(|v| format!("{} {unit}", crate::ground::units::thousands(v))))
         .collect();
         match parts.as_slice() {
             [] => None,

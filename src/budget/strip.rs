@@ -71,7 +71,7 @@ impl StripCounts {
         let mut out = Vec::new();
         let mut add = |n: usize, what: &str| {
             if n > 0 {
-                out.push(format!("{} {what}", crate::units::thousands(n)));
+                out.push(format!("{} {what}", crate::ground::units::thousands(n)));
             }
         };
         add(self.data_uri_images, "data-URI images removed");

@@ -102,7 +102,7 @@ pub fn parse_config_text(
     home: Option<&Path>,
     lookup: Lookup,
 ) -> Result<ConfigFile, ConfigError> {
-    let text = crate::text::strip_bom(text);
+    let text = crate::ground::text::strip_bom(text);
     let file = path.display().to_string();
     let is_toml = path.extension().is_some_and(|e| e == "toml");
     if is_toml {
@@ -146,7 +146,7 @@ impl ProbeFile {
     /// `[gate]`).
     pub fn read(path: &Path) -> Result<ProbeFile, ConfigError> {
         let text = read_text(path)?;
-        ProbeFile::parse(path, crate::text::strip_bom(&text))
+        ProbeFile::parse(path, crate::ground::text::strip_bom(&text))
     }
 
     /// A probe file's tables from its text; `path` names it in errors.

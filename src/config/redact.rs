@@ -102,11 +102,11 @@ impl Redactor {
 
     /// How a message quotes text a server sent (an HTTP error body, a line it printed, the end
     /// of its stderr, a cursor): the WHOLE text redacted ([`Self::redact`]) first, then cut to
-    /// its first `max_chars` characters as one safe line ([`crate::text::preview`]). Cutting
+    /// its first `max_chars` characters as one safe line ([`crate::ground::text::preview`]). Cutting
     /// first would leave all but the last characters of a secret that straddles the cut, which
     /// no redaction afterwards can recognise. Every such preview goes through here.
     pub fn preview(&self, text: &str, max_chars: usize) -> String {
-        crate::text::preview(&self.redact(text), max_chars)
+        crate::ground::text::preview(&self.redact(text), max_chars)
     }
 
     /// [`Self::preview`] with every run of whitespace made one space after the redaction (an
@@ -114,13 +114,13 @@ impl Redactor {
     pub fn preview_words(&self, text: &str, max_chars: usize) -> String {
         let redacted = self.redact(text);
         let words: Vec<&str> = redacted.split_whitespace().collect();
-        crate::text::preview(&words.join(" "), max_chars)
+        crate::ground::text::preview(&words.join(" "), max_chars)
     }
 
     /// The last `max_chars` characters of `text`, redacted whole first (see [`Self::preview`]),
     /// with `...` before them when the start was cut.
     pub fn tail(&self, text: &str, max_chars: usize) -> String {
-        crate::text::tail(&self.redact(text), max_chars)
+        crate::ground::text::tail(&self.redact(text), max_chars)
     }
 
     /// `text` with every known secret replaced (nothing else), and how many were replaced.

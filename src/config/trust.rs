@@ -241,7 +241,7 @@ fn folder_keys(cwd: &Path) -> Vec<String> {
 
 fn read_json(path: &Path) -> Option<Value> {
     let text = std::fs::read_to_string(path).ok()?;
-    super::jsonc::parse_jsonc(crate::text::strip_bom(&text)).ok()
+    super::jsonc::parse_jsonc(crate::ground::text::strip_bom(&text)).ok()
 }
 
 #[cfg(test)]

@@ -8,12 +8,12 @@ use serde::Serialize;
 use super::compare::outcome_of;
 use super::probe::{Delivery, ProbeOutcome, Sent};
 use super::report::{ClientReport, ClientStatus, LabReport, LabServerReport};
-use crate::facts::{MeasuredClient, MeasuredDefinitions};
-use crate::facts::{RawCost, Report, ServerReport};
-use crate::profiles::{
+use crate::config::profiles::{
     engine_limits, misstated_by, profile, stated_cut, Break, ClientSeen, Outcome,
 };
-use crate::units::thousands;
+use crate::ground::units::thousands;
+use crate::measure::facts::{MeasuredClient, MeasuredDefinitions};
+use crate::measure::facts::{RawCost, Report, ServerReport};
 
 /// Put `lab`'s measurements into `report`: servers by name, probes by tool in order.
 pub fn merge(report: &mut Report, lab: &LabReport) {

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::probe::{note_first, Delivery, Modelled, ProbeOutcome};
-use crate::profiles::{client_view, profile, Outcome};
-use crate::tokens::Tokenizer;
+use crate::config::profiles::{client_view, profile, Outcome};
+use crate::ground::tokens::Tokenizer;
 
 pub const TOLERANCE_TOKENS: usize = 100;
 pub const TOLERANCE_SHARE: f64 = 0.03;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::model::Recorded;
-use crate::tokens::Tokenizer;
+use crate::ground::tokens::Tokenizer;
 
 /// The keys a client may put a tool's input schema under.
 const SCHEMA_KEYS: [&str; 5] = [
@@ -329,7 +329,7 @@ mod tests;
 
 /// What `profile` says a deferring client sends every turn of a server's `tools`.
 pub fn modelled_deferred(
-    profile: &crate::profiles::ClientProfile,
+    profile: &crate::config::profiles::ClientProfile,
     server: &str,
     tools: &[Value],
     tokenizer: Tokenizer,
@@ -343,7 +343,7 @@ pub fn modelled_deferred(
         })
         .collect();
     let pairs: Vec<(&str, &str)> = heads.iter().map(|(n, d)| (*n, d.as_str())).collect();
-    tokenizer.count(&crate::assess::clients::deferred_names(
+    tokenizer.count(&crate::judge::assess::clients::deferred_names(
         profile, server, &pairs,
     ))
 }

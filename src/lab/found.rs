@@ -166,9 +166,9 @@ pub fn kept(original: &str, text: &str) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ground::tokens::Tokenizer;
     use crate::lab::delivered::Delivered;
     use crate::lab::probe::{judge, Delivery};
-    use crate::tokens::Tokenizer;
     use serde_json::json;
     use std::path::Path;
 

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::delivered::Delivered;
 use super::found::Found;
-use crate::profiles::Outcome;
-use crate::tokens::Tokenizer;
+use crate::config::profiles::Outcome;
+use crate::ground::tokens::Tokenizer;
 
 /// What stands for the kept part of the original in a client's added text.
 pub const KEPT: &str = "[kept]";
@@ -198,7 +198,7 @@ pub fn judge(
             .filter(|b| b["resource"]["blob"].is_string())
             .count(),
         modelled: None,
-        json_array: crate::profiles::is_json_array_result(result),
+        json_array: crate::config::profiles::is_json_array_result(result),
     };
     let image_data: Vec<&str> = result["content"]
         .as_array()
@@ -221,7 +221,7 @@ pub fn judge(
     outcome.image_tokens = image_data
         .iter()
         .take(d.images)
-        .map(|data| crate::tokens::image_data_cost(data).map_or(0, |(_, t)| t))
+        .map(|data| crate::ground::tokens::image_data_cost(data).map_or(0, |(_, t)| t))
         .sum();
     let images_whole = outcome.images_delivered >= outcome.images || outcome.image_as_text;
     // an image pasted as base64 text and cut with the rest (Cline sends the result's JSON):

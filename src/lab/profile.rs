@@ -360,7 +360,7 @@ mod tests {
         assert_eq!(refuse["when"].as_str(), Some("json_array"));
         assert_eq!(v["client"]["measured"]["version"].as_str(), Some("1.2.3"));
         // the era, as clients.toml reads it
-        let era: crate::profiles::EraRule = v["client"]["era"].clone().try_into().unwrap();
+        let era: crate::config::profiles::EraRule = v["client"]["era"].clone().try_into().unwrap();
         assert_eq!(
             (
                 era.opens_with.as_str(),

@@ -159,9 +159,9 @@ impl LabReport {
                     "{}: {}: the profile predicts {} tokens ({}), the client sent {} ({})",
                     c.id,
                     p.tool,
-                    crate::units::thousands(m.tokens),
+                    crate::ground::units::thousands(m.tokens),
                     m.outcome.name(),
-                    crate::units::thousands(p.delivered.map_or(0, |d| d.tokens)),
+                    crate::ground::units::thousands(p.delivered.map_or(0, |d| d.tokens)),
                     m.measured_outcome.name()
                 ));
             }
@@ -174,7 +174,7 @@ impl LabReport {
 /// first request or version, or a fallback from a refused `server/discover` it is not said to
 /// make (or not to); `None` when it spoke as profiled, or the profile says nothing.
 pub fn era_drift(id: &str, era: &super::ClientEra) -> Option<String> {
-    let rule = crate::profiles::profile(id)?.era.as_ref()?;
+    let rule = crate::config::profiles::profile(id)?.era.as_ref()?;
     let asked = era.asked.as_deref().unwrap_or("no version");
     if era.opened_with != rule.opens_with || asked != rule.version {
         return Some(format!(
@@ -199,7 +199,10 @@ pub fn era_drift(id: &str, era: &super::ClientEra) -> Option<String> {
 /// The line that says client `id`, installed in `installed`, is not the version its profile
 /// was measured with, and what to run; `None` when it is, or the profile was never measured.
 pub fn stale_profile(id: &str, installed: &str) -> Option<String> {
-    let on = &crate::profiles::profile(id)?.measured.as_ref()?.version;
+    let on = &crate::config::profiles::profile(id)?
+        .measured
+        .as_ref()?
+        .version;
     (on != installed).then(|| {
         format!(
             "{id}: profile measured on {on}, installed {installed}: run `mcp-budget lab --derive --client {id}`"

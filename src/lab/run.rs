@@ -14,7 +14,7 @@ use super::adapter::{Adapter, RunValues};
 use super::model::{FakeModel, Recorded, Script};
 use super::tap::Transcript;
 use super::{LabError, LabServer};
-use crate::upstream::GRACE;
+use crate::wire::upstream::GRACE;
 
 /// What one run needs.
 pub struct RunSpec<'a> {
@@ -154,7 +154,7 @@ async fn run_before(
         (code, _) => {
             let exit = code.map_or("was killed by a signal".into(), |c| format!("exited {c}"));
             // the output's end, already one line
-            let tail = crate::text::tail(&tail, 300);
+            let tail = crate::ground::text::tail(&tail, 300);
             Err(error(format!("{what} before the run {exit}: {tail}")))
         }
     }
@@ -256,7 +256,7 @@ async fn run_client(
     let redactor = super::tap::server_redactor(spec.server.env.values().map(String::as_str));
     let tail = |b: &[u8]| {
         let text = redactor.redact(&String::from_utf8_lossy(b));
-        crate::text::tail(&text, 2000).to_string()
+        crate::ground::text::tail(&text, 2000).to_string()
     };
     Ok((code, timed_out, format!("{}{}", tail(&err), tail(&out))))
 }

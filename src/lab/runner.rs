@@ -18,7 +18,7 @@ use super::report::{ClientReport, ClientStatus, LabReport, LabServerReport, LAB_
 use super::run::{self, RunOutcome, RunSpec};
 use super::shapes::Shape;
 use crate::config::{ServerSpec, TransportSpec};
-use crate::tokens::Tokenizer;
+use crate::ground::tokens::Tokenizer;
 
 mod derive_runs;
 mod read;
@@ -118,7 +118,7 @@ pub async fn run_lab(opts: &LabOptions, mut progress: impl FnMut(&str)) -> LabRe
     LabReport {
         schema_version: LAB_SCHEMA_VERSION,
         tool: format!("mcp-budget {}", env!("CARGO_PKG_VERSION")),
-        generated_at: crate::units::now_rfc3339(),
+        generated_at: crate::ground::units::now_rfc3339(),
         isolation: opts.isolation,
         tokenizer: opts.tokenizer.name().into(),
         clients,
@@ -187,7 +187,7 @@ async fn run_client(
             derive_client(opts, adapter, &bin, base_env, progress).await;
         progress(&format!("{}: deriving its protocol era", adapter.id));
         report.era = era_once(opts, adapter, &bin, base_env).await;
-        let today = crate::units::now_rfc3339();
+        let today = crate::ground::units::now_rfc3339();
         report.profile = profile::entry(&report, today.get(..10).unwrap_or(&today));
     }
     for server in &opts.servers {
@@ -321,8 +321,8 @@ fn failure(adapter: &Adapter, outcome: &RunOutcome, why: &str) -> String {
         outcome.requests.len()
     );
     if outcome.timed_out || outcome.exit_code != Some(0) {
-        let tail = crate::text::one_line(&outcome.output_tail);
-        line += &format!(": {}", crate::text::tail(&tail, 300));
+        let tail = crate::ground::text::one_line(&outcome.output_tail);
+        line += &format!(": {}", crate::ground::text::tail(&tail, 300));
     }
     line
 }

@@ -16,7 +16,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
 use super::shapes::{self, Shape};
-use crate::demo::from_json;
+use crate::wire::demo::from_json;
 
 /// The tool's name.
 pub const TOOL: &str = "lab_result";

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use super::probe::Delivery;
 use super::report::{ClientStatus, LabReport};
-use crate::report::Listing;
-use crate::units::thousands;
+use crate::ground::units::thousands;
+use crate::output::report::Listing;
 
 /// `lab`'s output: the table, or the report as JSON (the `lab` contract).
 pub fn render(
@@ -71,7 +71,7 @@ fn table(report: &LabReport) -> String {
                 let _ = writeln!(
                     out,
                     "  {}: spoke {}",
-                    crate::text::one_line(&s.server),
+                    crate::ground::text::one_line(&s.server),
                     era.describe()
                 );
             }
@@ -79,7 +79,7 @@ fn table(report: &LabReport) -> String {
                 let _ = writeln!(
                     out,
                     "  {}: definitions {:?}, {} of {} tools defined, {} by name only: {} tokens per turn ({} as the server lists them){}",
-                    crate::text::one_line(&s.server),
+                    crate::ground::text::one_line(&s.server),
                     d.form,
                     d.defined,
                     d.server_tools,
@@ -97,7 +97,7 @@ fn table(report: &LabReport) -> String {
                 let _ = writeln!(
                     out,
                     "    {}: {} tokens -> {} tokens, {}{} (head {} + tail {} chars kept), sent {:?}{file}",
-                    crate::text::one_line(&p.tool),
+                    crate::ground::text::one_line(&p.tool),
                     thousands(p.raw.tokens),
                     delivered,
                     delivery(p.delivery),
@@ -121,7 +121,12 @@ fn table(report: &LabReport) -> String {
                 let _ = writeln!(out, "    error: {e}");
             }
             if let Some(e) = &s.error {
-                let _ = writeln!(out, "  {}: error: {}", crate::text::one_line(&s.server), e);
+                let _ = writeln!(
+                    out,
+                    "  {}: error: {}",
+                    crate::ground::text::one_line(&s.server),
+                    e
+                );
             }
             for k in &s.kept {
                 let _ = writeln!(out, "  kept: {k}");
@@ -180,7 +185,7 @@ fn rule_line(r: &super::derive::ShapeRule) -> String {
         r.shape.name(),
         thousands(r.head),
         thousands(r.tail),
-        crate::text::one_line(&r.marker),
+        crate::ground::text::one_line(&r.marker),
         r.runs
     )
 }

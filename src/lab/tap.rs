@@ -140,7 +140,7 @@ async fn stderr_tail(from: impl tokio::io::AsyncRead + Unpin, redactor: Redactor
         if kept.len() == STDERR_LINES {
             kept.pop_front();
         }
-        kept.push_back(crate::text::preview(
+        kept.push_back(crate::ground::text::preview(
             &redactor.redact(text),
             STDERR_LINE_CHARS,
         ));
@@ -288,7 +288,7 @@ impl Transcript {
             true => ", saying nothing on stderr".to_string(),
             false => format!(
                 ", its stderr ending: {}",
-                crate::upstream::stderr_summary(
+                crate::wire::upstream::stderr_summary(
                     &stderr.join("\n"),
                     SAID_CHARS,
                     &Redactor::default()

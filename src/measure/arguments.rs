@@ -29,7 +29,7 @@ pub fn schema_errors(schema: Option<&Value>, arguments: &Value) -> Vec<String> {
             } else {
                 path
             };
-            crate::text::preview(&format!("{at}: {e}"), MAX_ERROR_CHARS)
+            crate::ground::text::preview(&format!("{at}: {e}"), MAX_ERROR_CHARS)
         })
         .collect()
 }

@@ -3,8 +3,8 @@
 //! examples, so a cut never lands inside a JSON example's `{ ... }`.
 
 use super::code_spans::{code_spans, inside};
-use crate::text::shorten;
-use crate::tokens::Tokenizer;
+use crate::ground::text::shorten;
+use crate::ground::tokens::Tokenizer;
 
 /// Where a long description would be cut: the last sentence end (else word end) whose prefix
 /// is at most `max_tokens`, outside code and examples (fenced blocks, inline code, JSON and XML:

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::MeasureError;
-use crate::tokens::{Counts, TokenizerSet};
+use crate::ground::tokens::{Counts, TokenizerSet};
 
 /// What the initialize result says.
 #[derive(Debug, Clone, Default)]

@@ -7,10 +7,10 @@ use serde_json::{json, Map, Value};
 use super::description_cut::{description_cut, last_sentence};
 use super::lean::{apply_transform, each_child_mut, each_schema, factor_repeats, LeanTransform};
 use super::{compact_json, model_view};
-use crate::facts::SchemaLint;
-use crate::text::preview;
-use crate::tokens::Tokenizer;
-use crate::units::thousands;
+use crate::ground::text::preview;
+use crate::ground::tokens::Tokenizer;
+use crate::ground::units::thousands;
+use crate::measure::facts::SchemaLint;
 
 /// A description longer than this many tokens is flagged (and the suggested cut keeps at most
 /// this many).
@@ -357,7 +357,7 @@ fn drop_list(s: &mut Value, key: &str, list: &Value, done: &mut bool) {
 mod tests {
     use super::super::code_spans::{code_spans, inside};
     use super::*;
-    use crate::text::shorten;
+    use crate::ground::text::shorten;
 
     fn tool(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::facts::SchemaLint;
+use crate::measure::facts::SchemaLint;
 
 static LIST_SHAPED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(^|[_\-.])(list|search|query|find|browse|get_all|fetch_all)([_\-.]|s?$)|^list|^search")

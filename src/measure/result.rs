@@ -11,9 +11,9 @@ use serde_json::Value;
 use super::duplicate::{structured_duplicate, TextView};
 use super::pagination::is_paginated;
 use super::{compact_json, MeasureError};
-use crate::facts::{BlockCost, RawCost, RawTotals};
-use crate::text::{char_count, line_count};
-use crate::tokens::{image_data_cost, Counts, TokenizerSet};
+use crate::ground::text::{char_count, line_count};
+use crate::ground::tokens::{image_data_cost, Counts, TokenizerSet};
+use crate::measure::facts::{BlockCost, RawCost, RawTotals};
 
 /// The shape a tool result must have (checked without copying anything).
 #[derive(Deserialize)]
@@ -212,7 +212,7 @@ fn measure_block(v: &Value, set: &TokenizerSet, sums: &mut Sums, cost: &mut RawC
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::Tokenizer;
+    use crate::ground::tokens::Tokenizer;
     use base64::Engine as _;
 
     #[test]

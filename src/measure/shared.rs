@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::compact_json;
 use super::lints::view_tokens;
-use crate::facts::SharedParameter;
-use crate::tokens::Tokenizer;
+use crate::ground::tokens::Tokenizer;
+use crate::measure::facts::SharedParameter;
 
 /// Tools one parameter must appear in, the same, to be a group (`audit`'s default).
 pub const SHARED_PARAMETER_TOOLS: usize = 5;
@@ -91,7 +91,7 @@ pub fn suggested_hidden_tokens(
         .to_string();
     let mut t = Value::Object(tool.clone());
     if let (Some(max), Some(d)) = (cut, t["description"].as_str()) {
-        t["description"] = Value::String(crate::text::shorten(d, max));
+        t["description"] = Value::String(crate::ground::text::shorten(d, max));
     }
     for transform in super::LeanTransform::ALL {
         if let Some(schema) = t.get_mut("inputSchema") {

@@ -6,8 +6,8 @@ use serde_json::{json, Map, Value};
 
 use super::lints::{lint_tool, Counted};
 use super::{compact_json, MeasureError};
-use crate::facts::{ListCost, ToolCost, ToolsList};
-use crate::tokens::{Counts, TokenizerSet};
+use crate::ground::tokens::{Counts, TokenizerSet};
+use crate::measure::facts::{ListCost, ToolCost, ToolsList};
 
 /// The tools of all pages, with totals per tokenizer.
 #[derive(Debug, Clone, Default)]
@@ -204,7 +204,7 @@ pub fn measure_list(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tokens::Tokenizer;
+    use crate::ground::tokens::Tokenizer;
 
     #[test]
     fn model_view_keeps_schema_key_order_and_breaks_out_parts() {

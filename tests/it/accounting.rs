@@ -6,11 +6,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use mcp_budget::assess::findings;
 use mcp_budget::budget::{CallInfo, Engine, Policy, SpillStore, Strategy, DEFAULT_MAX_BYTES};
-use mcp_budget::facts::{ProbeResult, ServerReport};
+use mcp_budget::ground::tokens::{Tokenizer, TokenizerSet};
+use mcp_budget::judge::assess::findings;
+use mcp_budget::measure::facts::{ProbeResult, ServerReport};
 use mcp_budget::measure::measure_result;
-use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -78,7 +78,7 @@ fn demo_pass_through_is_budgeted_at_its_raw_model_count() {
     // counted here, independently: the text block and the compact structuredContent
     let mut args = serde_json::Map::new();
     args.insert("city".into(), json!("Lisbon"));
-    let result = mcp_budget::demo::DemoServer::new("demo")
+    let result = mcp_budget::wire::demo::DemoServer::new("demo")
         .call("get_forecast", &args)
         .unwrap();
     let content = count(result["content"][0]["text"].as_str().unwrap());
@@ -328,7 +328,10 @@ fn a_multi_line_json_rpc_error_is_one_line_in_the_table_and_whole_in_json() {
     let trimmed = error.trim();
     let first = trimmed.lines().next().unwrap().trim_end();
     let rest = trimmed.chars().count() - first.chars().count();
-    let more = format!("{} more characters in", mcp_budget::units::thousands(rest));
+    let more = format!(
+        "{} more characters in",
+        mcp_budget::ground::units::thousands(rest)
+    );
     assert!(rows[0].contains("query failed …("), "{table}");
     let joined: String = rows.concat().split_whitespace().collect();
     assert!(joined.contains(&more.replace(' ', "")), "{table}");

@@ -1,29 +1,29 @@
 //! The house rules of docs/architecture.md, checked on the source: imports run one way between
-//! the library's top-level modules (no cycle, no arrow up a layer), commands import no other
-//! command, and no source file is over 500 lines.
+//! the library's parts, its top-level modules (no cycle, no arrow up a layer), commands import
+//! no other command, one module convention (`x.rs` beside `x/`, no `mod.rs`), and no source
+//! file is over 500 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::support::repo;
 
-/// The library's layers, lowest first. A module may import its own layer's modules (as long as
-/// no cycle forms) and any layer below, never one above.
+/// The library's parts, in layers, lowest first. A part may import its own layer's parts (as
+/// long as no cycle forms) and any layer below, never one above.
 const LAYERS: &[&[&str]] = &[
-    &[
-        "text", "atomic", "units", "tokens", "calllog", "config", "profiles",
-    ],
-    &["facts"],
+    &["ground"],
+    &["config"],
     &["measure"],
     &["budget"],
-    &["assess"],
-    &["report"],
-    &["upstream", "demo", "capture", "gate", "telemetry", "auth"],
-    &["audit", "proxy", "connect", "lab", "schemas", "wrap"],
+    &["wire"],
+    &["judge"],
+    &["output"],
+    &["run", "lab"],
+    &["schemas"],
 ];
 
 /// Arrows the layers allow but the design does not: measuring needs no engine. (`measure` and
-/// `budget` importing `report` is an arrow up the layers, so the first test refuses it.)
+/// `budget` importing `output` is an arrow up the layers, so the first test refuses it.)
 const FORBIDDEN: &[(&str, &str)] = &[("measure", "budget")];
 
 #[test]
@@ -57,7 +57,7 @@ fn library_modules_import_down_the_layers_only() {
 
 #[test]
 fn commands_import_no_other_command() {
-    let dir = repo().join("src/commands");
+    let dir = repo().join("src/app/commands");
     let commands: BTreeSet<String> = rust_files(&dir)
         .iter()
         .filter_map(|p| p.file_stem()?.to_str().map(String::from))
@@ -79,6 +79,31 @@ fn commands_import_no_other_command() {
         }
     }
     assert!(found.is_empty(), "{found:?}");
+}
+
+/// Issue 42: one module convention, `x.rs` beside its folder `x/`: no `mod.rs` anywhere.
+#[test]
+fn every_module_with_children_is_a_file_beside_its_folder() {
+    let files = rust_files(&repo().join("src"));
+    assert!(files.len() > 100, "{}", files.len());
+    let mod_rs: Vec<_> = files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n == "mod.rs"))
+        .collect();
+    assert!(mod_rs.is_empty(), "mod.rs files: {mod_rs:?}");
+    // and every folder of modules has its file
+    for f in &files {
+        let dir = f.parent().unwrap();
+        if dir != repo().join("src") {
+            let file = dir.with_extension("rs");
+            assert!(
+                file.is_file(),
+                "{} has no {}",
+                dir.display(),
+                file.display()
+            );
+        }
+    }
 }
 
 #[test]
@@ -229,7 +254,7 @@ fn the_import_reader_sees_through_strings_comments_and_groups() {
     assert_eq!(module_depth(Path::new("src"), Path::new("src/a/b.rs")), 2);
 }
 
-/// Top-level library module -> the top-level modules it names through `crate::`.
+/// Part (top-level library module) -> the parts it names through `crate::`.
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = repo().join("src");
     let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();

@@ -1,8 +1,8 @@
 //! The shared corpus of real tool lists and tool results: every count mcp-budget makes must
 //! equal the independent Python tiktoken count in `corpus_expected.rs`.
 
+use mcp_budget::ground::tokens::{Tokenizer, TokenizerSet};
 use mcp_budget::measure::{measure_result, measure_tools_pages};
-use mcp_budget::tokens::{Tokenizer, TokenizerSet};
 
 use crate::corpus_expected::{RESPONSES, TOOLSLISTS};
 use crate::support::corpus;
@@ -121,7 +121,7 @@ fn corpus_images_are_costed_by_pixels_not_base64() {
     assert!(w > 100 && h > 100, "{w}x{h}");
     assert_eq!(
         c.image_tokens,
-        mcp_budget::tokens::claude_image_tokens(w, h).0
+        mcp_budget::ground::tokens::claude_image_tokens(w, h).0
     );
     // the naive text count of the base64 is far larger than the pixel cost
     assert!(

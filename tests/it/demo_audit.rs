@@ -1,7 +1,7 @@
 //! The README's main command: `audit probes/demo.toml` against the embedded demo server, with
 //! its numbers checked against an independent client and count.
 
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
 
 use serde_json::Value;
 
@@ -56,7 +56,7 @@ fn demo_audit_writes_a_full_report_and_exits_zero() {
     assert_eq!(shot["blocks"][1]["width_px"], 1280);
     assert_eq!(
         shot["image_tokens"],
-        mcp_budget::tokens::claude_image_tokens(1280, 800).0
+        mcp_budget::ground::tokens::claude_image_tokens(1280, 800).0
     );
     let blob = &by_tool("download_archive")["raw"];
     assert_eq!(blob["model_tokens"], 0, "a blob is never counted as text");

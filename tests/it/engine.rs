@@ -1115,8 +1115,8 @@ fn a_table_too_big_as_json_fits_as_toon_and_reads_back_the_same() {
     let text = serde_json::to_string(&table).unwrap();
     let toon = mcp_budget::budget::toon_encode(&table).unwrap();
     let (json_tokens, toon_tokens) = (
-        mcp_budget::tokens::Tokenizer::Cl100k.count(&text),
-        mcp_budget::tokens::Tokenizer::Cl100k.count(&toon),
+        mcp_budget::ground::tokens::Tokenizer::Cl100k.count(&text),
+        mcp_budget::ground::tokens::Tokenizer::Cl100k.count(&toon),
     );
     // a third fewer: no keys, quotes or braces per row
     assert!(
@@ -1130,7 +1130,7 @@ fn a_table_too_big_as_json_fits_as_toon_and_reads_back_the_same() {
     policy.set_budget(budget).unwrap();
     let plain = mcp_budget::budget::Engine::new(
         policy.clone(),
-        mcp_budget::tokens::Tokenizer::Cl100k,
+        mcp_budget::ground::tokens::Tokenizer::Cl100k,
         mcp_budget::budget::SpillStore::new(dir.path(), 1 << 30),
     );
     policy
@@ -1138,7 +1138,7 @@ fn a_table_too_big_as_json_fits_as_toon_and_reads_back_the_same() {
         .unwrap();
     let with_toon = mcp_budget::budget::Engine::new(
         policy,
-        mcp_budget::tokens::Tokenizer::Cl100k,
+        mcp_budget::ground::tokens::Tokenizer::Cl100k,
         mcp_budget::budget::SpillStore::new(dir.path(), 1 << 30),
     );
     let call = mcp_budget::budget::CallInfo {
@@ -1161,8 +1161,8 @@ fn a_table_too_big_as_json_fits_as_toon_and_reads_back_the_same() {
     let note = on.note.as_deref().unwrap();
     let said = format!(
         "JSON written as TOON (the same value, tables of rows): {} -> {} tokens",
-        mcp_budget::units::thousands(json_tokens),
-        mcp_budget::units::thousands(toon_tokens)
+        mcp_budget::ground::units::thousands(json_tokens),
+        mcp_budget::ground::units::thousands(toon_tokens)
     );
     assert!(note.contains(&said), "{note}");
     // the original JSON is saved, as for every strategy that changes a result

@@ -2,7 +2,7 @@
 //! reported, and a pretty-printed JSON result that fits once compact is compacted, not cut.
 
 use mcp_budget::budget::{Budgeted, CallInfo, Engine, Policy, SpillStore, Strategy};
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
 use serde_json::{json, Value};
 
 fn engine(dir: &std::path::Path, budget: usize, toml: &str) -> Engine {

@@ -2,7 +2,7 @@
 //! keep what a model acts on, in the expression's key order, and cut most of the tokens.
 
 use mcp_budget::budget::{Policy, Projection};
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
 use serde_json::Value;
 
 use crate::support::corpus;

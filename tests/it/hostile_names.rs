@@ -199,5 +199,5 @@ fn a_huge_tool_error_is_a_bounded_preview_in_every_table() {
 }
 
 fn thousands(n: usize) -> String {
-    mcp_budget::units::thousands(n)
+    mcp_budget::ground::units::thousands(n)
 }

@@ -43,7 +43,7 @@ fn a_result_over_the_budget_is_replaced_one_within_it_is_kept_and_nothing_fails_
         .collect();
     let tokens: usize = texts
         .iter()
-        .map(|t| mcp_budget::tokens::Tokenizer::Cl100k.count(t))
+        .map(|t| mcp_budget::ground::tokens::Tokenizer::Cl100k.count(t))
         .sum();
     assert!(tokens <= 1_000, "{tokens}");
     // the original is on disk, and the note says where

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use mcp_budget::proxy::ToolIndex;
+use mcp_budget::run::proxy::ToolIndex;
 use serde_json::Value;
 
 use crate::support::{corpus, repo};

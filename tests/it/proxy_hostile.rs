@@ -279,7 +279,7 @@ fn issue12_25_an_upstream_mcp_budget_read_is_hidden_behind_the_proxys_own() {
         .filter(|t| t["name"] == "mcp_budget_read")
         .collect();
     assert_eq!(reads.len(), 1, "{listed}");
-    let ours = mcp_budget::proxy::read_tool_definition();
+    let ours = mcp_budget::run::proxy::read_tool_definition();
     assert_eq!(reads[0], &ours);
     assert_eq!(tools.len(), 2);
     p.tool_names(2);

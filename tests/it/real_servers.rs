@@ -1,7 +1,7 @@
 //! Real third-party servers from npm (installed, pinned, by `.ci/run`): counts by mcp-budget
 //! equal an independent client's raw capture counted separately.
 
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
 
 use crate::support::{mcp_budget, read_report, real_server, RawClient};
 

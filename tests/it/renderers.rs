@@ -1,9 +1,9 @@
 //! Every renderer (table, csv, json, markdown, html) on one fixture report: the embedded demo's
 //! audit (deterministic payloads), with timings, dates and paths replaced so snapshots are stable.
 
-use mcp_budget::facts::Report;
-use mcp_budget::report::charts::{ChartKind, DrawnChart};
-use mcp_budget::report::{render, CsvKind, Format};
+use mcp_budget::measure::facts::Report;
+use mcp_budget::output::report::charts::{ChartKind, DrawnChart};
+use mcp_budget::output::report::{render, CsvKind, Format};
 
 /// The demo audit, with everything that varies from run to run fixed.
 fn fixture() -> Report {
@@ -115,7 +115,9 @@ fn the_report_sections_are_filled_from_the_numbers() {
     let first = md.lines().nth(2).unwrap();
     assert!(
         first.contains(&format!("{} tools", demo.tools_list.tool_count))
-            && first.contains(&mcp_budget::units::thousands(demo.tools_list.model_tokens)),
+            && first.contains(&mcp_budget::ground::units::thousands(
+                demo.tools_list.model_tokens
+            )),
         "{first}"
     );
     for heading in [
@@ -131,7 +133,7 @@ fn the_report_sections_are_filled_from_the_numbers() {
     assert!(!demo.findings.is_empty());
     for f in &demo.findings {
         assert!(md.contains(&format!("`{}`", f.rule)));
-        assert!(mcp_budget::assess::findings::rule(&f.rule).is_some());
+        assert!(mcp_budget::judge::assess::findings::rule(&f.rule).is_some());
     }
     // costs: claude-sonnet-4.5 by default, priced on the claude estimate
     let pricing = report.pricing.as_ref().unwrap();
@@ -210,7 +212,7 @@ fn explain_prints_a_rule_and_refuses_an_unknown_one() {
 /// pipe and a heading after a line break, a spreadsheet formula, a bidi override, ESC, and a
 /// tool error far longer than any cell.
 fn hostile_fixture() -> Report {
-    use mcp_budget::facts::{ProbeResult, ProbeStatus, RawCost, ServerReport, ToolCost};
+    use mcp_budget::measure::facts::{ProbeResult, ProbeStatus, RawCost, ServerReport, ToolCost};
     let mut s = ServerReport::new("srv|<b>x</b>\n# h @team", "stdio", "x", "t");
     let names = [
         ("x`<img src=x onerror=alert(1)>`y", 300),

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use mcp_budget::ground::tokens::Tokenizer;
 use mcp_budget::measure::{factor_repeats, lint_tool_with, LintLimits};
-use mcp_budget::tokens::Tokenizer;
 use serde_json::{json, Map, Value};
 
 use crate::support::{corpus, repo, venv_python};
@@ -329,22 +329,22 @@ fn the_suggested_policy_leaves_the_tax_the_audit_says() {
             .next()
             .unwrap()
             .to_string();
-        let read = mcp_budget::proxy::read_tool_definition();
+        let read = mcp_budget::run::proxy::read_tool_definition();
         let read = Tokenizer::Cl100k.count(&mcp_budget::measure::compact_json(
             &mcp_budget::measure::model_view(read.as_object().unwrap()),
         ));
         let want = format!(
             "schema {} -> {} tokens per turn",
-            mcp_budget::units::thousands(now as usize),
-            mcp_budget::units::thousands((then as usize) + read)
+            mcp_budget::ground::units::thousands(now as usize),
+            mcp_budget::ground::units::thousands((then as usize) + read)
         );
         assert!(line.contains(&want), "{name}: `{line}` lacks `{want}`");
     }
     assert!(
         text.contains(&format!(
             "{} -> {} tokens per turn",
-            mcp_budget::units::thousands(total.0 as usize),
-            mcp_budget::units::thousands(total.1 as usize)
+            mcp_budget::ground::units::thousands(total.0 as usize),
+            mcp_budget::ground::units::thousands(total.1 as usize)
         )),
         "{text}"
     );

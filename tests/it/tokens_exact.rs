@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_budget::tokens::Encoding;
+use mcp_budget::ground::tokens::Encoding;
 
 use crate::support::corpus;
 

@@ -2,7 +2,7 @@
 //! a spill write that fails later is loud (stderr, the call log, the exit status, the result's
 //! own note), and concurrent calls that spill each get their own original back, byte for byte.
 
-use mcp_budget::demo::DemoServer;
+use mcp_budget::wire::demo::DemoServer;
 use serde_json::{json, Value};
 
 use crate::support::{bin_path, mcp_budget, Pipelined, RawClient};
@@ -151,7 +151,7 @@ fn the_proxy_reports_a_failed_spill_to_the_client_the_log_and_stderr() {
             && err.contains("could not be saved"),
         "{err}"
     );
-    let records = mcp_budget::calllog::read_log(&log).unwrap();
+    let records = mcp_budget::ground::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].spill_id, None);
     assert!(records[0].spill_error.as_deref().unwrap().contains("demo"));

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use super::super::fill::{share, Alloc, ArrayCut, Caps, FillReport, Filler};
 use super::super::parts::{compact, JsonValue, Part, Structured, Work};
 use super::super::Size;
-use crate::facts::ItemsKept;
+use crate::measure::facts::ItemsKept;
 
 /// More JSON blocks than this are records (the Python SDK sends a list as one block per item):
 /// kept from the head as an array keeps its items.
@@ -134,8 +134,8 @@ impl<'w, 'a> JsonFill<'w, 'a> {
         if kept_blocks < blocks {
             cuts.push(format!(
                 "content: the first {} of {} JSON blocks kept",
-                crate::units::thousands(kept_blocks),
-                crate::units::thousands(blocks)
+                crate::ground::units::thousands(kept_blocks),
+                crate::ground::units::thousands(blocks)
             ));
         }
         cuts.extend(report.describe());
@@ -299,7 +299,7 @@ mod tests {
     use super::super::super::prefix::PrefixCounter;
     use super::super::json_stage::json_texts;
     use super::*;
-    use crate::tokens::Tokenizer;
+    use crate::ground::tokens::Tokenizer;
     use serde_json::json;
 
     /// Items of 600 bytes that never fit 7 whole (the seventh is cut inside only when what is

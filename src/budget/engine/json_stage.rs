@@ -148,8 +148,8 @@ impl Engine {
             }
             run.facts.cuts.push(format!(
                 "JSON written as TOON (the same value, tables of rows): {} -> {} tokens",
-                crate::units::thousands(json_tokens),
-                crate::units::thousands(toon_tokens)
+                crate::ground::units::thousands(json_tokens),
+                crate::ground::units::thousands(toon_tokens)
             ));
             *part = Part::Prose {
                 text: Cow::Owned(toon),

@@ -10,7 +10,7 @@ use super::super::parts::{block as part_block, compact, Part, Work};
 use super::super::prefix_strip::original_offset;
 use super::super::{Scan, SizeLimits};
 use super::{Budgeted, Engine, Run, Strategy};
-use crate::text::{boundary_before, line_count, Boundary};
+use crate::ground::text::{boundary_before, line_count, Boundary};
 
 impl Engine {
     pub(super) fn spill_stage(&self, run: &mut Run) -> Budgeted {

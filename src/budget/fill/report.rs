@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::units::thousands;
+use crate::ground::units::thousands;
 
 /// The arrays at one path.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

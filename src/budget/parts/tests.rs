@@ -1,6 +1,6 @@
 use super::json::CountMemo;
 use super::*;
-use crate::tokens::Tokenizer;
+use crate::ground::tokens::Tokenizer;
 
 #[test]
 fn the_size_is_the_joined_texts_size() {

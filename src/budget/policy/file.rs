@@ -38,9 +38,11 @@ impl Policy {
             source,
         })?;
         let value: toml::Value =
-            toml::from_str(crate::text::strip_bom(&text)).map_err(|e| PolicyFileError::Parse {
-                path: shown.clone(),
-                message: e.to_string().trim().replace('\n', " "),
+            toml::from_str(crate::ground::text::strip_bom(&text)).map_err(|e| {
+                PolicyFileError::Parse {
+                    path: shown.clone(),
+                    message: e.to_string().trim().replace('\n', " "),
+                }
             })?;
         let table = value.get("policy").cloned().unwrap_or(value);
         self.extend_from_toml(&table)

@@ -2,15 +2,15 @@
 //! at the audit's pixel cost, and the break read from what was delivered.
 
 use super::*;
-use crate::facts::ClientResult;
-use crate::facts::{ProbeResult, RawCost, ServerReport};
+use crate::config::profiles::{client_view, select};
+use crate::ground::tokens::Tokenizer;
 use crate::lab::definitions::{Definitions, Form};
 use crate::lab::isolate::Isolation;
 use crate::lab::model::Api;
 use crate::lab::probe::Sizes;
 use crate::lab::report::{ClientReport, LabServerReport};
-use crate::profiles::{client_view, select};
-use crate::tokens::Tokenizer;
+use crate::measure::facts::ClientResult;
+use crate::measure::facts::{ProbeResult, RawCost, ServerReport};
 use serde_json::json;
 
 fn outcome(
@@ -135,7 +135,7 @@ fn report(tools: &[(&str, usize)], image_tokens: usize) -> Report {
             ..ProbeResult::new(t)
         });
     }
-    s.clients = vec![crate::facts::ClientSchema {
+    s.clients = vec![crate::measure::facts::ClientSchema {
         client: "claude-code".into(),
         schema_tokens_per_turn: 100,
         deferred: false,

@@ -4,9 +4,9 @@
 //! run or two more than the search alone. Found on the profile's own model of the client
 //! (`profiles::client_view`), no client run.
 
+use crate::config::profiles::{client_view, ClientProfile, Outcome};
+use crate::ground::tokens::Tokenizer;
 use crate::lab::shapes::{self, Shape};
-use crate::profiles::{client_view, ClientProfile, Outcome};
-use crate::tokens::Tokenizer;
 
 /// What the profile predicts of one boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +68,7 @@ fn last_where(lo: usize, hi: usize, holds: impl Fn(usize) -> bool) -> Hint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profiles::profile;
+    use crate::config::profiles::profile;
 
     #[test]
     fn a_profiles_boundaries_are_where_its_model_says_the_shape_stops_coming_back_whole() {

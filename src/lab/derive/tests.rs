@@ -1,8 +1,8 @@
 use super::*;
+use crate::ground::tokens::Tokenizer;
 use crate::lab::delivered::Delivered;
 use crate::lab::probe::{content_text, judge};
 use crate::lab::shapes;
-use crate::tokens::Tokenizer;
 
 /// Judge what a simulated client showed of a lab result, as a real run is judged.
 fn judged(

@@ -343,7 +343,7 @@ fn texts_tokens(v: &Value) -> u64 {
     let mut stack = vec![v];
     while let Some(x) = stack.pop() {
         match x {
-            Value::String(s) => total += crate::tokens::Tokenizer::Cl100k.count(s) as u64,
+            Value::String(s) => total += crate::ground::tokens::Tokenizer::Cl100k.count(s) as u64,
             Value::Array(a) => stack.extend(a),
             Value::Object(o) => stack.extend(o.values()),
             _ => {}

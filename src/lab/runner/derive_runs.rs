@@ -51,7 +51,7 @@ pub(super) async fn derive_client(
                 }
             };
             // where the client's profile puts the boundaries, tried first
-            let hints = crate::profiles::profile(&adapter.id).map(|p| {
+            let hints = crate::config::profiles::profile(&adapter.id).map(|p| {
                 let top = derive::ESCALATE_MAX.min(MAX_CHARS);
                 derive::hints(p, shape, derive::SMALLEST, MAX_CHARS, top, opts.tokenizer)
             });

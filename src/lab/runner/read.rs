@@ -12,7 +12,7 @@ use super::super::probe::{self, ProbeOutcome};
 use super::super::report::LabServerReport;
 use super::super::run::RunOutcome;
 use super::{failure, LabProbe};
-use crate::tokens::Tokenizer;
+use crate::ground::tokens::Tokenizer;
 
 /// Read what the client listed into the server's report (the era and definitions from the
 /// first run that has them); a client that listed nothing is the server's error.
@@ -29,7 +29,7 @@ pub(super) fn read_listing(
     if report.definitions.is_none() && !tools.is_empty() {
         let mut d = definitions::measure(&tools, &outcome.requests, tokenizer);
         if d.form == definitions::Form::Deferred {
-            d.modelled_tokens = crate::profiles::profile(&adapter.id)
+            d.modelled_tokens = crate::config::profiles::profile(&adapter.id)
                 .map(|p| definitions::modelled_deferred(p, &report.server, &tools, tokenizer));
         }
         report.definitions = Some(d);

@@ -50,7 +50,7 @@ pub(crate) fn lab_command(dir: &Path, adapter: &Path, id: &str) -> assert_cmd::C
 
 /// The client version `id`'s profile in clients.toml was measured with.
 fn measured_version(id: &str) -> String {
-    let text = std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap();
+    let text = std::fs::read_to_string(repo().join("src/config/profiles/clients.toml")).unwrap();
     let profiles: toml::Value = toml::from_str(&text).unwrap();
     profiles["client"]
         .as_array()
@@ -528,7 +528,7 @@ fn lab_check_fails_on_a_client_that_moved_from_its_profile() {
         let line = format!(
             "error: lab: claude-code: {}: the profile predicts {} tokens",
             p["tool"].as_str().unwrap(),
-            mcp_budget::units::thousands(p["modelled"]["tokens"].as_u64().unwrap() as usize)
+            mcp_budget::ground::units::thousands(p["modelled"]["tokens"].as_u64().unwrap() as usize)
         );
         assert_eq!(
             stderr.contains(&line),

@@ -65,7 +65,8 @@ fn measured_as_its_profile_predicts(id: &str) {
         ),
         ("search_code", "{ q = \"fetchUser language:typescript\" }"),
     ];
-    let first_page_only = mcp_budget::profiles::profile(id).is_some_and(|p| p.first_page_only());
+    let first_page_only =
+        mcp_budget::config::profiles::profile(id).is_some_and(|p| p.first_page_only());
     if !first_page_only {
         wanted.push(("get_forecast", "{ city = \"Lisbon\" }"));
         // an embedded resource, and a name Qwen Code's own read_file shares (issue 39)
@@ -77,9 +78,10 @@ fn measured_as_its_profile_predicts(id: &str) {
     speaks_its_profiles_era(id, &client);
     // the definitions: names only for a client whose profile defers them, else every one
     let form = server["definitions"]["form"].as_str().unwrap();
-    let profiles: toml::Value =
-        toml::from_str(&std::fs::read_to_string(repo().join("src/profiles/clients.toml")).unwrap())
-            .unwrap();
+    let profiles: toml::Value = toml::from_str(
+        &std::fs::read_to_string(repo().join("src/config/profiles/clients.toml")).unwrap(),
+    )
+    .unwrap();
     let profile = profiles["client"]
         .as_array()
         .unwrap()
@@ -95,7 +97,7 @@ fn measured_as_its_profile_predicts(id: &str) {
     );
     // the parameters it adds to every definition are the profile's (`adds_parameter`)
     let added: Vec<String> = defs_added(&server["definitions"]);
-    let profiled: Vec<String> = mcp_budget::profiles::profile(id)
+    let profiled: Vec<String> = mcp_budget::config::profiles::profile(id)
         .unwrap()
         .schema
         .adds_parameter
@@ -253,7 +255,7 @@ fn shape_probes(dir: &std::path::Path, id: &str) -> (std::path::PathBuf, usize) 
 /// A list of 158 tools over four pages reaches the client's model as its profile says: the
 /// pages it reads (the first alone, or all), every definition or the names alone.
 fn offers_a_long_list_as_its_profile_says(id: &str, client: &Value) {
-    let p = mcp_budget::profiles::profile(id).unwrap();
+    let p = mcp_budget::config::profiles::profile(id).unwrap();
     let many = client["servers"]
         .as_array()
         .unwrap()
@@ -271,8 +273,8 @@ fn offers_a_long_list_as_its_profile_says(id: &str, client: &Value) {
     assert_eq!(many["pages_read"], pages, "{id}: {many:#}");
     let defs = &many["definitions"];
     let deferred = match p.schema.mode {
-        mcp_budget::profiles::SchemaMode::Full => false,
-        mcp_budget::profiles::SchemaMode::DeferredOver => {
+        mcp_budget::config::profiles::SchemaMode::Full => false,
+        mcp_budget::config::profiles::SchemaMode::DeferredOver => {
             offered > p.schema.over_tools.unwrap_or(usize::MAX)
         }
         _ => true,
@@ -286,7 +288,7 @@ fn offers_a_long_list_as_its_profile_says(id: &str, client: &Value) {
 /// The era a client spoke to each server of a lab run is its profile's `[client.era]`: the
 /// first request and version, and on a server from before 2026 the fallback it makes.
 fn speaks_its_profiles_era(id: &str, client: &Value) {
-    let era = &mcp_budget::profiles::profile(id).unwrap().era;
+    let era = &mcp_budget::config::profiles::profile(id).unwrap().era;
     let era = era
         .as_ref()
         .expect("every measured client's era is profiled");

@@ -2,7 +2,7 @@
 //! client's own limits, so the client never cuts one again; checked with the official Python
 //! SDK client in front of the demo and of the real server-filesystem.
 
-use mcp_budget::demo::DemoServer;
+use mcp_budget::wire::demo::DemoServer;
 use serde_json::Value;
 
 use crate::support::{bin_path, real_server};

@@ -5,8 +5,8 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use mcp_budget::demo::DemoServer;
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
+use mcp_budget::wire::demo::DemoServer;
 use serde_json::{json, Value};
 
 use crate::support::{bin_path, RawClient};
@@ -42,7 +42,7 @@ fn a_huge_result_fits_and_reads_back_whole() {
     // reads no further (Gemini CLI, Cline, Continue: `client-first-page-only`) sees every tool
     assert!(tools.get("nextCursor").is_none(), "{tools}");
     // every other definition is the server's own, field for field and in its key order
-    let own: Vec<Value> = mcp_budget::demo::tool_definitions()
+    let own: Vec<Value> = mcp_budget::wire::demo::tool_definitions()
         .into_iter()
         .filter(|t| t["name"] != "create_ticket")
         .collect();
@@ -150,7 +150,7 @@ fn a_huge_result_fits_and_reads_back_whole() {
 
     // one log line per upstream call (reads are not upstream calls), secrets-free by design
     drop(c);
-    let records = mcp_budget::calllog::read_log(&log).unwrap();
+    let records = mcp_budget::ground::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 1, "{records:?}");
     let r = &records[0];
     assert_eq!(
@@ -189,7 +189,7 @@ fn a_huge_result_fits_and_reads_back_whole() {
         if name.ends_with(".svg") {
             let svg = String::from_utf8(bytes).unwrap();
             assert!(svg.contains("demo/scrape_as_markdown (1 call)"));
-            assert!(svg.contains(&mcp_budget::units::thousands(r.raw_tokens)));
+            assert!(svg.contains(&mcp_budget::ground::units::thousands(r.raw_tokens)));
         } else {
             assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         }
@@ -277,7 +277,7 @@ fn denied_tools_are_refused_and_100_concurrent_calls_each_get_their_result() {
     }
     drop(stdin);
     let _ = child.wait();
-    let records = mcp_budget::calllog::read_log(&log).unwrap();
+    let records = mcp_budget::ground::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 100, "each call logged once, whole");
     assert!(records
         .iter()

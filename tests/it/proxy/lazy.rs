@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use mcp_budget::ground::tokens::Tokenizer;
 use mcp_budget::measure::{compact_json, model_view};
-use mcp_budget::tokens::Tokenizer;
 use serde_json::{json, Value};
 
 use crate::support::{bin_path, corpus, free_port, repo, serve_on};

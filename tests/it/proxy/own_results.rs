@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
 use serde_json::{json, Value};
 
 use crate::support::{bin_path, corpus, repo, RawClient};

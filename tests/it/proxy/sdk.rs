@@ -3,8 +3,8 @@
 
 use std::process::Command;
 
-use mcp_budget::demo::DemoServer;
-use mcp_budget::tokens::Tokenizer;
+use mcp_budget::ground::tokens::Tokenizer;
+use mcp_budget::wire::demo::DemoServer;
 use serde_json::Value;
 
 use crate::support::{bin_path, free_port, real_server, serve_on};
@@ -185,7 +185,7 @@ fn the_upstream_can_be_a_url_with_or_without_sse_or_a_named_server() {
         ],
     );
     assert_eq!(got["shown"], "Echo: through a named server");
-    let records = mcp_budget::calllog::read_log(&log).unwrap();
+    let records = mcp_budget::ground::calllog::read_log(&log).unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(
         (records[0].server.as_str(), records[0].tool.as_str()),

@@ -188,7 +188,7 @@ async fn without_stream_one_message_and_count_tokens_answer_json() {
     // the strings' cl100k_base counts, each alone: "claude-opus-5-5" is 7, "user" 1, "hi" 1
     let expected: usize = ["claude-opus-5-5", "user", "hi"]
         .iter()
-        .map(|t| crate::tokens::Tokenizer::Cl100k.count(t))
+        .map(|t| crate::ground::tokens::Tokenizer::Cl100k.count(t))
         .sum();
     assert_eq!(got.json(), json!({"input_tokens": expected}));
     assert_eq!(m.requests()[1].reply, Reply::CountTokens);

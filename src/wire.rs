@@ -1,0 +1,7 @@
+//! The wire: upstream sessions with exact byte capture, connecting from a spec (and signing in with OAuth), recording a run and serving it back, the embedded demo server.
+
+pub mod auth;
+pub mod capture;
+pub mod connect;
+pub mod demo;
+pub mod upstream;
