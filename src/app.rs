@@ -6,5 +6,6 @@ pub mod commands;
 pub mod exit;
 pub mod printer;
 pub mod progress;
+pub mod runtime;
 pub mod settings;
 pub mod signin;

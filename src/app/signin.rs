@@ -28,7 +28,7 @@ pub fn offer_sign_ins(specs: &[ServerSpec]) {
     let Some(dir) = crate::app::settings::auth_dir() else {
         return;
     };
-    let Ok(runtime) = crate::app::commands::runtime() else {
+    let Ok(runtime) = crate::app::runtime::runtime() else {
         return;
     };
     for spec in specs {
@@ -72,7 +72,7 @@ pub fn sign_in(
     opts: &LoginOptions,
     browser: bool,
 ) -> anyhow::Result<bool> {
-    let signed = crate::app::commands::runtime()?.block_on(auth::login(dir, url, opts, |link| {
+    let signed = crate::app::runtime::runtime()?.block_on(auth::login(dir, url, opts, |link| {
         warn(&format!("{name}: open this URL to sign in: {link}"));
         if browser {
             open_browser(link);

@@ -15,6 +15,7 @@ mod per_block;
 mod result;
 mod rule_match;
 mod sdk_limits;
+mod size;
 mod visible;
 
 use std::sync::LazyLock;
@@ -30,7 +31,7 @@ pub use result::{
     misstated_by, stated_cut,
 };
 pub use sdk_limits::{sdk_limits, SdkLimit};
-pub use visible::Count;
+pub use visible::CountFn;
 
 /// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
 /// source states it.

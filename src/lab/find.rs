@@ -131,9 +131,28 @@ pub async fn installed_version(id: &str) -> Option<String> {
         return None;
     };
     let home = tempfile::tempdir().ok()?;
-    let mut env = super::runner::base_env();
+    let mut env = base_env();
     env.insert("HOME".into(), home.path().display().to_string());
     version(&bin, &adapter, &env).await
+}
+
+/// The environment every client starts from: PATH (the system's folders and node's), LANG.
+pub(super) fn base_env() -> BTreeMap<String, String> {
+    let mut dirs = vec![
+        "/usr/local/bin".to_string(),
+        "/usr/bin".into(),
+        "/bin".into(),
+    ];
+    if let Some(node_dir) = on_path("node").as_deref().and_then(Path::parent) {
+        let d = node_dir.display().to_string();
+        if !dirs.contains(&d) {
+            dirs.insert(0, d);
+        }
+    }
+    BTreeMap::from([
+        ("PATH".to_string(), dirs.join(":")),
+        ("LANG".to_string(), "C.UTF-8".to_string()),
+    ])
 }
 
 #[cfg(test)]

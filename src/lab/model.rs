@@ -65,13 +65,13 @@ pub struct Recorded {
     pub headers: Vec<(String, String)>,
     /// The body as JSON text (a gzip body decoded); empty when it was refused for its size.
     pub body: Vec<u8>,
-    pub reply: Reply,
+    pub reply: ScriptReply,
 }
 
 /// What the script answered a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Reply {
+pub enum ScriptReply {
     /// The probe's call (`name` as the client offered the tool, or its carrier: Codex's `exec`,
     /// Qwen Code's `tool_call` bridge), with the call id the client must answer.
     CallTool {

@@ -105,7 +105,7 @@ pub struct LabOptions {
 
 /// Run every client on every server.
 pub async fn run_lab(opts: &LabOptions, mut progress: impl FnMut(&str)) -> LabReport {
-    let base_env = base_env();
+    let base_env = find::base_env();
     // a daemon a client starts in a session of its own is handed to the lab and ended after
     // each run (super::reap)
     super::reap::adopt_orphans();
@@ -123,25 +123,6 @@ pub async fn run_lab(opts: &LabOptions, mut progress: impl FnMut(&str)) -> LabRe
         tokenizer: opts.tokenizer.name().into(),
         clients,
     }
-}
-
-/// The environment every client starts from: PATH (the system's folders and node's), LANG.
-pub(super) fn base_env() -> BTreeMap<String, String> {
-    let mut dirs = vec![
-        "/usr/local/bin".to_string(),
-        "/usr/bin".into(),
-        "/bin".into(),
-    ];
-    if let Some(node_dir) = find::on_path("node").as_deref().and_then(Path::parent) {
-        let d = node_dir.display().to_string();
-        if !dirs.contains(&d) {
-            dirs.insert(0, d);
-        }
-    }
-    BTreeMap::from([
-        ("PATH".to_string(), dirs.join(":")),
-        ("LANG".to_string(), "C.UTF-8".to_string()),
-    ])
 }
 
 async fn run_client(

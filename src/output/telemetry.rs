@@ -87,7 +87,7 @@ pub struct CallMeasure {
 
 /// How a request ended.
 #[derive(Debug, Clone, Default)]
-pub struct Outcome {
+pub struct RequestEnd {
     /// `error.type`: a JSON-RPC error code as text, or `tool_error` for a result with
     /// `isError`; and the message.
     pub error: Option<(String, String)>,
@@ -220,11 +220,11 @@ impl Telemetry {
 
     /// A request ended: nothing is recorded in a build without the `telemetry` feature.
     #[cfg(not(feature = "telemetry"))]
-    pub fn finish(&self, _span: RequestSpan, _outcome: Outcome) {}
+    pub fn finish(&self, _span: RequestSpan, _outcome: RequestEnd) {}
 
     /// A request ended: its span ends with what was measured, and its metrics are recorded.
     #[cfg(feature = "telemetry")]
-    pub fn finish(&self, mut span: RequestSpan, outcome: Outcome) {
+    pub fn finish(&self, mut span: RequestSpan, outcome: RequestEnd) {
         if !self.is_on() {
             return;
         }
@@ -356,7 +356,7 @@ mod tests {
             });
             t.finish(
                 span,
-                Outcome {
+                RequestEnd {
                     result: Some(ResultMeasure {
                         raw_tokens: raw,
                         budgeted_tokens: raw.min(8_000),
@@ -369,7 +369,7 @@ mod tests {
                         spilled: raw > 8_000,
                         ..ResultMeasure::default()
                     }),
-                    ..Outcome::default()
+                    ..RequestEnd::default()
                 },
             );
         }

@@ -5,6 +5,7 @@
 mod clients;
 mod engine_time;
 mod era;
+mod lists;
 mod observer;
 mod server;
 

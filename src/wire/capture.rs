@@ -15,5 +15,5 @@ pub use manifest::{
     SCHEMA_VERSION,
 };
 pub use record::{Recorder, ReplayDefaults};
-pub use recording::{Recording, Reply};
+pub use recording::{RecordedReply, Recording};
 pub use serve::serve;

@@ -42,8 +42,9 @@ fn three_survey_servers_audit_from_their_probe_files() {
         manual.push_str(&std::fs::read_to_string(page).unwrap());
     }
     std::fs::write(data.join("README.md"), manual).unwrap();
-    for f in ["lib.rs", "main.rs", "text.rs", "units.rs"] {
-        std::fs::copy(repo().join("src").join(f), data.join("src").join(f)).unwrap();
+    for f in ["lib.rs", "main.rs", "ground/text.rs", "ground/units.rs"] {
+        let name = std::path::Path::new(f).file_name().unwrap();
+        std::fs::copy(repo().join("src").join(f), data.join("src").join(name)).unwrap();
     }
     let out = survey.path().join("out");
     let status = Command::new(bin_path())

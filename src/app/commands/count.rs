@@ -9,7 +9,7 @@ use crate::app::cli::{CountArgs, ListFormat};
 use crate::app::settings;
 
 pub fn run(args: CountArgs) -> anyhow::Result<()> {
-    let settings::Count { tokenizers: set } = settings::Count::resolve(&args)?;
+    let settings::CountSettings { tokenizers: set } = settings::CountSettings::resolve(&args)?;
     let mut rows = Vec::new();
     let files = if args.files.is_empty() {
         vec!["-".into()]

@@ -16,7 +16,7 @@ use crate::app::settings;
 const TELEMETRY_FLUSH: Duration = Duration::from_secs(3);
 
 pub fn run(args: ProxyArgs) -> anyhow::Result<()> {
-    let settings = settings::Proxy::resolve(&args)?;
+    let settings = settings::ProxySettings::resolve(&args)?;
     let telemetry = settings.telemetry.clone();
     let runtime = super::runtime()?;
     let status = runtime.block_on(async {
@@ -54,7 +54,7 @@ pub fn run(args: ProxyArgs) -> anyhow::Result<()> {
 }
 
 /// Start the proxy and serve it (on stdio, or on `--listen`) until its client goes.
-async fn serve(s: settings::Proxy) -> anyhow::Result<()> {
+async fn serve(s: settings::ProxySettings) -> anyhow::Result<()> {
     let (spec, name) = (&s.spec, &s.opts.server.clone());
     let started =
         tokio::time::timeout(s.start_timeout, Proxy::start(spec, &s.session, s.opts)).await;

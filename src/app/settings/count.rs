@@ -5,13 +5,13 @@ use mcp_budget::ground::tokens::TokenizerSet;
 use crate::app::cli::CountArgs;
 
 /// What `count` runs with.
-pub struct Count {
+pub struct CountSettings {
     pub tokenizers: TokenizerSet,
 }
 
-impl Count {
-    pub fn resolve(args: &CountArgs) -> anyhow::Result<Count> {
-        Ok(Count {
+impl CountSettings {
+    pub fn resolve(args: &CountArgs) -> anyhow::Result<CountSettings> {
+        Ok(CountSettings {
             tokenizers: TokenizerSet::new(args.tokenizer.0.clone()),
         })
     }

@@ -17,7 +17,7 @@ use mcp_budget::output::telemetry::{OtlpConfig, Telemetry};
 use crate::app::cli::ProxyArgs;
 
 /// What `proxy` runs with.
-pub struct Proxy {
+pub struct ProxySettings {
     pub spec: ServerSpec,
     pub opts: ProxyOptions,
     /// How the upstream is started (its environment, the era spoken, the bearer token's
@@ -35,8 +35,8 @@ pub struct Proxy {
     pub telemetry: Arc<Telemetry>,
 }
 
-impl Proxy {
-    pub fn resolve(args: &ProxyArgs) -> anyhow::Result<Proxy> {
+impl ProxySettings {
+    pub fn resolve(args: &ProxyArgs) -> anyhow::Result<ProxySettings> {
         let bearer = bearer(args)?;
         let spec = upstream(args)?;
         let (engine, limits) =
@@ -84,7 +84,7 @@ impl Proxy {
             auth: super::auth_dir(),
             ..SessionOptions::default()
         };
-        Ok(Proxy {
+        Ok(ProxySettings {
             spec,
             opts,
             session,

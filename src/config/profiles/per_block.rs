@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::result::{measure, prefix, suffix_start, threshold};
 use super::rule_match::applies;
-use super::visible::{Count, Visible};
+use super::size::{measure, prefix, suffix_start, threshold};
+use super::visible::{CountFn, Visible};
 use super::{ClientProfile, Rule};
 use crate::ground::units::thousands;
 
@@ -36,7 +36,7 @@ pub(super) fn text_budget(
     limit: usize,
     header: &str,
     message: &str,
-    count: Count,
+    count: CountFn,
 ) -> usize {
     match rule.keep {
         None => limit,
@@ -59,7 +59,7 @@ pub(super) fn cut_blocks(
     meta: &BTreeMap<String, u64>,
     error: bool,
     file_path: &str,
-    count: Count,
+    count: CountFn,
 ) -> BlockCuts {
     let mut done = BlockCuts::default();
     for rule in block_rules(profile) {

@@ -15,9 +15,10 @@ use serde_json::Value;
 use super::per_block::{block_rules, cut_blocks, text_budget};
 use super::rule_match::applies;
 pub use super::rule_match::{is_json_array_result, misstated_by, stated_cut};
-use super::visible::{visible, Count};
+use super::size::{measure, prefix, suffix_start, threshold};
+use super::visible::{visible, CountFn};
 use super::{Break, ClientProfile, ClientSeen, Outcome, Rule};
-use crate::ground::text::{ceil_char_boundary, char_count, floor_char_boundary, line_count};
+use crate::ground::text::{char_count, line_count};
 use crate::ground::tokens::Tokenizer;
 use crate::ground::units::thousands;
 
@@ -48,7 +49,7 @@ pub fn client_view(profile: &ClientProfile, result: &Value, tokenizer: Tokenizer
 /// [`client_view`]'s outcome says), answered by the first rule over its limit, without
 /// cutting or wording anything: the proxy asks this of every call its telemetry counts.
 pub fn breaks_limit(profile: &ClientProfile, result: &Value, tokenizer: Tokenizer) -> bool {
-    let count: Count = &|t| tokenizer.count(t);
+    let count: CountFn = &|t| tokenizer.count(t);
     let v = visible(profile, result, count);
     let whole = join(&v.texts);
     let meta = BTreeMap::new();
@@ -77,7 +78,7 @@ pub fn client_view_counted(
     profile: &ClientProfile,
     result: &Value,
     meta: &BTreeMap<String, u64>,
-    count: Count,
+    count: CountFn,
 ) -> ClientSeen {
     client_view_in(profile, result, meta, count, None)
 }
@@ -88,8 +89,8 @@ pub fn client_view_in(
     profile: &ClientProfile,
     result: &Value,
     meta: &BTreeMap<String, u64>,
-    count: Count,
-    model: Option<Count>,
+    count: CountFn,
+    model: Option<CountFn>,
 ) -> ClientSeen {
     let mut v = visible(profile, result, count);
     let file_path = profile
@@ -220,7 +221,7 @@ pub fn client_view_in(
             .join("\n"),
     };
     // shown whole: each text counted alone, with the wrapper it gets
-    let tally = |count: Count| -> usize {
+    let tally = |count: CountFn| -> usize {
         match shown {
             Some(_) => count(&seen_text),
             None => {
@@ -268,7 +269,7 @@ pub fn client_view_in(
     };
     // the images, and the notes the client writes beside them
     let refused = outcome == Outcome::Refused;
-    let notes = |count: Count| -> usize { v.image_notes.iter().map(|n| count(n)).sum() };
+    let notes = |count: CountFn| -> usize { v.image_notes.iter().map(|n| count(n)).sum() };
     let images = match refused {
         true => 0,
         false => v.image_tokens + notes(count),
@@ -307,21 +308,10 @@ pub fn client_view_in(
 
 /// A marker that states a fixed amount cut (no `{removed}` in it) where that amount is off by
 /// more than a tenth from what was cut, in the marker's own unit.
-fn misstated(message: &str, whole: &str, kept: &str, count: Count) -> Option<Break> {
+fn misstated(message: &str, whole: &str, kept: &str, count: CountFn) -> Option<Break> {
     let (stated, unit) = stated_cut(message)?;
     let cut = measure(unit, whole, 0, count).saturating_sub(measure(unit, kept, 0, count));
     misstated_by(stated, cut, unit)
-}
-
-/// A rule's threshold for one tool: raised by the number its definition's `_meta` holds under
-/// the rule's `raised_by` key, up to `raised_up_to` (never lowered).
-pub(super) fn threshold(rule: &Rule, meta: &BTreeMap<String, u64>) -> usize {
-    let raised = rule
-        .raised_by
-        .as_ref()
-        .and_then(|k| meta.get(k))
-        .map(|v| (*v).min(rule.raised_up_to.unwrap_or(u64::MAX)));
-    rule.threshold.max(raised.unwrap_or(0)) as usize
 }
 
 /// "40,000 chars (truncate)", or "… (truncate, unconfirmed)".
@@ -352,96 +342,5 @@ fn kept_text(whole: &str, cut: Option<(usize, usize)>) -> Cow<'_, str> {
     match cut {
         None => Cow::Borrowed(whole),
         Some((head, tail)) => Cow::Owned(format!("{}{}", &whole[..head], &whole[tail..])),
-    }
-}
-
-/// The size of `text` in `unit` (tokens include the images).
-pub(super) fn measure(unit: &str, text: &str, image_tokens: usize, count: Count) -> usize {
-    match unit {
-        "tokens" => count(text) + image_tokens,
-        "bytes" => text.len(),
-        "chars" => char_count(text),
-        "lines" => line_count(text),
-        _ => 0,
-    }
-}
-
-/// The byte length of the longest prefix of `text` at most `n` units long.
-pub(super) fn prefix(text: &str, unit: &str, n: usize, count: Count) -> usize {
-    match unit {
-        "bytes" => floor_char_boundary(text, n.min(text.len())),
-        "chars" => text.char_indices().nth(n).map_or(text.len(), |(i, _)| i),
-        "lines" => match n {
-            0 => 0,
-            n => text
-                .match_indices('\n')
-                .nth(n - 1)
-                .map_or(text.len(), |(i, _)| i + 1),
-        },
-        // the longest prefix whose count is at most n, by bisection over char boundaries
-        _ => {
-            let (mut lo, mut hi) = (0, text.len());
-            while lo < hi {
-                let mid = ceil_char_boundary(text, (lo + hi).div_ceil(2));
-                if mid >= hi {
-                    break;
-                }
-                if count(&text[..mid]) <= n {
-                    lo = mid;
-                } else {
-                    hi = floor_char_boundary(text, mid - 1);
-                }
-            }
-            if count(&text[..hi]) <= n {
-                hi
-            } else {
-                lo
-            }
-        }
-    }
-}
-
-/// Where the longest suffix of `text` at most `n` units long starts.
-pub(super) fn suffix_start(text: &str, unit: &str, n: usize, count: Count) -> usize {
-    match unit {
-        "bytes" => ceil_char_boundary(text, text.len().saturating_sub(n)),
-        "chars" => {
-            let count = text.chars().count();
-            text.char_indices()
-                .nth(count.saturating_sub(n))
-                .map_or(text.len(), |(i, _)| i)
-        }
-        "lines" => {
-            // the last n lines: after the (n+1)-th line break from the end (a final break ends
-            // the last line)
-            let body = text.strip_suffix('\n').unwrap_or(text);
-            match n {
-                0 => text.len(),
-                n => body
-                    .rmatch_indices('\n')
-                    .nth(n - 1)
-                    .map_or(0, |(i, _)| i + 1),
-            }
-        }
-        _ => {
-            let (mut lo, mut hi) = (0, text.len());
-            // the smallest start whose suffix counts at most n
-            while lo < hi {
-                let mid = floor_char_boundary(text, (lo + hi) / 2);
-                if mid <= lo {
-                    break;
-                }
-                if count(&text[mid..]) <= n {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            if count(&text[lo..]) <= n {
-                lo
-            } else {
-                hi
-            }
-        }
     }
 }

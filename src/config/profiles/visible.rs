@@ -39,9 +39,13 @@ impl Visible<'_> {
 }
 
 /// Counts the tokens of a text (a tokenizer, or a memo of one shared by several clients).
-pub type Count<'c> = &'c dyn Fn(&str) -> usize;
+pub type CountFn<'c> = &'c dyn Fn(&str) -> usize;
 
-pub(super) fn visible<'a>(profile: &ClientProfile, result: &'a Value, count: Count) -> Visible<'a> {
+pub(super) fn visible<'a>(
+    profile: &ClientProfile,
+    result: &'a Value,
+    count: CountFn,
+) -> Visible<'a> {
     let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);
     let structured = result.get("structuredContent").filter(|s| !s.is_null());
     let has_structured = structured.is_some();

@@ -1,5 +1,5 @@
 use super::*;
-use crate::lab::model::Reply;
+use crate::lab::model::ScriptReply;
 use serde_json::json;
 
 fn request(body: Value) -> Recorded {
@@ -10,7 +10,7 @@ fn request(body: Value) -> Recorded {
         path: "/".into(),
         headers: Vec::new(),
         body: body.to_string().into_bytes(),
-        reply: Reply::Text,
+        reply: ScriptReply::Text,
     }
 }
 

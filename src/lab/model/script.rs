@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{Reply, Script};
+use super::{Script, ScriptReply};
 
 /// The id of the probe's (first) call (also of Codex's `exec` running it, and Qwen's bridge
 /// call); a script of several calls gives the later ones `call_probe_target_2`, `_3`, ...
@@ -49,17 +49,17 @@ pub(super) enum Turn {
 
 impl Turn {
     /// How this answer is recorded.
-    pub(super) fn reply(&self) -> Reply {
+    pub(super) fn reply(&self) -> ScriptReply {
         match self {
-            Turn::Call(c) if is_target(&c.id) => Reply::CallTool {
+            Turn::Call(c) if is_target(&c.id) => ScriptReply::CallTool {
                 call_id: c.id.to_string(),
                 name: c.name.clone(),
                 namespace: c.namespace.clone(),
             },
-            Turn::Call(c) => Reply::Discover {
+            Turn::Call(c) => ScriptReply::Discover {
                 tool: c.name.clone(),
             },
-            Turn::Done { .. } => Reply::Text,
+            Turn::Done { .. } => ScriptReply::Text,
         }
     }
 }

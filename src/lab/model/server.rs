@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::gemini::Mode;
 use super::script::{is_target, Turn};
 use super::sse::{self, Answer};
-use super::{anthropic, chat, encoding, gemini, responses, Api, Recorded, Reply, Script};
+use super::{anthropic, chat, encoding, gemini, responses, Api, Recorded, Script, ScriptReply};
 
 /// The largest request body accepted (decoded).
 pub(super) const MAX_BODY: usize = 64 << 20;
@@ -57,7 +57,7 @@ impl Shared {
     fn target_called(&self, id: &str) -> bool {
         let log = self.log.lock().unwrap_or_else(|p| p.into_inner());
         log.iter()
-            .any(|r| matches!(&r.reply, Reply::CallTool { call_id, .. } if call_id == id))
+            .any(|r| matches!(&r.reply, ScriptReply::CallTool { call_id, .. } if call_id == id))
     }
 
     fn recorded_len(&self) -> usize {
@@ -191,11 +191,11 @@ fn error(status: StatusCode, message: String) -> Answer {
 async fn read_body(
     headers: &hyper::HeaderMap,
     body: hyper::body::Incoming,
-) -> Result<Vec<u8>, (Answer, Reply, Vec<u8>)> {
+) -> Result<Vec<u8>, (Answer, ScriptReply, Vec<u8>)> {
     let refuse = |status: StatusCode, message: String, kept: Vec<u8>| {
         (
             error(status, message),
-            Reply::Refused {
+            ScriptReply::Refused {
                 status: status.as_u16(),
             },
             kept,
@@ -263,7 +263,7 @@ async fn answer(shared: &Shared, req: Request<hyper::body::Incoming>) -> Answer 
         path,
         headers: headers_of(&parts.headers),
         body: Vec::new(),
-        reply: Reply::NotFound,
+        reply: ScriptReply::NotFound,
     };
     let (answer, reply) = match read_body(&parts.headers, body).await {
         Err((answer, reply, kept)) => {
@@ -282,16 +282,16 @@ async fn answer(shared: &Shared, req: Request<hyper::body::Incoming>) -> Answer 
 }
 
 /// 404 for a path no API has, or a method other than POST.
-fn not_found(rec: &Recorded) -> (Answer, Reply) {
+fn not_found(rec: &Recorded) -> (Answer, ScriptReply) {
     let message = format!(
         "mcp-budget lab: no model API at {} {}",
         rec.method, rec.path
     );
-    (error(StatusCode::NOT_FOUND, message), Reply::NotFound)
+    (error(StatusCode::NOT_FOUND, message), ScriptReply::NotFound)
 }
 
 /// The script's answer to a read request.
-fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, Reply) {
+fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, ScriptReply) {
     if route == Route::Unknown {
         return not_found(rec);
     }
@@ -302,7 +302,7 @@ fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, Reply) {
                 StatusCode::BAD_REQUEST,
                 format!("the request body is not JSON: {e}"),
             );
-            return (answer, Reply::Refused { status: 400 });
+            return (answer, ScriptReply::Refused { status: 400 });
         }
     };
     // what the request's texts count in cl100k_base: a client that asks its model to count a
@@ -310,8 +310,8 @@ fn respond(shared: &Shared, route: Route, rec: &Recorded) -> (Answer, Reply) {
     let tokens = texts_tokens(&req);
     let script = &shared.script;
     let mut turn = match route {
-        Route::CountTokens => return (anthropic::count(tokens), Reply::CountTokens),
-        Route::GeminiCount => return (gemini::count(tokens), Reply::CountTokens),
+        Route::CountTokens => return (anthropic::count(tokens), ScriptReply::CountTokens),
+        Route::GeminiCount => return (gemini::count(tokens), ScriptReply::CountTokens),
         Route::Messages => anthropic::decide(script, &req),
         Route::Chat => chat::decide(script, &req),
         Route::Responses => responses::decide(script, &req),

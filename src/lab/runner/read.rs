@@ -7,7 +7,7 @@ use super::super::adapter::Adapter;
 use super::super::compare;
 use super::super::definitions;
 use super::super::delivered;
-use super::super::model::{target_id, Reply};
+use super::super::model::{target_id, ScriptReply};
 use super::super::probe::{self, ProbeOutcome};
 use super::super::report::LabServerReport;
 use super::super::run::RunOutcome;
@@ -99,7 +99,7 @@ fn delivered_of(
 ) -> Option<delivered::Delivered> {
     let id = target_id(k);
     let call_id = outcome.requests.iter().find_map(|r| match &r.reply {
-        Reply::CallTool { call_id, .. } if *call_id == id => Some(call_id.clone()),
+        ScriptReply::CallTool { call_id, .. } if *call_id == id => Some(call_id.clone()),
         _ => None,
     })?;
     outcome.requests.iter().find_map(|r| {

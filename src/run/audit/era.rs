@@ -3,7 +3,7 @@
 //! does not speak refused with -32022 and the versions it does (what lets a client of a newer
 //! revision fall back to this one instead of to `initialize`).
 
-use super::server::definitions;
+use super::lists::{definitions, list_all};
 use super::AuditOptions;
 use crate::config::ServerSpec;
 use crate::ground::tokens::TokenizerSet;
@@ -53,7 +53,7 @@ pub(super) async fn eras(
             let version = old.protocol_version();
             let listing = tokio::time::timeout(
                 std::time::Duration::from_secs(10),
-                super::server::list_all(&mut old, "tools/list"),
+                list_all(&mut old, "tools/list"),
             );
             if let (Some(v), Ok(Ok(listed))) = (version, listing.await) {
                 handshake = Some((v, listed));

@@ -3,6 +3,7 @@
 
 use super::clients::client_rows;
 use super::engine_time::{timed_pass, RUNS};
+use super::lists::{definitions, list_all};
 use super::{AuditObserver, AuditOptions, Phase};
 use crate::budget::{CallInfo, Engine};
 use crate::config::{redactor_for, Probe, ServerSpec};
@@ -14,7 +15,7 @@ use crate::measure::{
     model_view, schema_errors, shared_parameters, tool_error_text,
 };
 use crate::wire::connect::connect_recorded;
-use crate::wire::upstream::{Listed, PageWalker, Session, UpstreamError, Wire};
+use crate::wire::upstream::{Session, Wire};
 
 /// Audit one server; never fails: a failure is the row's `status` and `error`.
 pub async fn audit_server(
@@ -199,24 +200,6 @@ async fn run(
     result
 }
 
-/// Every page of a list through the shared page walker; a listing the walker had to stop (a
-/// cursor that repeats, or pages without end) fails the server, naming why.
-pub(super) async fn list_all(session: &mut Session, method: &str) -> Result<Listed, UpstreamError> {
-    let mut walker = PageWalker::default();
-    while let Some(cursor) = walker.to_ask() {
-        let (raw, ms) = session.list_page(method, cursor).await?;
-        walker.page(raw.result_text(), ms);
-    }
-    let listed = walker.finish();
-    match &listed.stopped {
-        Some(stop) => Err(UpstreamError::Request {
-            method: method.into(),
-            message: stop.describe(session.redactor()),
-        }),
-        None => Ok(listed),
-    }
-}
-
 async fn optional_list(
     session: &mut Session,
     method: &str,
@@ -380,19 +363,6 @@ fn redact(report: &mut ServerReport, spec: &ServerSpec) {
         let args = r.redact(&p.arguments.to_string());
         p.arguments = serde_json::from_str(&args).unwrap_or(serde_json::Value::Null);
     }
-}
-
-/// Every tool definition of a listing's pages, as the server sent it.
-pub(super) fn definitions(pages: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>> {
-    pages
-        .iter()
-        .filter_map(|p| serde_json::from_str::<serde_json::Value>(p).ok())
-        .flat_map(|v| match v.get("tools") {
-            Some(serde_json::Value::Array(tools)) => tools.clone(),
-            _ => Vec::new(),
-        })
-        .filter_map(|t| t.as_object().cloned())
-        .collect()
 }
 
 /// Each tool's model view counted in the tokenizers of the clients' models that the audit does

@@ -11,7 +11,7 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use super::state::Shared;
-use crate::output::telemetry::{Outcome, Request, RequestSpan};
+use crate::output::telemetry::{Request, RequestEnd, RequestSpan};
 
 /// A request's span, until one part of the proxy claims it to end it.
 #[derive(Clone, Default)]
@@ -83,9 +83,9 @@ pub(super) fn end<T>(shared: &Shared, traced: &Traced, answer: &Result<T, ErrorD
     let error = answer.as_ref().err().map(rpc_error);
     shared.opts.telemetry.finish(
         span,
-        Outcome {
+        RequestEnd {
             error,
-            ..Outcome::default()
+            ..RequestEnd::default()
         },
     );
 }
@@ -119,7 +119,7 @@ pub(super) fn end_call(
 ) {
     shared.opts.telemetry.finish(
         span,
-        Outcome {
+        RequestEnd {
             error,
             result,
             answered: Some(answered),

@@ -13,23 +13,25 @@ use crate::wire::upstream::Direction;
 
 /// What a request is answered with: the raw JSON text of a result or of an error object.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
+pub enum RecordedReply {
     Result(String),
     Error(String),
 }
 
-impl Reply {
+impl RecordedReply {
     /// The response line for request `id` (its JSON text); the result's bytes are kept verbatim.
     pub fn to_line(&self, id: &str) -> String {
         match self {
-            Reply::Result(raw) => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{raw}}}"#),
-            Reply::Error(raw) => format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{raw}}}"#),
+            RecordedReply::Result(raw) => {
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{raw}}}"#)
+            }
+            RecordedReply::Error(raw) => format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{raw}}}"#),
         }
     }
 
     /// A JSON-RPC error of our own.
-    pub fn error(code: i64, message: &str) -> Reply {
-        Reply::Error(json!({ "code": code, "message": message }).to_string())
+    pub fn error(code: i64, message: &str) -> RecordedReply {
+        RecordedReply::Error(json!({ "code": code, "message": message }).to_string())
     }
 }
 
@@ -38,7 +40,7 @@ impl Reply {
 struct Recorded {
     method: String,
     key: Value,
-    answers: Vec<Reply>,
+    answers: Vec<RecordedReply>,
     /// Answers given so far; the last answer repeats once all were given.
     served: usize,
 }
@@ -176,8 +178,8 @@ impl Recording {
                 }
                 (Direction::Received, Some(id), None) => {
                     let reply = match (msg.result, msg.error) {
-                        (Some(r), _) => Reply::Result(r.get().to_string()),
-                        (None, Some(e)) => Reply::Error(e.get().to_string()),
+                        (Some(r), _) => RecordedReply::Result(r.get().to_string()),
+                        (None, Some(e)) => RecordedReply::Error(e.get().to_string()),
                         (None, None) => continue,
                     };
                     if let Some((method, key)) = pending.remove(&id.to_string()) {
@@ -190,7 +192,7 @@ impl Recording {
         replay
     }
 
-    fn push(&mut self, method: String, key: Value, reply: Reply) {
+    fn push(&mut self, method: String, key: Value, reply: RecordedReply) {
         match self
             .recorded
             .iter_mut()
@@ -223,7 +225,7 @@ impl Recording {
     /// The answer to a request: the recorded one (in recorded order when a request was made
     /// more than once), else an empty list, an empty `ping` result or an error that says what
     /// was not recorded.
-    pub fn answer(&mut self, method: &str, params: Option<&Value>) -> Reply {
+    pub fn answer(&mut self, method: &str, params: Option<&Value>) -> RecordedReply {
         let key = request_key(method, params);
         let found = self
             .recorded
@@ -246,10 +248,10 @@ impl Recording {
             .filter(|r| r.method == "server/discover")
             .flat_map(|r| &r.answers);
         answers.find_map(|a| match a {
-            Reply::Result(raw) => serde_json::from_str::<Value>(raw)
+            RecordedReply::Result(raw) => serde_json::from_str::<Value>(raw)
                 .ok()
                 .map(|v| v["supportedVersions"].clone()),
-            Reply::Error(_) => None,
+            RecordedReply::Error(_) => None,
         })
     }
 
@@ -257,12 +259,12 @@ impl Recording {
     /// `initialize` as a server of that era does (-32022, with the versions it speaks), and one
     /// of the handshake era answers `server/discover` "method not found", as a server of that
     /// era does (so a client that asks it first falls back to `initialize`).
-    fn unrecorded(&self, method: &str, params: Option<&Value>) -> Reply {
+    fn unrecorded(&self, method: &str, params: Option<&Value>) -> RecordedReply {
         let param = |name: &str| params.and_then(|p| p.get(name));
         if method == "initialize" {
             if let Some(supported) = self.discovered_versions() {
                 let requested = param("protocolVersion").cloned().unwrap_or(Value::Null);
-                return Reply::Error(
+                return RecordedReply::Error(
                     json!({
                         "code": -32022,
                         "message": format!("unsupported protocol version: the recording of server `{}` was made in the 2026-07-28 era, without a handshake", self.server),
@@ -273,26 +275,28 @@ impl Recording {
             }
         }
         match method {
-            "ping" => Reply::Result("{}".into()),
+            "ping" => RecordedReply::Result("{}".into()),
             "tools/call" => {
                 let tool = param("name").and_then(Value::as_str).unwrap_or("");
                 let arguments = arguments(param("arguments"));
-                Reply::error(
+                RecordedReply::error(
                     -32602,
                     &format!("no recorded result for tool `{tool}` with arguments {arguments}"),
                 )
             }
-            "prompts/list" => Reply::Result(r#"{"prompts":[]}"#.into()),
-            "resources/list" => Reply::Result(r#"{"resources":[]}"#.into()),
-            "resources/templates/list" => Reply::Result(r#"{"resourceTemplates":[]}"#.into()),
-            _ if self.recorded.iter().any(|r| r.method == method) => Reply::error(
+            "prompts/list" => RecordedReply::Result(r#"{"prompts":[]}"#.into()),
+            "resources/list" => RecordedReply::Result(r#"{"resources":[]}"#.into()),
+            "resources/templates/list" => {
+                RecordedReply::Result(r#"{"resourceTemplates":[]}"#.into())
+            }
+            _ if self.recorded.iter().any(|r| r.method == method) => RecordedReply::error(
                 -32602,
                 &format!(
                     "no recorded result for `{method}` with params {}",
                     params.unwrap_or(&Value::Null)
                 ),
             ),
-            _ => Reply::error(
+            _ => RecordedReply::error(
                 -32601,
                 &format!(
                     "method `{method}` is not in the recording of server `{}`",
@@ -375,12 +379,12 @@ mod tests {
         let params = |v: &str| json!({"_meta": {"io.modelcontextprotocol/protocolVersion": v}});
         for _ in 0..3 {
             let got = replay.answer("server/discover", Some(&params("2026-07-28")));
-            assert!(matches!(got, Reply::Result(r) if r.contains("supportedVersions")));
+            assert!(matches!(got, RecordedReply::Result(r) if r.contains("supportedVersions")));
         }
         let got = replay.answer("server/discover", Some(&params("2099-01-01")));
-        assert!(matches!(got, Reply::Error(e) if e.contains("-32022")));
+        assert!(matches!(got, RecordedReply::Error(e) if e.contains("-32022")));
         let init = json!({"protocolVersion": "2025-11-25"});
-        let Reply::Error(e) = replay.answer("initialize", Some(&init)) else {
+        let RecordedReply::Error(e) = replay.answer("initialize", Some(&init)) else {
             panic!("initialize is refused");
         };
         let e: Value = serde_json::from_str(&e).unwrap();

@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use super::{Recording, Reply};
+use super::{RecordedReply, Recording};
 
 /// Answer every request read from `input` until it ends. Notifications and responses from the
 /// client are ignored; a line that is not a JSON-RPC request gets an error with id `null`.
@@ -54,9 +54,9 @@ fn respond(recording: &mut Recording, bytes: &[u8]) -> Option<String> {
         Ok(_) => None,
         Err(e) => {
             let reply = if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
-                Reply::error(-32600, "invalid request: not a JSON-RPC message object")
+                RecordedReply::error(-32600, "invalid request: not a JSON-RPC message object")
             } else {
-                Reply::error(-32700, &format!("parse error: {e}"))
+                RecordedReply::error(-32700, &format!("parse error: {e}"))
             };
             Some(reply.to_line("null"))
         }

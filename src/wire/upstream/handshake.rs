@@ -8,7 +8,7 @@ use rmcp::ClientHandler;
 
 use super::client::UpstreamClient;
 use super::dropped;
-use super::negotiate::{self, Outcome};
+use super::negotiate::{self, Negotiated};
 use super::pump::Pumps;
 use super::{Protocol, RawResponse, SessionOptions, UpstreamError, Wire};
 use crate::config::Redactor;
@@ -64,15 +64,15 @@ pub(super) async fn choose(
             )
             .await;
             match negotiated {
-                Ok(Outcome::Modern { answer }) => {
+                Ok(Negotiated::Modern { answer }) => {
                     Ok(chosen(modern(), answer.map(|l| l.to_string()), None))
                 }
-                Ok(Outcome::Handshake { why, answer }) => Ok(chosen(
+                Ok(Negotiated::Handshake { why, answer }) => Ok(chosen(
                     ClientLifecycleMode::Initialize,
                     answer.map(|l| l.to_string()),
                     Some(why),
                 )),
-                Ok(Outcome::Ended) => Err(Failed::Ended),
+                Ok(Negotiated::Ended) => Err(Failed::Ended),
                 Err(reason) => Err(Failed::Said(format!(
                     "{reason}; `{} legacy` or `{0} 2026-07-28` forces an era",
                     opts.protocol_flag

@@ -38,7 +38,7 @@ const INITIALIZE_ID: &str = "mcp-budget:initialize";
 
 /// What the negotiation settled.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum Negotiated {
     /// The server speaks 2026-07-28. `answer`: its DiscoverResult (rmcp is given it in place of
     /// asking again); `None` when rmcp is to ask itself (a -32022 that named 2026-07-28).
     Modern { answer: Option<Line> },
@@ -70,7 +70,7 @@ pub async fn negotiate(
     timeout: Duration,
     hedge: Option<Duration>,
     redactor: &Redactor,
-) -> Result<Outcome, String> {
+) -> Result<Negotiated, String> {
     let deadline = Instant::now() + timeout;
     send(to_server, &discover_request(info)).await?;
     let mut hedge_at = hedge.map(|h| Instant::now() + h);
@@ -94,7 +94,7 @@ pub async fn negotiate(
         };
         let Some(line) = reply else {
             return match settled {
-                None => Ok(Outcome::Ended),
+                None => Ok(Negotiated::Ended),
                 Some(_) => {
                     Err("the server ended its stream before it answered `initialize`".into())
                 }
@@ -105,13 +105,13 @@ pub async fn negotiate(
         if id == DISCOVER_ID && settled.is_none() {
             match verdict(&v, redactor) {
                 Verdict::Modern(answered) => {
-                    return Ok(Outcome::Modern {
+                    return Ok(Negotiated::Modern {
                         answer: answered.then_some(line),
                     })
                 }
                 Verdict::Disjoint(why) => return Err(why),
                 Verdict::Handshake(why) if !initialize_sent => {
-                    return Ok(Outcome::Handshake { why, answer: None })
+                    return Ok(Negotiated::Handshake { why, answer: None })
                 }
                 // its `initialize` was sent already: its answer is the handshake
                 handshake => {
@@ -124,14 +124,14 @@ pub async fn negotiate(
         } else if id == INITIALIZE_ID {
             match (&settled, v.get("error")) {
                 (Some(Verdict::Handshake(why)), None) => {
-                    return Ok(Outcome::Handshake {
+                    return Ok(Negotiated::Handshake {
                         why: why.clone(),
                         answer: Some(line),
                     })
                 }
                 (None, None) => {
                     let why = "`server/discover` had no answer after 10 s; `initialize` had".into();
-                    return Ok(Outcome::Handshake {
+                    return Ok(Negotiated::Handshake {
                         why,
                         answer: Some(line),
                     });

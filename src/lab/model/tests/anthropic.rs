@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{model, names, post};
-use crate::lab::model::{Api, Reply};
+use crate::lab::model::{Api, ScriptReply};
 
 /// Claude Code 2.1.332's first request, cut down: built-ins, ToolSearch, the placeholder.
 fn first() -> Value {
@@ -102,8 +102,8 @@ async fn claude_code_is_driven_through_tool_search_then_calls_the_tool_then_gets
     assert_eq!(events[4].1["delta"]["stop_reason"], "end_turn");
     assert!(m.called());
 
-    let replies: Vec<Reply> = m.requests().into_iter().map(|r| r.reply).collect();
-    let target = Reply::CallTool {
+    let replies: Vec<ScriptReply> = m.requests().into_iter().map(|r| r.reply).collect();
+    let target = ScriptReply::CallTool {
         call_id: "call_probe_target".into(),
         name: "mcp__demo__scrape_as_markdown".into(),
         namespace: None,
@@ -111,11 +111,11 @@ async fn claude_code_is_driven_through_tool_search_then_calls_the_tool_then_gets
     assert_eq!(
         replies,
         [
-            Reply::Discover {
+            ScriptReply::Discover {
                 tool: "ToolSearch".into()
             },
             target,
-            Reply::Text
+            ScriptReply::Text
         ]
     );
     let recorded = m.requests();
@@ -191,6 +191,6 @@ async fn without_stream_one_message_and_count_tokens_answer_json() {
         .map(|t| crate::ground::tokens::Tokenizer::Cl100k.count(t))
         .sum();
     assert_eq!(got.json(), json!({"input_tokens": expected}));
-    assert_eq!(m.requests()[1].reply, Reply::CountTokens);
+    assert_eq!(m.requests()[1].reply, ScriptReply::CountTokens);
     assert_eq!(m.requests()[1].api, Some(Api::AnthropicMessages));
 }

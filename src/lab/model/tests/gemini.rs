@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{model, names, post};
-use crate::lab::model::{Api, Reply};
+use crate::lab::model::{Api, ScriptReply};
 
 const STREAM: &str = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse";
 
@@ -50,7 +50,7 @@ async fn gemini_cli_gets_a_streamed_function_call_then_done() {
     assert_eq!((r.api, r.path.as_str()), (Some(Api::Gemini), STREAM));
     assert_eq!(
         r.reply,
-        Reply::CallTool {
+        ScriptReply::CallTool {
             call_id: "call_probe_target".into(),
             name: "mcp_demo_read_file".into(),
             namespace: None
@@ -104,5 +104,5 @@ async fn generate_content_json_mode_array_stream_and_count_tokens() {
     )
     .await;
     assert!(got.json()["totalTokens"].as_u64().is_some());
-    assert_eq!(m.requests()[3].reply, Reply::CountTokens);
+    assert_eq!(m.requests()[3].reply, ScriptReply::CountTokens);
 }

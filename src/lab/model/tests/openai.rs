@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{model, names, post};
-use crate::lab::model::{Api, Reply};
+use crate::lab::model::{Api, ScriptReply};
 
 fn function(name: &str) -> Value {
     json!({"type": "function", "function": {"name": name, "description": "d", "parameters": {"type": "object"}}})
@@ -63,14 +63,18 @@ async fn opencode_gets_streamed_tool_call_chunks_then_done_and_its_title_request
     assert!(m.called());
     let replies: Vec<_> = m.requests().into_iter().map(|r| (r.api, r.reply)).collect();
     let chat = Some(Api::ChatCompletions);
-    let target = Reply::CallTool {
+    let target = ScriptReply::CallTool {
         call_id: "call_probe_target".into(),
         name: "demo_read_file".into(),
         namespace: None,
     };
     assert_eq!(
         replies,
-        [(chat, Reply::Text), (chat, target), (chat, Reply::Text)]
+        [
+            (chat, ScriptReply::Text),
+            (chat, target),
+            (chat, ScriptReply::Text)
+        ]
     );
 }
 
@@ -180,7 +184,7 @@ async fn qwen_code_searches_then_calls_the_tool_through_its_bridge() {
     assert!(m.called());
     assert_eq!(
         m.requests()[0].reply,
-        Reply::Discover {
+        ScriptReply::Discover {
             tool: "tool_search".into()
         }
     );
@@ -245,7 +249,7 @@ async fn codex_calls_a_namespaced_tool_with_its_namespace_then_gets_done() {
     );
     assert_eq!(
         m.requests()[0].reply,
-        Reply::CallTool {
+        ScriptReply::CallTool {
             call_id: "call_probe_target".into(),
             name: "scrape_as_markdown".into(),
             namespace: Some("mcp__demo".into())
@@ -313,7 +317,7 @@ async fn codex_hosted_tool_search_is_driven_then_the_found_tool_is_called() {
     assert_eq!(events[2].1["delta"], "done");
     assert_eq!(
         m.requests()[0].reply,
-        Reply::Discover {
+        ScriptReply::Discover {
             tool: "tool_search".into()
         }
     );
@@ -379,7 +383,10 @@ async fn a_client_that_drops_the_result_gets_done_not_the_call_again() {
     assert!(!m.called());
     let replies: Vec<_> = m.requests().into_iter().map(|r| r.reply).collect();
     assert!(
-        matches!(&replies[..], [Reply::CallTool { .. }, Reply::Text]),
+        matches!(
+            &replies[..],
+            [ScriptReply::CallTool { .. }, ScriptReply::Text]
+        ),
         "{replies:?}"
     );
 }

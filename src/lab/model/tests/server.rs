@@ -5,7 +5,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{client, model, post, send};
-use crate::lab::model::{Api, Reply};
+use crate::lab::model::{Api, ScriptReply};
 
 #[tokio::test]
 async fn unknown_paths_and_other_methods_are_answered_404_and_recorded() {
@@ -31,14 +31,14 @@ async fn unknown_paths_and_other_methods_are_answered_404_and_recorded() {
     assert_eq!(
         seen,
         [
-            (1, None, "GET", "/v1/models", &Reply::NotFound),
-            (2, None, "POST", "/v2/complete?x=1", &Reply::NotFound),
+            (1, None, "GET", "/v1/models", &ScriptReply::NotFound),
+            (2, None, "POST", "/v2/complete?x=1", &ScriptReply::NotFound),
             (
                 3,
                 Some(Api::AnthropicMessages),
                 "GET",
                 "/v1/messages",
-                &Reply::NotFound
+                &ScriptReply::NotFound
             ),
         ]
     );
@@ -154,8 +154,8 @@ async fn a_body_over_64_mib_is_refused_413_and_recorded_without_its_body() {
             .map(|r| (&r.reply, r.body.len()))
             .collect::<Vec<_>>(),
         [
-            (&Reply::Refused { status: 413 }, 0),
-            (&Reply::Refused { status: 413 }, 0)
+            (&ScriptReply::Refused { status: 413 }, 0),
+            (&ScriptReply::Refused { status: 413 }, 0)
         ]
     );
     assert_eq!(r[1].api, Some(Api::Responses));
@@ -220,8 +220,8 @@ async fn a_gzip_body_is_decoded_and_another_encoding_refused_415() {
     assert_eq!(
         (&r[1].reply, &r[2].reply),
         (
-            &Reply::Refused { status: 400 },
-            &Reply::Refused { status: 415 }
+            &ScriptReply::Refused { status: 400 },
+            &ScriptReply::Refused { status: 415 }
         )
     );
     assert_eq!(r[2].body, gz, "a body it cannot decode is kept as sent");
@@ -246,7 +246,7 @@ async fn a_body_that_is_not_json_is_refused_400_and_recorded() {
         (r.api, &r.reply, r.body.as_slice()),
         (
             Some(Api::Responses),
-            &Reply::Refused { status: 400 },
+            &ScriptReply::Refused { status: 400 },
             &b"{not json"[..]
         )
     );

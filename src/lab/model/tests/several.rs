@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::{model_of, post};
-use crate::lab::model::{Reply, Script};
+use crate::lab::model::{Script, ScriptReply};
 
 fn tool(name: &str) -> Value {
     json!({"type": "function", "function": {"name": name, "parameters": {"type": "object"}}})
@@ -59,7 +59,7 @@ async fn chat_completions_get_each_call_after_the_previous_result_then_done() {
         .requests()
         .into_iter()
         .filter_map(|r| match r.reply {
-            Reply::CallTool { call_id, .. } => Some(call_id),
+            ScriptReply::CallTool { call_id, .. } => Some(call_id),
             _ => None,
         })
         .collect();
