@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The lean builds (issue 42): mcp-budget without its default features (`charts`, `telemetry`)
+# The lean builds (issue 42): mcp-budget without its default features (`charts`, `telemetry`, `lab`)
 # and with each alone is linted, the library's tests pass without them, and the lean binary
 # audits the demo to the committed example's numbers, draws no chart, and says what it lacks
 # when asked for it. Runs last in .ci/run: it leaves the lean binary in target/debug (the next
 # `cargo build` relinks the default one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for features in "" charts telemetry; do
+for features in "" charts telemetry lab; do
   echo "-- clippy, --no-default-features ${features:+--features $features}"
   cargo clippy --all-targets --locked --no-default-features ${features:+--features "$features"} -- -D warnings
 done
@@ -38,5 +38,12 @@ expect_error() {
 expect_error "built without charts" "$bin" stats "$out/calls.jsonl" --chart "$out/p95.svg"
 expect_error "built without telemetry" "$bin" proxy --metrics-listen 127.0.0.1:0 -- true
 expect_error "built without telemetry" "$bin" proxy --otlp -- true
+expect_error "built without the lab" "$bin" lab probes/demo.toml
+expect_error "built without the lab" "$bin" lab-server
+expect_error "built without the lab" "$bin" audit probes/demo.toml --client measured --no-write
+if "$bin" schema lab > /dev/null 2>&1; then
+  echo "the lean build prints the lab report's schema, but has no lab" >&2
+  exit 1
+fi
 size=$(stat -c %s "$bin")
-echo "lean build: the demo audit as the example, no charts, clear errors (debug binary $size bytes)"
+echo "lean build: the demo audit as the example, no charts, no lab, clear errors (debug binary $size bytes)"

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use mcp_budget::budget::{CallInfo, Engine, Policy, SpillStore, Strategy};
-//! use mcp_budget::ground::tokens::Tokenizer;
+//! use mcp_budget::Tokenizer;
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let mut policy = Policy::builtin();

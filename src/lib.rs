@@ -1,5 +1,12 @@
 //! mcp-budget: measure what MCP servers cost an LLM in context tokens, and enforce a budget.
 //!
+//! The API others can use is small: [`Tokenizer`] counts a text exactly as tiktoken does
+//! (cl100k_base, o200k_base), and [`budget`] cuts a tool result to a token budget (the
+//! [`budget::Engine`], its [`budget::Policy`] and [`budget::SpillStore`]); each has a
+//! checked example. The other parts are public only because the binary and the integration
+//! tests are crates of their own: they are left out of these docs and may change in any
+//! release.
+//!
 //! The library is the whole tool except argument parsing and printing (the binary's `app`).
 //! Its parts by layer, lowest first (a part imports its own layer and those below, never one
 //! above; tests/it/architecture.rs checks the imports and that this list is the layer table's):
@@ -23,12 +30,23 @@
 //! 9. `schemas`: the JSON Schemas of what is written.
 
 pub mod budget;
+#[doc(hidden)]
 pub mod config;
 pub mod ground;
+#[doc(hidden)]
 pub mod judge;
+#[cfg(feature = "lab")]
+#[doc(hidden)]
 pub mod lab;
+#[doc(hidden)]
 pub mod measure;
+#[doc(hidden)]
 pub mod output;
+#[doc(hidden)]
 pub mod run;
+#[doc(hidden)]
 pub mod schemas;
+#[doc(hidden)]
 pub mod wire;
+
+pub use ground::tokens::Tokenizer;

@@ -17,6 +17,7 @@ mod pagination;
 mod read;
 mod result;
 mod scalars;
+mod schema_check;
 mod shared;
 mod tools;
 

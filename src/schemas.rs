@@ -16,17 +16,22 @@ pub enum Document {
     /// One line of the proxy's call log (`--log`), a JSON object per line.
     CallLog,
     /// The lab's report (`lab --format json`, `lab.json`).
+    #[cfg(feature = "lab")]
     Lab,
 }
 
 impl Document {
     /// Every document, in the order `mcp-budget schema --help` lists them.
-    pub const ALL: [Document; 4] = [
+    #[cfg(feature = "lab")]
+    pub const ALL: &[Document] = &[
         Document::Audit,
         Document::Gate,
         Document::CallLog,
         Document::Lab,
     ];
+    /// Every document (built without the lab: not its report).
+    #[cfg(not(feature = "lab"))]
+    pub const ALL: &[Document] = &[Document::Audit, Document::Gate, Document::CallLog];
 
     /// The name `mcp-budget schema NAME` takes, and the file's stem under `docs/schemas/`.
     pub fn name(self) -> &'static str {
@@ -34,13 +39,14 @@ impl Document {
             Document::Audit => "audit",
             Document::Gate => "gate",
             Document::CallLog => "call-log",
+            #[cfg(feature = "lab")]
             Document::Lab => "lab",
         }
     }
 
     /// The document for a name, if it is one.
     pub fn from_name(name: &str) -> Option<Document> {
-        Document::ALL.into_iter().find(|d| d.name() == name)
+        Document::ALL.iter().copied().find(|d| d.name() == name)
     }
 
     /// What the document is, for the schema's description.
@@ -59,6 +65,7 @@ impl Document {
                 "One line of the call log `mcp-budget proxy --log FILE` appends: a JSON object \
                  per proxied tool call."
             }
+            #[cfg(feature = "lab")]
             Document::Lab => {
                 "The lab's report (`mcp-budget lab --format json`): what each real client sent \
                  its model."
@@ -75,6 +82,7 @@ impl Document {
             Document::CallLog => {
                 generator.into_root_schema_for::<crate::ground::calllog::CallRecord>()
             }
+            #[cfg(feature = "lab")]
             Document::Lab => generator.into_root_schema_for::<crate::lab::LabReport>(),
         };
         // the header first: what the file is, then its body as schemars wrote it
@@ -113,7 +121,7 @@ mod tests {
 
     #[test]
     fn every_name_reads_back_and_no_other() {
-        for d in Document::ALL {
+        for &d in Document::ALL {
             assert_eq!(Document::from_name(d.name()), Some(d));
         }
         assert_eq!(Document::from_name("audit.json"), None);

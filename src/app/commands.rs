@@ -10,6 +10,7 @@ mod count;
 mod demo_server;
 mod gate;
 mod intercept;
+#[cfg(feature = "lab")]
 mod lab;
 mod proxy;
 mod replay;
@@ -39,21 +40,23 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Proxy(args) => proxy::run(*args),
         Command::Stats(args) => stats::run(args),
         Command::ServeCapture(args) => serve_capture::run(args),
+        #[cfg(feature = "lab")]
         Command::Lab(args) => lab::run(*args),
         Command::Completions(args) => completions::completions(args),
         Command::Man(args) => completions::man(args),
         Command::Schema(args) => schema::run(args),
+        #[cfg(feature = "lab")]
         Command::LabTap(args) => lab::tap(args),
+        #[cfg(feature = "lab")]
         Command::LabServer(args) => lab::shape_server(&args),
+        #[cfg(not(feature = "lab"))]
+        Command::Lab(_) | Command::LabTap(_) | Command::LabServer(_) => {
+            Err(crate::app::settings::without_lab())
+        }
     }
 }
 
-/// A multi-threaded runtime for the async subcommands.
-pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?)
-}
+pub(crate) use crate::app::runtime::runtime;
 
 /// The signals that end a run: SIGINT (130), SIGTERM (143) and SIGHUP (129), the first of them
 /// (a command ends with `Failure::Signalled`, whose status is the signal's). Listening starts now (before any server is started), so none of

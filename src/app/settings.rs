@@ -10,6 +10,7 @@ mod audit;
 mod count;
 mod gate;
 mod intercept;
+#[cfg(feature = "lab")]
 mod lab;
 mod proxy;
 mod replay;
@@ -17,11 +18,12 @@ mod stats;
 mod wrap;
 
 pub use audit::Plan as AuditPlan;
-pub use count::Count;
+pub use count::CountSettings;
 pub use gate::Gate;
 pub use intercept::Intercept;
+#[cfg(feature = "lab")]
 pub use lab::Lab;
-pub use proxy::Proxy;
+pub use proxy::ProxySettings;
 pub use replay::Replay;
 pub use stats::{ChartFile, Stats};
 pub use wrap::Wrap;
@@ -221,4 +223,12 @@ pub fn home() -> Option<PathBuf> {
 /// Read an environment variable (for `${VAR}` in configs).
 pub fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok()
+}
+
+/// The error of a command that needs the lab, in a build without it.
+#[cfg(not(feature = "lab"))]
+pub(crate) fn without_lab() -> anyhow::Error {
+    anyhow::anyhow!(
+        "this mcp-budget was built without the lab (the `lab` feature is off): build it with `--features lab` to run real clients"
+    )
 }

@@ -30,6 +30,7 @@ pub use groups::{end_all, GRACE};
 pub use http::load_ca_file;
 pub use options::{Protocol, SessionOptions, MODERN_VERSION};
 pub use pages::{ListStop, Listed, PageWalker, MAX_PAGES};
+#[cfg(feature = "lab")]
 pub(crate) use process::stderr_summary;
 pub use process::ChildEnv;
 pub use request::{answer_or_cancel, CallOutcome, Forwarded};

@@ -26,7 +26,7 @@ pub struct ManArgs {
 pub struct SchemaArgs {
     /// The document: audit, gate, call-log or lab
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(
-        mcp_budget::schemas::Document::ALL.map(|d| d.name())
+        mcp_budget::schemas::Document::ALL.iter().map(|d| d.name())
     ))]
     pub name: String,
 }

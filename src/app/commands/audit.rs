@@ -22,7 +22,9 @@ use crate::app::printer::warn;
 use crate::app::progress::Bars;
 use crate::app::settings;
 
+#[cfg(feature = "lab")]
 mod drift;
+#[cfg(feature = "lab")]
 mod measured;
 
 pub fn run(args: AuditArgs) -> anyhow::Result<()> {
@@ -39,6 +41,7 @@ pub fn run(args: AuditArgs) -> anyhow::Result<()> {
     let run = audit_servers(&sources, &opts)?;
     let mut report = build_report(run, &opts.tokenizers, &sources.servers.errors);
     annotate(&mut report, price);
+    #[cfg(feature = "lab")]
     if settings.measured {
         // the measured rows change what the compatibility findings see
         if let Err(e) = measured::measure(&mut report, &sources.servers.servers) {

@@ -111,6 +111,7 @@ fn nothing_to_audit(files: &[std::path::PathBuf]) -> String {
 pub struct Audit {
     pub options: AuditOptions,
     /// `measured` in `--client`: the lab runs the installed clients after the audit.
+    #[cfg(feature = "lab")]
     pub measured: bool,
     /// `--otlp`: where the audit's numbers are exported (the standard OTLP variables).
     pub otlp: Option<OtlpConfig>,
@@ -134,9 +135,14 @@ impl Audit {
         } else {
             None
         };
+        #[cfg(not(feature = "lab"))]
+        if args.clients.measured {
+            return Err(super::without_lab());
+        }
         Ok(Audit {
             options,
             otlp,
+            #[cfg(feature = "lab")]
             measured: args.clients.measured,
             thresholds,
         })

@@ -51,7 +51,7 @@ impl Tokenizer {
     /// what tiktoken's `encode_ordinary` gives, for cl100k_base and o200k_base.
     ///
     /// ```
-    /// use mcp_budget::ground::tokens::Tokenizer;
+    /// use mcp_budget::Tokenizer;
     ///
     /// assert_eq!(Tokenizer::Cl100k.count("hello world"), 2);
     /// let schema = r#"{"type":"object","properties":{"q":{"type":"string"}}}"#;
