@@ -29,40 +29,28 @@
 //! assert!(out.result.to_string().contains(&spill.id));
 //! ```
 
-mod chunks;
-mod client;
-mod compaction;
 mod engine;
-mod exact;
-mod fill;
-mod github;
-mod input;
-mod note;
 mod parts;
 mod policy;
-mod prefix;
-mod prefix_strip;
-mod project;
-mod size;
+mod shape;
 mod spill;
 mod strip;
-mod toon;
 
 pub use engine::{Budgeted, CallInfo, Engine, Stage, Strategy};
-pub use fill::{scan, ArrayCut, Caps as FillCaps, FillReport, Filler};
-pub use input::{load_payload, parse_result, Payload, PayloadError};
+pub use parts::input::{load_payload, parse_result, Payload, PayloadError};
+pub use parts::prefix::{PrefixCounter, Scan};
+pub use policy::size::{Size, SizeLimits};
 pub use policy::{
     Policy, PolicyError, PolicyFileError, StripRules, ToolPolicy, MIN_BUDGET, MIN_SIZE_CHARS,
     MIN_SIZE_LINES,
 };
-pub use prefix::{PrefixCounter, Scan};
-pub use project::Projection;
-pub use size::{Size, SizeLimits};
+pub use shape::fill::{scan, ArrayCut, Caps as FillCaps, FillReport, Filler};
+pub use shape::project::Projection;
+pub use shape::toon::{
+    decode as toon_decode, encode as toon_encode, toon_result, DecodeError as ToonDecodeError,
+};
 pub use spill::{
     content_hash, sanitize, SpillEntry, SpillHandle, SpillLines, SpillReadError, SpillStore,
     DEFAULT_MAX_BYTES, SPILL_URI_PREFIX,
 };
 pub use strip::{strip, StripCounts, TRACKING_PARAMS};
-pub use toon::{
-    decode as toon_decode, encode as toon_encode, toon_result, DecodeError as ToonDecodeError,
-};

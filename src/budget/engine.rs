@@ -2,6 +2,7 @@
 
 mod fill_stage;
 mod json_stage;
+pub(super) mod note;
 mod spill_stage;
 
 use spill_stage::{spill_content, spill_ext};
@@ -12,12 +13,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::compaction::compact_text;
-use super::note::{render, NoteFacts};
 use super::parts::{Part, Work};
-use super::prefix_strip::strip_prefix;
 use super::strip::{strip, StripCounts};
-use super::{Policy, PrefixCounter, Scan, SpillHandle, SpillStore, ToolPolicy};
+use crate::budget::engine::note::{render, NoteFacts};
+use crate::budget::shape::compaction::compact_text;
+use crate::budget::strip::prefix_strip::strip_prefix;
+use crate::budget::{Policy, PrefixCounter, Scan, SpillHandle, SpillStore, ToolPolicy};
 use crate::ground::tokens::Tokenizer;
 
 /// How a result was made to fit.
@@ -112,7 +113,7 @@ struct Run<'a> {
     stages: Vec<Stage>,
     clock: Instant,
     /// Where the prefix strip of the first prose text cut its chunks (see
-    /// [`super::prefix_strip::StrippedPrefix::chunks`]), for mapping the preview's end back.
+    /// [`crate::budget::strip::prefix_strip::StrippedPrefix::chunks`]), for mapping the preview's end back.
     prose_chunks: Vec<(usize, usize)>,
     /// The largest list a fill cut, in the work as it stands.
     list: Option<crate::measure::facts::ItemsKept>,
@@ -442,9 +443,10 @@ fn compact_json(run: &mut Run) -> bool {
     for part in &mut run.work.parts {
         if let Part::Json { text, value } = part {
             let b = text.as_bytes();
-            let start = super::fill::scan::skip_ws(b, 0);
+            let start = crate::budget::shape::fill::scan::skip_ws(b, 0);
             if b.len() > hopeless
-                && super::fill::scan::compact_len(b, (start, b.len()), hopeless) > hopeless
+                && crate::budget::shape::fill::scan::compact_len(b, (start, b.len()), hopeless)
+                    > hopeless
             {
                 continue;
             }

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use super::{PrefixCounter, Scan, Size};
+use crate::budget::{PrefixCounter, Scan, Size};
 pub use json::{JsonValue, Structured};
 
 /// JSON texts from this size on are checked and shrunk in one read with the shrink's loosest
@@ -395,5 +395,8 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
     structured_duplicate(structured, &texts)
 }
 
+pub(super) mod chunks;
+pub(super) mod input;
+pub(super) mod prefix;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@
 use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 
-use super::{Projection, SizeLimits};
+use crate::budget::{Projection, SizeLimits};
 
 /// The smallest budget a result can be cut to and still carry its note.
 pub const MIN_BUDGET: usize = 200;
@@ -86,8 +86,8 @@ pub struct ToolPolicy {
 
 impl ToolPolicy {
     /// The bounds the JSON fill meets beside the budget.
-    pub fn fill_caps(&self) -> super::fill::Caps {
-        super::fill::Caps {
+    pub fn fill_caps(&self) -> crate::budget::shape::fill::Caps {
+        crate::budget::shape::fill::Caps {
             items: self.max_array_items,
             string_bytes: self.max_string_chars,
             depth: self.max_depth,
@@ -231,8 +231,8 @@ impl Policy {
     /// The built-in policy: defaults plus projections for GitHub's heavy tools.
     pub fn builtin() -> Policy {
         let mut p = Policy::default();
-        for (tool, expr) in super::github::PROJECTIONS {
-            let project = Projection::builtin(expr, super::github::KNOWN)
+        for (tool, expr) in crate::budget::policy::github::PROJECTIONS {
+            let project = Projection::builtin(expr, crate::budget::policy::github::KNOWN)
                 .expect("built-in projections are valid");
             p.rules.push(Rule {
                 pattern: tool.to_string(),
@@ -460,5 +460,8 @@ mod params;
 
 pub use file::PolicyFileError;
 
+pub(super) mod client;
+pub(super) mod github;
+pub(super) mod size;
 #[cfg(test)]
 mod tests;

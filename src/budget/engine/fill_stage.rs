@@ -5,9 +5,9 @@
 
 use std::borrow::Cow;
 
-use super::super::fill::{share, Alloc, ArrayCut, Caps, FillReport, Filler};
 use super::super::parts::{compact, JsonValue, Part, Structured, Work};
 use super::super::Size;
+use crate::budget::shape::fill::{share, Alloc, ArrayCut, Caps, FillReport, Filler};
 use crate::measure::facts::ItemsKept;
 
 /// More JSON blocks than this are records (the Python SDK sends a list as one block per item):
@@ -296,9 +296,9 @@ pub(super) fn json_size(work: &Work, note: &str) -> Size {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::prefix::PrefixCounter;
     use super::super::json_stage::json_texts;
     use super::*;
+    use crate::budget::parts::prefix::PrefixCounter;
     use crate::ground::tokens::Tokenizer;
     use serde_json::json;
 

@@ -5,13 +5,13 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::super::exact::has_f64;
-use super::super::note::render;
 use super::super::parts::{compact, JsonValue, Part, Structured, Work, READ_SHRUNK_BYTES};
-use super::super::prefix::Scan;
-use super::super::toon::{decode, encode, encode_exact};
 use super::fill_stage::{json_size, size_ratio, Filled, JsonFill, Try};
-use super::{Budgeted, Engine, Run, Strategy};
+use crate::budget::engine::note::render;
+use crate::budget::engine::{Budgeted, Engine, Run, Strategy};
+use crate::budget::parts::prefix::Scan;
+use crate::budget::shape::exact::has_f64;
+use crate::budget::shape::toon::{decode, encode, encode_exact};
 
 impl Engine {
     pub(super) fn json_stages(&self, run: &mut Run) -> Option<Budgeted> {

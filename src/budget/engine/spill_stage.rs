@@ -5,11 +5,11 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::super::note::render;
 use super::super::parts::{block as part_block, compact, Part, Work};
-use super::super::prefix_strip::original_offset;
-use super::super::{Scan, SizeLimits};
-use super::{Budgeted, Engine, Run, Strategy};
+use crate::budget::engine::note::render;
+use crate::budget::engine::{Budgeted, Engine, Run, Strategy};
+use crate::budget::strip::prefix_strip::original_offset;
+use crate::budget::{Scan, SizeLimits};
 use crate::ground::text::{boundary_before, line_count, Boundary};
 
 impl Engine {
@@ -187,7 +187,9 @@ impl Engine {
                     text: Cow::Borrowed(""),
                     scan: Scan::known(0, 0),
                 };
-                Some(super::super::size::Size::of(&compact(&part_block(&empty))))
+                Some(crate::budget::policy::size::Size::of(&compact(
+                    &part_block(&empty),
+                )))
             }
             _ => None,
         };

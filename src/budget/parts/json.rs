@@ -8,8 +8,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use super::super::exact::{compact_exact, has_f64, read_value, Numbers, Unexact};
 use super::compact;
+use crate::budget::shape::exact::{compact_exact, has_f64, read_value, Numbers, Unexact};
 
 /// A JSON text's value, parsed on first use and shared by the copies of a part: a result within
 /// its budget is only validated and counted, never built into a tree. A large one that must be

@@ -1,7 +1,7 @@
 //! A policy file (`--policy`): read, parsed as TOML (a `[policy]` table, or a file that is
 //! one) and added on top of a policy, each failure naming the file.
 
-use super::{Policy, PolicyError};
+use crate::budget::policy::{Policy, PolicyError};
 
 /// A policy file that could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -2,7 +2,7 @@
 //! parameters taken out of the schema, each checked to compile) and `fixed_arguments` (values
 //! supplied on every call, read from TOML into JSON once per rule applied).
 
-use super::{PolicyError, ToolPolicy};
+use crate::budget::policy::{PolicyError, ToolPolicy};
 
 /// Apply a rule's `hide_params` and `fixed_arguments` to `p` (`tool` names the rule in errors).
 pub(super) fn apply(

@@ -2,10 +2,10 @@
 //! is spilled anyway only shows its first few thousand tokens, so only that much is stripped
 //! and counted; the original goes to the spill store untouched.
 
-use super::chunks::chunk_end;
-use super::prefix::Scan;
-use super::strip::{strip, StripCounts};
-use super::{PrefixCounter, ToolPolicy};
+use crate::budget::parts::chunks::chunk_end;
+use crate::budget::parts::prefix::Scan;
+use crate::budget::strip::{strip, StripCounts};
+use crate::budget::{PrefixCounter, ToolPolicy};
 use crate::ground::tokens::cuts::segments;
 
 /// Bytes of original text stripped at a time.

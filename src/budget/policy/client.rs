@@ -1,7 +1,7 @@
 //! The engine for one client: the policy's limits tightened to what the client's profile says it
 //! keeps of a result (`proxy --client`, `replay --client`, the audit's `budgeted` client view).
 
-use super::{Engine, SizeLimits};
+use crate::budget::{Engine, SizeLimits};
 use crate::config::profiles::{engine_limits, ClientProfile, ResultLimits};
 
 impl Engine {

@@ -18,7 +18,7 @@
 
 use serde_json::{Map, Value};
 
-use super::exact::{read_value, Numbers};
+use crate::budget::shape::exact::{read_value, Numbers};
 
 const INDENT: &str = "  ";
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::budget::toon::{decode, encode_exact};
+use crate::budget::shape::toon::{decode, encode_exact};
 use proptest::prelude::*;
 
 /// A number token in any form JSON allows.

@@ -270,7 +270,7 @@ mod tests {
         #[test]
         fn pruned_data_gives_the_same_result(v in json()) {
             let text = serde_json::to_string(&v).unwrap();
-            let builtins = crate::budget::github::PROJECTIONS.iter().map(|(_, e)| *e);
+            let builtins = crate::budget::policy::github::PROJECTIONS.iter().map(|(_, e)| *e);
             for expr in EXPRESSIONS.iter().copied().chain(builtins) {
                 let p = Projection::compile(expr).unwrap();
                 let whole = p.search(&v);
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn a_projection_reads_only_what_it_names() {
-        let p = Projection::compile(crate::budget::github::PROJECTIONS[0].1).unwrap();
+        let p = Projection::compile(crate::budget::policy::github::PROJECTIONS[0].1).unwrap();
         let item = json!({"name": "n", "path": "p", "sha": "s", "html_url": "h", "url": "u",
             "repository": {"full_name": "o/r", "owner": {"login": "o", "avatar_url": "x"}}});
         let data = json!({"total_count": 1, "incomplete_results": false, "items": [item]});

@@ -113,9 +113,9 @@ fn is_boundary(text: &str, p: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::strip::strip;
-    use super::super::{PrefixCounter, ToolPolicy};
     use super::*;
+    use crate::budget::strip::strip;
+    use crate::budget::{PrefixCounter, ToolPolicy};
     use crate::ground::tokens::Tokenizer;
     use proptest::prelude::*;
 

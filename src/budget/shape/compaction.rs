@@ -2,7 +2,7 @@
 //! loses nothing (every string, key and number is copied as the bytes it was), so it comes
 //! before any cut: a pretty-printed result that fits once compact is never shrunk.
 
-use super::exact::string_end;
+use crate::budget::shape::exact::string_end;
 
 /// `text` (valid JSON) without whitespace outside its strings; `None` when it has none.
 pub fn compact_text(text: &str) -> Option<String> {

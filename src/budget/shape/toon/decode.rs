@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::{bare_string, INDENT};
+use crate::budget::shape::toon::{bare_string, INDENT};
 
 /// Why a text is not the TOON [`encode`] writes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::need::Need;
-use crate::budget::fill::scan::{entries, items_up_to, skip_ws, value_end, Span};
+use crate::budget::shape::fill::scan::{entries, items_up_to, skip_ws, value_end, Span};
+use crate::budget::shape::project::need::Need;
 
 /// Items of an array that are checked.
 const SAMPLE: usize = 20;

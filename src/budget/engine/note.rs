@@ -1,6 +1,6 @@
 //! The note every reduced result carries: what was cut, where the full copy is, how to read more.
 
-use super::spill::SpillHandle;
+use crate::budget::spill::SpillHandle;
 use crate::ground::units::thousands;
 
 /// Cut lines a note lists before summing up the rest.

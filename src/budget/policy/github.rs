@@ -138,8 +138,8 @@ pub const KNOWN: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::Projection;
     use super::*;
+    use crate::budget::Projection;
 
     #[test]
     fn every_builtin_compiles() {
