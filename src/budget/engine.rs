@@ -1,5 +1,6 @@
 //! The router: least destructive stage first, stop as soon as the result and its note fit.
 
+pub(super) mod client;
 mod fill_stage;
 mod json_stage;
 pub(super) mod note;

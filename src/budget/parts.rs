@@ -9,8 +9,9 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use crate::budget::{PrefixCounter, Scan, Size};
+use crate::budget::policy::size::Size;
 pub use json::{JsonValue, Structured};
+use prefix::{PrefixCounter, Scan};
 
 /// JSON texts from this size on are checked and shrunk in one read with the shrink's loosest
 /// caps, never parsed whole first ([`Work::verify_json`]).
@@ -395,7 +396,6 @@ fn duplicates(structured: &Value, parts: &[Part]) -> bool {
     structured_duplicate(structured, &texts)
 }
 
-pub(super) mod chunks;
 pub(super) mod input;
 pub(super) mod prefix;
 #[cfg(test)]

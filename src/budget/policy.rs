@@ -5,7 +5,8 @@
 use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 
-use crate::budget::{Projection, SizeLimits};
+use crate::budget::shape::project::Projection;
+use size::SizeLimits;
 
 /// The smallest budget a result can be cut to and still carry its note.
 pub const MIN_BUDGET: usize = 200;
@@ -460,7 +461,6 @@ mod params;
 
 pub use file::PolicyFileError;
 
-pub(super) mod client;
 pub(super) mod github;
 pub(super) mod size;
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! prose (never from JSON): data-URI images, URLs over a length, tracking query parameters,
 //! long base64 runs, and runs of blank lines. Counts of each go into the note.
 
+pub(super) mod chunks;
 pub(super) mod prefix_strip;
 
 use std::borrow::Cow;

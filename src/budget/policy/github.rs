@@ -139,7 +139,7 @@ pub const KNOWN: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::Projection;
+    use crate::budget::shape::project::Projection;
 
     #[test]
     fn every_builtin_compiles() {

@@ -54,7 +54,7 @@ fn holds_its_hash(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::budget::{SpillEntry, SpillStore};
+    use crate::budget::spill::{SpillEntry, SpillStore};
 
     #[test]
     fn evicts_oldest_first_over_the_cap() {

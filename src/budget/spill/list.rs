@@ -90,7 +90,7 @@ fn server_spills(root: &Path, server_name: &str) -> Vec<(String, Metadata)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::budget::{SpillStore, DEFAULT_MAX_BYTES};
+    use crate::budget::spill::{SpillStore, DEFAULT_MAX_BYTES};
 
     /// Issue 26, case 9: a store confined to one server lists and reads only its spills.
     #[test]

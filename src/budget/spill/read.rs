@@ -129,7 +129,7 @@ fn line_text(raw: &[u8]) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::SpillReadError;
-    use crate::budget::{SpillStore, DEFAULT_MAX_BYTES};
+    use crate::budget::spill::{SpillStore, DEFAULT_MAX_BYTES};
 
     /// Issue 12, item 10: a link planted in the store is never read or listed.
     #[cfg(unix)]

@@ -2,10 +2,11 @@
 //! is spilled anyway only shows its first few thousand tokens, so only that much is stripped
 //! and counted; the original goes to the spill store untouched.
 
-use crate::budget::parts::chunks::chunk_end;
+use super::chunks::chunk_end;
+use crate::budget::parts::prefix::PrefixCounter;
 use crate::budget::parts::prefix::Scan;
+use crate::budget::policy::ToolPolicy;
 use crate::budget::strip::{strip, StripCounts};
-use crate::budget::{PrefixCounter, ToolPolicy};
 use crate::ground::tokens::cuts::segments;
 
 /// Bytes of original text stripped at a time.

@@ -1,7 +1,8 @@
 //! The engine for one client: the policy's limits tightened to what the client's profile says it
 //! keeps of a result (`proxy --client`, `replay --client`, the audit's `budgeted` client view).
 
-use crate::budget::{Engine, SizeLimits};
+use super::Engine;
+use crate::budget::policy::size::SizeLimits;
 use crate::config::profiles::{engine_limits, ClientProfile, ResultLimits};
 
 impl Engine {
@@ -37,7 +38,8 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::{Policy, SpillStore};
+    use crate::budget::policy::Policy;
+    use crate::budget::spill::SpillStore;
     use crate::config::profiles::profile;
     use crate::ground::tokens::Tokenizer;
 

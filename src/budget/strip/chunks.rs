@@ -114,8 +114,9 @@ fn is_boundary(text: &str, p: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::parts::prefix::PrefixCounter;
+    use crate::budget::policy::ToolPolicy;
     use crate::budget::strip::strip;
-    use crate::budget::{PrefixCounter, ToolPolicy};
     use crate::ground::tokens::Tokenizer;
     use proptest::prelude::*;
 
