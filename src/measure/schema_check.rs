@@ -260,33 +260,21 @@ impl<'s> Checker<'s> {
 
     fn string(&mut self, s: &Map<String, Value>, text: &str, instance: &Value, path: &str) {
         let chars = text.chars().count() as u64;
-        if let Some(n) = s
-            .get("minLength")
-            .and_then(Value::as_u64)
-            .filter(|n| chars < *n)
-        {
-            self.err(
-                path,
-                format!(
-                    "{} is shorter than {n} character{}",
-                    shown(instance),
-                    plural(n)
-                ),
+        if let Some(m) = broken(s, "minLength", chars) {
+            let message = format!(
+                "{} is shorter than {m} character{}",
+                shown(instance),
+                plural(m)
             );
+            self.err(path, message);
         }
-        if let Some(n) = s
-            .get("maxLength")
-            .and_then(Value::as_u64)
-            .filter(|n| chars > *n)
-        {
-            self.err(
-                path,
-                format!(
-                    "{} is longer than {n} character{}",
-                    shown(instance),
-                    plural(n)
-                ),
+        if let Some(m) = broken(s, "maxLength", chars) {
+            let message = format!(
+                "{} is longer than {m} character{}",
+                shown(instance),
+                plural(m)
             );
+            self.err(path, message);
         }
         if let Some(f) = s
             .get("format")
@@ -329,6 +317,17 @@ fn is_type(v: &Value, name: &str) -> bool {
         },
         _ => true,
     }
+}
+
+/// The bound `key` (`minLength`, `maxItems`, ...) when `n` breaks it: under a `min*`, over a
+/// `max*`.
+pub(super) fn broken(s: &Map<String, Value>, key: &str, n: u64) -> Option<u64> {
+    let bound = s.get(key).and_then(Value::as_u64)?;
+    let broken = match key.starts_with("min") {
+        true => n < bound,
+        false => n > bound,
+    };
+    broken.then_some(bound)
 }
 
 /// JSON equality with numbers compared by value (1 and 1.0 are the same).

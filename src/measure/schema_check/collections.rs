@@ -4,7 +4,7 @@
 use regex_automata::meta::Regex;
 use serde_json::{Map, Value};
 
-use super::{plural, push, regex, same, shown, Checker};
+use super::{broken, plural, push, regex, same, shown, Checker};
 
 impl<'s> Checker<'s> {
     pub(super) fn array(
@@ -16,17 +16,13 @@ impl<'s> Checker<'s> {
         depth: usize,
     ) {
         let n = items.len() as u64;
-        if let Some(m) = s.get("minItems").and_then(Value::as_u64).filter(|m| n < *m) {
-            self.err(
-                path,
-                format!("{} has less than {m} item{}", shown(instance), plural(m)),
-            );
+        if let Some(m) = broken(s, "minItems", n) {
+            let message = format!("{} has less than {m} item{}", shown(instance), plural(m));
+            self.err(path, message);
         }
-        if let Some(m) = s.get("maxItems").and_then(Value::as_u64).filter(|m| n > *m) {
-            self.err(
-                path,
-                format!("{} has more than {m} item{}", shown(instance), plural(m)),
-            );
+        if let Some(m) = broken(s, "maxItems", n) {
+            let message = format!("{} has more than {m} item{}", shown(instance), plural(m));
+            self.err(path, message);
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true))
             && items
@@ -75,19 +71,13 @@ impl<'s> Checker<'s> {
                     ),
                 );
             }
-            if let Some(most) = s
-                .get("maxContains")
-                .and_then(Value::as_u64)
-                .filter(|m| found > *m)
-            {
-                self.err(
-                    path,
-                    format!(
-                        "{} has more than {most} matching item{}",
-                        shown(instance),
-                        plural(most)
-                    ),
+            if let Some(m) = broken(s, "maxContains", found) {
+                let message = format!(
+                    "{} has more than {m} matching item{}",
+                    shown(instance),
+                    plural(m)
                 );
+                self.err(path, message);
             }
         }
     }
@@ -101,33 +91,13 @@ impl<'s> Checker<'s> {
         depth: usize,
     ) {
         let n = map.len() as u64;
-        if let Some(m) = s
-            .get("minProperties")
-            .and_then(Value::as_u64)
-            .filter(|m| n < *m)
-        {
-            self.err(
-                path,
-                format!(
-                    "{} has less than {m} propert{}",
-                    shown(instance),
-                    if m == 1 { "y" } else { "ies" }
-                ),
-            );
+        if let Some(m) = broken(s, "minProperties", n) {
+            let message = format!("{} has less than {m} propert{}", shown(instance), ies(m));
+            self.err(path, message);
         }
-        if let Some(m) = s
-            .get("maxProperties")
-            .and_then(Value::as_u64)
-            .filter(|m| n > *m)
-        {
-            self.err(
-                path,
-                format!(
-                    "{} has more than {m} propert{}",
-                    shown(instance),
-                    if m == 1 { "y" } else { "ies" }
-                ),
-            );
+        if let Some(m) = broken(s, "maxProperties", n) {
+            let message = format!("{} has more than {m} propert{}", shown(instance), ies(m));
+            self.err(path, message);
         }
         if let Some(Value::Array(required)) = s.get("required") {
             for r in required.iter().filter_map(Value::as_str) {
@@ -210,5 +180,14 @@ impl<'s> Checker<'s> {
         dependent(s.get("dependentRequired"), Some(true));
         dependent(s.get("dependentSchemas"), Some(false));
         dependent(s.get("dependencies"), None);
+    }
+}
+
+/// "propert" + "y" or "ies".
+fn ies(n: u64) -> &'static str {
+    if n == 1 {
+        "y"
+    } else {
+        "ies"
     }
 }
