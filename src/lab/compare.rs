@@ -1,7 +1,8 @@
 //! Measured against modelled: what the client's profile in `clients.toml` predicts of a
 //! result (the audit's "what each client sees"), beside what the lab measured, and whether
-//! they agree: the same outcome, and tokens within [`TOLERANCE_TOKENS`] or
-//! [`TOLERANCE_SHARE`] (file paths and counts in a client's marker vary from run to run).
+//! they agree: the same outcome, tokens within [`TOLERANCE_TOKENS`] or [`TOLERANCE_SHARE`]
+//! (file paths and counts in a client's marker vary from run to run), and the note the profile
+//! says goes beside each image there.
 
 use serde_json::Value;
 
@@ -26,6 +27,14 @@ pub fn modelled(
     let tokens = measured.delivered.map_or(0, |d| d.tokens) + measured.image_tokens;
     let close = tokens.abs_diff(seen.tokens_to_model)
         <= TOLERANCE_TOKENS.max((seen.tokens_to_model as f64 * TOLERANCE_SHARE) as usize);
+    // a note the profile says the client writes beside each image it sends: its fixed words
+    // are there (the tolerance alone would let a note of tens of tokens come and go unseen)
+    let noted = match (&p.images.note, measured.images_delivered) {
+        (Some(note), 1..) => measured
+            .added
+            .contains(note.split('{').next().unwrap_or_default()),
+        _ => true,
+    };
     Some(Modelled {
         profile: p.id.clone(),
         profile_version: p.measured.as_ref().map(|m| m.version.clone()),
@@ -34,6 +43,7 @@ pub fn modelled(
         measured_outcome,
         // nothing but a marker is what a cut that keeps nothing looks like
         agrees: close
+            && noted
             && (seen.outcome == measured_outcome
                 || (measured.delivery == Delivery::MarkerOnly && seen.kept_fraction == 0.0)),
     })

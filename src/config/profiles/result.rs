@@ -267,17 +267,13 @@ pub fn client_view_in(
         true => (kept, total),
         false => (kept.saturating_sub(blocks.added), received),
     };
-    // the images, and the notes the client writes beside them
+    // the images, and the notes the client writes beside them, in a counter's tokens
     let refused = outcome == Outcome::Refused;
-    let notes = |count: CountFn| -> usize { v.image_notes.iter().map(|n| count(n)).sum() };
-    let images = match refused {
-        true => 0,
-        false => v.image_tokens + notes(count),
-    };
-    let model_images = match (refused, model) {
-        (true, _) => 0,
-        (false, Some(m)) => v.image_tokens + notes(m),
-        (false, None) => images,
+    let images = |count: CountFn| -> usize {
+        match refused {
+            true => 0,
+            false => v.image_tokens + v.image_notes.iter().map(|n| count(n)).sum::<usize>(),
+        }
     };
     let mut seen_text = seen_text;
     let before = seen_text.len();
@@ -289,8 +285,8 @@ pub fn client_view_in(
     }
     let note_bytes = seen_text.len() - before;
     ClientSeen {
-        tokens_to_model: tokens + images,
-        model_tokens: model_tokens.map(|t| t + model_images),
+        tokens_to_model: tokens + images(count),
+        model_tokens: model_tokens.zip(model).map(|(t, m)| t + images(m)),
         bytes_to_model: bytes + note_bytes,
         outcome,
         kept_fraction: match (total, outcome) {

@@ -198,7 +198,11 @@ fn image_note(profile: &ClientProfile, note: &str, block: &Value) -> String {
     let mime = block["mimeType"].as_str().unwrap_or("image/png");
     let ext = match mime {
         "image/jpeg" => "jpg",
-        m => m.strip_prefix("image/").unwrap_or("png"),
+        // `image/svg+xml`: svg
+        m => m
+            .strip_prefix("image/")
+            .and_then(|t| t.split('+').next())
+            .unwrap_or("png"),
     };
     let path = profile.file_path.as_deref().unwrap_or("/tmp/image");
     let stem = match path.rsplit_once('.') {

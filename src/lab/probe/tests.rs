@@ -207,13 +207,27 @@ fn an_image_delivered_agrees_with_a_profile_of_pixels_and_a_dropped_one_does_not
         o.modelled = crate::lab::compare::modelled("claude-code", &result, &o, Tokenizer::Cl100k);
         o
     };
+    // Claude Code sends the image and the path it saved it to (measured, 2.1.332)
+    let note = "[Image: source: $HOME/.claude/projects/-tmp-lab/3f2b/tool-results/mcp-shapes-blob-17-ab.png]";
     let shown = modelled(Delivered {
+        texts: vec![note.into()],
         images: 1,
         ..Delivered::default()
     });
     assert_eq!(shown.delivery, Delivery::Whole);
     assert!(shown.image_tokens > 200, "{}", shown.image_tokens);
     assert!(shown.modelled.unwrap().agrees);
+    // the image without the note its profile says it writes: a changed client, said
+    let bare = modelled(Delivered {
+        images: 1,
+        ..Delivered::default()
+    });
+    let m = bare.modelled.unwrap();
+    assert!(
+        m.tokens.abs_diff(bare.image_tokens) <= 100,
+        "within the tolerance"
+    );
+    assert!(!m.agrees);
     // a placeholder in its place (Qwen Code) or nothing (opencode): not delivered, and the
     // profile that counts the pixels is contradicted
     for text in ["[image data omitted]", ""] {

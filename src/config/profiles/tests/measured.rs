@@ -240,3 +240,23 @@ fn opencode_and_kilo_send_a_note_in_place_of_a_blob_and_drop_an_attachment() {
         ("", Outcome::Refused, 0)
     );
 }
+
+/// Claude Code 2.1.332 writes the path it saved each image to beside it (measured).
+#[test]
+fn claude_codes_image_note_names_the_saved_file_by_the_images_type() {
+    for (mime, ext) in [
+        ("image/png", "png"),
+        ("image/jpeg", "jpg"),
+        ("image/svg+xml", "svg"),
+    ] {
+        let r =
+            json!({"content": [{"type": "image", "mimeType": mime, "data": png_header(10, 10)}]});
+        let s = seen("claude-code", &r);
+        assert!(
+            s.text.starts_with("[Image: source: ") && s.text.ends_with(&format!(".{ext}]")),
+            "{mime}: {}",
+            s.text
+        );
+        assert_eq!(s.bytes_to_model, s.text.len());
+    }
+}
