@@ -16,7 +16,7 @@ pub fn schema_errors(schema: Option<&Value>, arguments: &Value) -> Vec<String> {
     let Some(schema) = schema else {
         return Vec::new();
     };
-    if !well_formed(schema) {
+    if !super::schema_check::well_formed(schema) {
         return Vec::new();
     }
     super::schema_check::check(schema, arguments)
@@ -30,27 +30,6 @@ pub fn schema_errors(schema: Option<&Value>, arguments: &Value) -> Vec<String> {
             crate::ground::text::preview(&format!("{at}: {}", e.message), MAX_ERROR_CHARS)
         })
         .collect()
-}
-
-/// Whether a schema can be judged by: an object or a boolean whose `type`s are the seven JSON
-/// Schema names (a schema that is not, the server judges: as the `jsonschema` crate refused to
-/// compile one).
-fn well_formed(schema: &Value) -> bool {
-    const TYPES: [&str; 7] = [
-        "null", "boolean", "object", "array", "number", "string", "integer",
-    ];
-    let type_ok = |t: &Value| match t {
-        Value::String(n) => TYPES.contains(&n.as_str()),
-        Value::Array(ns) => ns
-            .iter()
-            .all(|n| n.as_str().is_some_and(|n| TYPES.contains(&n))),
-        _ => false,
-    };
-    match schema {
-        Value::Bool(_) => true,
-        Value::Object(s) => s.get("type").is_none_or(type_ok),
-        _ => false,
-    }
 }
 
 /// The names in `names` a typo away from `name` (an edit distance of at most a third of its

@@ -16,7 +16,8 @@
 use regex_automata::meta::Regex;
 use serde_json::{Map, Value};
 
-use formats::{format_ok, percent_decode};
+use crate::config::percent_decoded;
+use formats::format_ok;
 
 mod collections;
 mod formats;
@@ -112,8 +113,7 @@ impl<'s> Checker<'s> {
     /// A `$ref` into this schema: `#` or a JSON pointer after it.
     fn resolve(&self, reference: &str) -> Option<&'s Value> {
         let pointer = reference.strip_prefix('#')?;
-        let decoded = percent_decode(pointer);
-        self.root.pointer(&decoded)
+        self.root.pointer(&percent_decoded(pointer)?)
     }
 
     fn generic(
@@ -129,7 +129,7 @@ impl<'s> Checker<'s> {
                 Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
                 _ => Vec::new(),
             };
-            if !names.is_empty() && !names.iter().any(|n| is_type(instance, n)) {
+            if !names.is_empty() && !names.iter().any(|n| is_type(instance, n).unwrap_or(true)) {
                 let message = match names.as_slice() {
                     [one] => format!("{} is not of type \"{one}\"", shown(instance)),
                     many => format!(
@@ -301,8 +301,9 @@ fn push(path: &mut String, key: &str) -> usize {
     len
 }
 
-fn is_type(v: &Value, name: &str) -> bool {
-    match name {
+/// Whether `v` is of JSON Schema type `name`; `None` for a name that is none of the seven.
+fn is_type(v: &Value, name: &str) -> Option<bool> {
+    Some(match name {
         "null" => v.is_null(),
         "boolean" => v.is_boolean(),
         "object" => v.is_object(),
@@ -315,7 +316,26 @@ fn is_type(v: &Value, name: &str) -> bool {
             }
             _ => false,
         },
-        _ => true,
+        _ => return None,
+    })
+}
+
+/// Whether a schema can be judged by: an object or a boolean whose `type`s are the seven JSON
+/// Schema names (a schema that is not, the server judges: as the `jsonschema` crate refused to
+/// compile one).
+pub fn well_formed(schema: &Value) -> bool {
+    let known = |n: &Value| {
+        n.as_str()
+            .is_some_and(|n| is_type(&Value::Null, n).is_some())
+    };
+    let type_ok = |t: &Value| match t {
+        Value::Array(ns) => ns.iter().all(known),
+        one => known(one),
+    };
+    match schema {
+        Value::Bool(_) => true,
+        Value::Object(s) => s.get("type").is_none_or(type_ok),
+        _ => false,
     }
 }
 

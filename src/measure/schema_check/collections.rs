@@ -149,10 +149,7 @@ impl<'s> Checker<'s> {
         }
         if let Some(names) = s.get("propertyNames") {
             for key in map.keys() {
-                let key_value = Value::String(key.clone());
-                if !self.valid(names, &key_value, path, depth + 1) {
-                    self.node(names, &key_value, path, depth + 1);
-                }
+                self.node(names, &Value::String(key.clone()), path, depth + 1);
             }
         }
         // a present property's dependencies: names required (draft 2019+ and draft 7's array

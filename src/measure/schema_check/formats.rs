@@ -1,5 +1,4 @@
-//! The formats drafts 4 to 7 assert (`uri`, `date-time`, `email`, ...), and the decoding of a
-//! `$ref`'s fragment.
+//! The formats drafts 4 to 7 assert (`uri`, `date-time`, `email`, ...).
 
 use regex_automata::meta::Regex;
 
@@ -85,29 +84,4 @@ fn uri(text: &str, absolute: bool) -> bool {
         i += 1;
     }
     true
-}
-
-/// `%xx` escapes of a URI fragment decoded (a `$ref`'s pointer may carry them).
-pub(super) fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).copied().and_then(hex),
-            b.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
