@@ -1,10 +1,9 @@
 //! The JSON Schemas of what mcp-budget writes for other programs to read: `audit.json`,
-//! `gate.json`, a call log line and the lab's report. Each is derived (schemars) from the very
-//! types that serialise the document, so a field added to a type is in its schema at once;
-//! `docs/schemas/` holds the committed copies, and a test holds them equal to these.
-
-use schemars::generate::SchemaSettings;
-use serde_json::Value;
+//! `gate.json`, a call log line and the lab's report. Each is derived (schemars, in the tests)
+//! from the very types that serialise the document; `docs/schemas/` holds the derived text, the
+//! binary prints it as built in, and a test fails when a type and its committed schema differ
+//! (`MCP_BUDGET_WRITE_SCHEMAS=1 cargo test --lib schemas` writes them again). Deriving them at
+//! run time built schemars and a schema function for every type into the binary: 0.4 MB.
 
 /// A document with a schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,72 +48,21 @@ impl Document {
         Document::ALL.iter().copied().find(|d| d.name() == name)
     }
 
-    /// What the document is, for the schema's description.
-    fn description(self) -> &'static str {
+    /// The schema (JSON Schema 2020-12) as `mcp-budget schema NAME` prints it: the committed
+    /// copy, pretty JSON and a newline.
+    pub fn rendered(self) -> &'static str {
         match self {
-            Document::Audit => {
-                "audit.json: what `mcp-budget audit` measured (schema tax per server and tool, \
-                 probe results raw and budgeted, per-client rows, findings). Fields are added, \
-                 never renamed; a change of meaning bumps schema_version."
-            }
-            Document::Gate => {
-                "gate.json: the gate's verdict on a report (thresholds broken, changes against \
-                 the baseline)."
-            }
-            Document::CallLog => {
-                "One line of the call log `mcp-budget proxy --log FILE` appends: a JSON object \
-                 per proxied tool call."
-            }
+            Document::Audit => include_str!("../docs/schemas/audit.schema.json"),
+            Document::Gate => include_str!("../docs/schemas/gate.schema.json"),
+            Document::CallLog => include_str!("../docs/schemas/call-log.schema.json"),
             #[cfg(feature = "lab")]
-            Document::Lab => {
-                "The lab's report (`mcp-budget lab --format json`): what each real client sent \
-                 its model."
-            }
+            Document::Lab => include_str!("../docs/schemas/lab.schema.json"),
         }
-    }
-
-    /// The schema (JSON Schema 2020-12).
-    pub fn schema(self) -> Value {
-        let generator = SchemaSettings::draft2020_12().into_generator();
-        let schema = match self {
-            Document::Audit => generator.into_root_schema_for::<crate::measure::facts::Report>(),
-            Document::Gate => generator.into_root_schema_for::<crate::judge::gate::Verdict>(),
-            Document::CallLog => {
-                generator.into_root_schema_for::<crate::ground::calllog::CallRecord>()
-            }
-            #[cfg(feature = "lab")]
-            Document::Lab => generator.into_root_schema_for::<crate::lab::LabReport>(),
-        };
-        // the header first: what the file is, then its body as schemars wrote it
-        let mut out = serde_json::Map::new();
-        let Value::Object(body) = schema.to_value() else {
-            unreachable!("a root schema is an object")
-        };
-        for key in ["$schema", "$id", "title"] {
-            out.insert(key.into(), Value::Null);
-        }
-        out.insert(
-            "description".into(),
-            Value::String(self.description().into()),
-        );
-        out["$id"] = Value::String(format!("mcp-budget/{}.schema.json", self.name()));
-        for (k, v) in body {
-            if k != "description" {
-                out.insert(k, v);
-            }
-        }
-        Value::Object(out)
-    }
-
-    /// The schema as `mcp-budget schema NAME` prints it: pretty JSON and a newline.
-    pub fn rendered(self) -> String {
-        let mut text =
-            serde_json::to_string_pretty(&self.schema()).expect("a schema always serialises");
-        text.push('\n');
-        text
     }
 }
 
+#[cfg(test)]
+mod derived;
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,7 +77,7 @@ mod tests {
 
     #[test]
     fn the_audit_schema_names_the_report_fields_and_requires_the_version() {
-        let s = Document::Audit.schema();
+        let s: serde_json::Value = serde_json::from_str(Document::Audit.rendered()).unwrap();
         assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
         assert_eq!(s["title"], "Report");
         let required: Vec<&str> = s["required"]

@@ -35,7 +35,8 @@ pub use visible::CountFn;
 
 /// A fact's provenance: a primary source, its date, the day it was read, and whether a primary
 /// source states it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Sourced {
     pub source: String,
@@ -45,7 +46,8 @@ pub struct Sourced {
 }
 
 /// Which parts of a tool result reach the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Sends {
     Both,
@@ -66,7 +68,8 @@ impl Sends {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SendsRule {
     pub mode: Sends,
@@ -83,7 +86,8 @@ pub struct SendsRule {
 }
 
 /// How an image block reaches the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Images {
     /// As an image, priced by its dimensions.
@@ -94,7 +98,8 @@ pub enum Images {
     Dropped,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ImagesRule {
     pub mode: Images,
@@ -108,9 +113,8 @@ pub struct ImagesRule {
 }
 
 /// How an embedded resource block reaches the model.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Resources {
     /// A text resource's text alone; a blob's nothing.
@@ -123,7 +127,8 @@ pub enum Resources {
     TextAndBlob,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ResourcesRule {
     pub mode: Resources,
@@ -141,7 +146,8 @@ pub struct ResourcesRule {
 }
 
 /// One limit of a client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     /// `result` (one tool result) or `tools` (the tools a client mounts).
@@ -224,7 +230,8 @@ fn yes() -> bool {
 }
 
 /// One client's profile.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ClientProfile {
     /// `claude-code`, `codex`, … (what `--client` takes).
@@ -271,7 +278,8 @@ pub struct ClientProfile {
 
 /// Which client build a profile was measured with: its version, the model name it was told,
 /// the day.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Measured {
     pub version: String,
@@ -401,7 +409,8 @@ pub fn select(list: &str) -> Result<Vec<&'static ClientProfile>, UnknownClient> 
 }
 
 /// What a client does with a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Full,
@@ -422,7 +431,8 @@ impl Outcome {
 }
 
 /// What reaches the model of one result in one client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ClientSeen {
     /// Tokens (primary tokenizer) of the text and images the model is shown, with what the
     /// client adds (its markers, wrappers, messages).
@@ -447,13 +457,14 @@ pub struct ClientSeen {
     /// The text the model is shown (the client's markers and wrapper included; the texts
     /// joined by line breaks when shown whole). Not in the reports: `replay --compare` shows it.
     #[serde(skip)]
-    #[schemars(skip)]
+    #[cfg_attr(test, schemars(skip))]
     pub text: String,
 }
 
 /// A way a client breaks a result beyond a cut that keeps a head and a tail: each is a
 /// compatibility finding once a profile rule or a lab run measured it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Break {
     /// A text that is a JSON array became an error message.

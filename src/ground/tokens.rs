@@ -14,6 +14,7 @@ mod index;
 mod merge;
 #[cfg(test)]
 mod oracle_tests;
+mod packed;
 mod pieces;
 mod tables;
 

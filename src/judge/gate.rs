@@ -16,7 +16,8 @@ use serde::Serialize;
 use crate::measure::facts::{Report, Status, SCHEMA_VERSION};
 
 /// A threshold a report broke.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Violation {
     /// The threshold's name (`max_tool_tokens`, ...), `fail_on` (a finding of that severity),
     /// or `server_error`.
@@ -29,7 +30,8 @@ pub struct Violation {
 }
 
 /// The gate's verdict on a report.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Verdict {
     pub passed: bool,
     pub violations: Vec<Violation>,

@@ -22,7 +22,8 @@ const SCHEMA_KEYS: [&str; 5] = [
 ];
 
 /// How a client presents a server's tools on the first turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Form {
     /// Every tool's definition, as plain tools.
@@ -38,7 +39,8 @@ pub enum Form {
 }
 
 /// The definitions one client sent for one server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Definitions {
     pub form: Form,
     pub server_tools: usize,

@@ -18,7 +18,8 @@ pub const SMALLEST: usize = 125;
 pub const ESCALATE_MAX: usize = 1_000_000;
 
 /// What one shape's bisection found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ShapeRule {
     pub shape: Shape,
     /// 1: where the client stops delivering the shape whole; 2: where what it does then

@@ -10,7 +10,8 @@ use serde_json::Value;
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What a client spoke to one server in one run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ClientEra {
     /// The first request it sent: `initialize` or `server/discover`.
     pub opened_with: String,

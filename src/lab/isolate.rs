@@ -7,9 +7,8 @@
 use super::LabError;
 
 /// How the lab is kept on loopback.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Isolation {
     /// A network namespace with only loopback: nothing can leave the machine.

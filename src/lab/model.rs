@@ -27,7 +27,8 @@ pub use script::target_id;
 use tokio_util::sync::CancellationToken;
 
 /// The wire API a request was sent on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Api {
     AnthropicMessages,
@@ -37,7 +38,8 @@ pub enum Api {
 }
 
 /// What the scripted model does: call `tool` of `server` with `arguments`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Script {
     /// The MCP tool's own name (e.g. `scrape_as_markdown`).
     pub tool: String,
@@ -69,7 +71,8 @@ pub struct Recorded {
 }
 
 /// What the script answered a request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum ScriptReply {
     /// The probe's call (`name` as the client offered the tool, or its carrier: Codex's `exec`,

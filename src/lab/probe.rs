@@ -23,8 +23,9 @@ pub fn note_first(added: &str) -> bool {
 }
 
 /// How much of a text, in every unit a client may count in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "Size")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(test, schemars(rename = "Size"))]
 pub struct Sizes {
     pub chars: usize,
     pub bytes: usize,
@@ -54,7 +55,8 @@ impl Sizes {
 }
 
 /// How the result reached the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Delivery {
     /// All of it.
@@ -70,7 +72,8 @@ pub enum Delivery {
 }
 
 /// Which part of a tool result reached the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Sent {
     Content,
@@ -80,7 +83,8 @@ pub enum Sent {
 }
 
 /// A file the client wrote that holds the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SavedFile {
     /// Relative to the client's private HOME.
     pub path: String,
@@ -94,7 +98,8 @@ pub struct SavedFile {
 }
 
 /// One probe in one client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ProbeOutcome {
     pub tool: String,
     pub raw: Sizes,
@@ -131,7 +136,8 @@ pub struct ProbeOutcome {
 }
 
 /// What the profile predicts, and whether the measurement agrees.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Modelled {
     /// The profile's id.
     pub profile: String,

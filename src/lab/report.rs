@@ -13,7 +13,8 @@ use super::probe::ProbeOutcome;
 pub const LAB_SCHEMA_VERSION: u32 = 1;
 
 /// A whole lab run.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LabReport {
     pub schema_version: u32,
     pub tool: String,
@@ -24,7 +25,8 @@ pub struct LabReport {
 }
 
 /// Whether a client could be measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ClientStatus {
     /// Every run reached the model and back.
@@ -38,7 +40,8 @@ pub enum ClientStatus {
 }
 
 /// One client.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ClientReport {
     pub id: String,
     pub name: String,
@@ -68,8 +71,9 @@ pub struct ClientReport {
 }
 
 /// One server in one client.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "ServerReport")]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(test, schemars(rename = "ServerReport"))]
 pub struct LabServerReport {
     pub server: String,
     /// The tools/list pages the client read, and whether it stopped with a next page left.

@@ -26,7 +26,8 @@ use derive_runs::{derive_client, era_once};
 use read::{read_call, read_listing};
 
 /// A server the lab mounts (stdio: the lab's clients start it behind the tap).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LabServer {
     pub name: String,
     pub command: Vec<String>,
@@ -76,7 +77,8 @@ impl LabServer {
 }
 
 /// A tool the scripted model calls, with its arguments.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LabProbe {
     pub tool: String,
     pub arguments: Value,

@@ -9,6 +9,8 @@
 #[cfg(feature = "telemetry")]
 mod audit;
 mod config;
+#[cfg(feature = "telemetry")]
+mod http;
 mod labels;
 pub mod names;
 #[cfg(feature = "telemetry")]

@@ -71,7 +71,7 @@ pub fn token_variable(name: &str) -> String {
 
 /// The HTTP client of the sign-in's own requests: no redirects followed, 30 s at most.
 fn http() -> Result<reqwest::Client, AuthFailure> {
-    reqwest::Client::builder()
+    super::tls::client()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(std::time::Duration::from_secs(30))
         .build()
@@ -90,6 +90,7 @@ fn causes(e: &reqwest::Error) -> String {
 /// rmcp's manager for `url`: loopback and private authorization servers are allowed only for
 /// a server that is itself on one (rmcp's rule).
 async fn manager_for(url: &str) -> Result<AuthorizationManager, AuthFailure> {
+    super::tls::ready();
     AuthorizationManager::new(url)
         .await
         .map_err(|e| AuthFailure::Discovery(e.to_string()))

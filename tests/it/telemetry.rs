@@ -682,4 +682,50 @@ fn audit_otlp_exports_the_reports_numbers_and_a_failed_export_is_an_error_with_t
     assert!(out.join("audit.json").exists());
 }
 
+/// An https collector (a TLS front with a test CA, trusted through `SSL_CERT_FILE`) gets the
+/// audit's metrics; without the CA the export is refused in one line. The SDK's own client had
+/// no TLS: before 2026-12-05 every https export failed.
+#[test]
+fn audit_otlp_exports_to_an_https_collector_it_trusts() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(rx) = receiver(dir.path(), "ok") else {
+        return;
+    };
+    let (port, ca) = crate::transports::tls_front(rx.port);
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, ca).unwrap();
+    let audit = |out: &Path, trusted: bool| {
+        let mut cmd = crate::support::mcp_budget(dir.path(), dir.path());
+        cmd.arg("audit")
+            .arg(repo().join("probes/demo.toml"))
+            .args(["--otlp", "--no-charts", "--out"])
+            .arg(out)
+            .env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("https://127.0.0.1:{port}"),
+            );
+        if trusted {
+            cmd.env("SSL_CERT_FILE", &ca_file);
+        }
+        cmd.assert()
+    };
+    let a = audit(&dir.path().join("trusted"), true).code(0);
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(stderr.contains("data points exported"), "{stderr}");
+    let lines = wait_for(&rx.out, |l| l.iter().any(|v| v["kind"] == "metric"));
+    assert!(lines
+        .iter()
+        .any(|v| v["name"] == "mcp_budget.audit.schema_tokens"));
+    let a = audit(&dir.path().join("untrusted"), false).code(2);
+    let stderr = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("error: --otlp:"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        line.contains("UnknownIssuer") || line.contains("certificate"),
+        "{line}"
+    );
+}
+
 mod flood;

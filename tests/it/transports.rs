@@ -237,7 +237,7 @@ fn plain_json_replies_are_captured_byte_for_byte() {
 
 /// A TLS front on a loopback port for the plain-HTTP server on `target`, with a certificate for
 /// 127.0.0.1 and localhost issued by a fresh CA. Returns the port and the CA's PEM.
-fn tls_front(target: u16) -> (u16, String) {
+pub(crate) fn tls_front(target: u16) -> (u16, String) {
     use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
     use std::sync::Arc;
     use tokio_rustls::rustls::{self, pki_types::PrivatePkcs8KeyDer};

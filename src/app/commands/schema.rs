@@ -8,5 +8,5 @@ use crate::app::cli::SchemaArgs;
 pub fn run(args: SchemaArgs) -> anyhow::Result<()> {
     let document = Document::from_name(&args.name)
         .ok_or_else(|| anyhow::anyhow!("no schema named `{}`", args.name))?;
-    crate::app::printer::print(&document.rendered())
+    crate::app::printer::print(document.rendered())
 }

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::Sourced;
 
 /// How a client opens a session with a server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EraRule {
     /// Its first request: `initialize` (the handshake era) or `server/discover` (2026-07-28).

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::Sourced;
 
 /// What the model is sent of the tool definitions on every turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SchemaMode {
     Full,
@@ -15,7 +16,8 @@ pub enum SchemaMode {
     Names,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SchemaRule {
     pub mode: SchemaMode,
@@ -41,7 +43,8 @@ pub struct SchemaRule {
 }
 
 /// How a client reads a server's `tools/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ListingRule {
     /// The client reads the first page only (it does not follow `nextCursor`): tools on later

@@ -9,7 +9,8 @@ use super::{ClientProfile, Sourced};
 use crate::ground::tokens::Tokenizer;
 
 /// A client's model family and the tokenizer mcp-budget counts its view in.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ModelRule {
     /// The family ("OpenAI GPT-5", "Claude", "Gemini"), and how it was chosen.

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 /// The largest message an SDK's client reads on one transport (`sdk_limits.toml`), with its
 /// primary source: a tools/list page over it never reaches that client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SdkLimit {
     pub id: String,

@@ -1,12 +1,13 @@
-//! The rank tables of cl100k_base and o200k_base. `build.rs` writes each as its tokens in rank
-//! order (one length byte, then the bytes) and they are embedded as they are: 0.7 MB and 1.6 MB.
-//! The lookup from bytes to rank is built from them once per process, on first use of the
-//! encoding (see docs/audit.md, "What the numbers mean", for what that costs).
+//! The rank tables of cl100k_base and o200k_base. `build.rs` packs each (`packed.rs`: a token
+//! is its bytes or the two earlier tokens it joins) and they are embedded packed: 0.48 MB and
+//! 0.97 MB. A table is read back, and the lookup from bytes to rank built, once per process, on
+//! first use of the encoding (see docs/audit.md, "What the numbers mean", for what that costs).
 
 use super::index::Index;
+use super::packed;
 
-static CL100K_RANKS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.ranks"));
-static O200K_RANKS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.ranks"));
+static CL100K_PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.packed"));
+static O200K_PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.packed"));
 
 /// Which of the two embedded tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,11 +31,11 @@ pub(crate) struct Vocab {
 impl Vocab {
     /// Read an embedded table and build its lookup.
     pub(crate) fn build(table: Table) -> Vocab {
-        let blob = match table {
-            Table::Cl100k => CL100K_RANKS,
-            Table::O200k => O200K_RANKS,
+        let packed = match table {
+            Table::Cl100k => CL100K_PACKED,
+            Table::O200k => O200K_PACKED,
         };
-        let tokens = split_blob(blob);
+        let tokens = unpack(packed);
         let mut byte_ranks = [u32::MAX; 256];
         let mut pair_ranks = vec![u32::MAX; 1 << 16].into_boxed_slice();
         for (rank, bytes) in tokens.iter().enumerate() {
@@ -87,21 +88,25 @@ impl Vocab {
     }
 }
 
-/// The tokens of a table, in rank order.
 #[inline]
 fn pair(a: u8, b: u8) -> usize {
     usize::from(a) << 8 | usize::from(b)
 }
 
-fn split_blob(blob: &'static [u8]) -> Vec<&'static [u8]> {
-    let mut tokens = Vec::with_capacity(blob.len() / 7);
-    let mut rest = blob;
-    while let [len, tail @ ..] = rest {
-        let (token, after) = tail.split_at(usize::from(*len));
-        tokens.push(token);
-        rest = after;
-    }
-    tokens
+/// The tokens of a packed table, in rank order. Their bytes live as long as the process (a
+/// table is read once, into the encoding's static).
+fn unpack(packed: &[u8]) -> Vec<&'static [u8]> {
+    let (bytes, ends) =
+        packed::unpack(packed).unwrap_or_else(|e| panic!("an embedded rank table: {}", e.0));
+    let bytes: &'static [u8] = Vec::leak(bytes);
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let token = &bytes[start..end as usize];
+            start = end as usize;
+            token
+        })
+        .collect()
 }
 
 #[cfg(test)]

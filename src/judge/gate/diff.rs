@@ -8,7 +8,8 @@ use serde::Serialize;
 use crate::measure::facts::{Report, Status};
 
 /// What was compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Subject {
     /// A server's schema tax (all its tools, tokens per turn).
@@ -20,7 +21,8 @@ pub enum Subject {
 }
 
 /// How it changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Movement {
     Added,
@@ -31,7 +33,8 @@ pub enum Movement {
 }
 
 /// One row of the diff.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Change {
     pub subject: Subject,
     pub server: String,

@@ -28,7 +28,7 @@ async fn model_of(tool: &str, more: Vec<Value>) -> FakeModel {
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+    crate::wire::tls::client()
         .no_proxy()
         .build()
         .expect("a client")

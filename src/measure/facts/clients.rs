@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::config::profiles::ClientSeen;
 
 /// What one client sends per turn of one server's tool definitions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ClientSchema {
     pub client: String,
     pub schema_tokens_per_turn: usize,
@@ -41,7 +42,8 @@ pub struct ClientSchema {
 }
 
 /// A server's definitions as a client was measured sending them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct MeasuredDefinitions {
     pub tokens_per_turn: usize,
     pub bytes_per_turn: usize,
@@ -51,7 +53,8 @@ pub struct MeasuredDefinitions {
 }
 
 /// A client `audit --client measured` ran in the lab: its build, and whether it answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct MeasuredClient {
     pub client: String,
     pub name: String,
@@ -73,7 +76,8 @@ pub struct MeasuredClient {
 
 /// One result in one client: as the server sent it, and after the engine with that client's
 /// limits (what `proxy --client` sends it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ClientResult {
     pub client: String,
     /// The tokenizer of `raw.model_tokens` and `budgeted.model_tokens`: the client's model's

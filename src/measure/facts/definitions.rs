@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// What one tool's definition costs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ToolCost {
     pub name: String,
     /// Compact `{"name","description","input_schema"}`: what the model receives every turn.
@@ -59,7 +60,8 @@ pub struct ToolCost {
 }
 
 /// One definition rule's verdict on one tool, with its measured saving.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SchemaLint {
     pub rule: String,
     /// Tokens per turn the fix saves (primary tokenizer, the model view).
@@ -71,7 +73,8 @@ pub struct SchemaLint {
 }
 
 /// How lean a server's definitions are (see docs/findings.md, "Schema score").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SchemaScore {
     pub score: u8,
     pub grade: String,
@@ -81,7 +84,8 @@ pub struct SchemaScore {
 }
 
 /// One parameter repeated across tools, and what each fix saves per turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SharedParameter {
     pub name: String,
     /// The property's schema, compact JSON (the same in every tool of the group).

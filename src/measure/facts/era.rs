@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 /// The 2026-07-28 era's rules, as this audit saw them kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct EraConformance {
     /// `ttlMs` of each tools/list page, in order (`null`: not sent, or not a number).
     pub tools_list_ttl_ms: Vec<Option<u64>>,
@@ -18,7 +19,8 @@ pub struct EraConformance {
 }
 
 /// The answer to a request in a protocol version the server does not speak.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct VersionRefusal {
     /// The version asked in.
     pub asked: String,

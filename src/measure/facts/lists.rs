@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ToolsList {
     pub pages: usize,
     pub tool_count: usize,
@@ -41,7 +42,8 @@ pub struct ToolsList {
 }
 
 /// A server's tools as it lists them in another protocol era.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct EraListing {
     /// The version that era's session settled on (`2025-06-18`).
     pub protocol_version: String,
@@ -58,7 +60,8 @@ pub struct EraListing {
 }
 
 /// A prompts or resources list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ListCost {
     pub pages: usize,
     pub count: usize,

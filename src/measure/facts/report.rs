@@ -15,7 +15,8 @@ use crate::config::profiles::ClientProfile;
 /// Bumped when a field changes meaning or is removed.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Report {
     pub schema_version: u32,
     pub tool_version: String,
@@ -50,7 +51,8 @@ pub struct Report {
 }
 
 /// The price of input tokens for one model, with where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct PriceInfo {
     pub model: String,
     pub input_usd_per_mtok: f64,
@@ -65,7 +67,8 @@ pub struct PriceInfo {
 }
 
 /// What a server's tool definitions cost in dollars.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ServerCost {
     pub model: String,
     /// Schema tax per turn in the priced tokenizer.
@@ -77,7 +80,8 @@ pub struct ServerCost {
 }
 
 /// What one probe's result costs in dollars, as sent and after the budget engine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ProbeCost {
     pub model: String,
     pub raw_tokens: usize,
@@ -87,7 +91,8 @@ pub struct ProbeCost {
 }
 
 /// One client limit against one measured value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LimitVerdict {
     pub client: String,
     /// The limit in words: "25,000 tokens (cap)".
@@ -105,7 +110,8 @@ pub struct LimitVerdict {
 }
 
 /// A server-design check that failed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Finding {
     pub rule: String,
     /// error | warning | info
@@ -122,21 +128,24 @@ pub struct Finding {
     pub saves_wire_tokens: Option<usize>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ConfigIssue {
     pub file: String,
     pub key: String,
     pub message: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Ok,
     Error,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ServerReport {
     pub name: String,
     pub transport: String,
@@ -194,14 +203,16 @@ pub struct ServerReport {
 }
 
 /// A server's headline numbers for one tokenizer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ServerTotals {
     pub instructions_tokens: usize,
     pub tools_wire_tokens: usize,
     pub tools_model_tokens: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ProbeStatus {
     Ok,
@@ -209,7 +220,8 @@ pub enum ProbeStatus {
     Error,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ProbeResult {
     pub tool: String,
     /// The probe file's label for this call, when it gave one.
@@ -240,7 +252,8 @@ pub struct ProbeResult {
 }
 
 /// The budget engine's replay of one probe result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct BudgetedCost {
     pub budget: usize,
     /// Tokens of the result as the model would be sent it after the engine.
@@ -273,7 +286,8 @@ pub struct BudgetedCost {
 }
 
 /// What a tool result costs, as received.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct RawCost {
     pub wire_bytes: usize,
     pub wire_tokens: usize,
@@ -313,7 +327,8 @@ pub struct RawCost {
     pub by_tokenizer: BTreeMap<String, RawTotals>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct RawTotals {
     pub wire_tokens: usize,
     pub model_tokens: usize,
@@ -324,7 +339,8 @@ pub struct RawTotals {
 }
 
 /// One content block.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct BlockCost {
     #[serde(rename = "type")]
     pub kind: String,

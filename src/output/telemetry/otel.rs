@@ -1,7 +1,8 @@
 //! The OTLP side: a tracer whose ended spans go through the bounded queue (`queue.rs`) to the
 //! OTLP/HTTP span exporter, and a meter whose instruments a periodic reader exports with the
 //! OTLP/HTTP metric exporter (cumulative, every 10 s, on its own thread). Both exporters are the
-//! OpenTelemetry SDK's; a failed metric export is counted and said once.
+//! OpenTelemetry SDK's, sending with our blocking client (`http.rs`); a failed metric export is
+//! counted and said once.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,6 +19,7 @@ use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanExporter as _};
 use opentelemetry_sdk::Resource;
 
 use super::config::{OtlpConfig, TelemetryError};
+use super::http::{Blocking, Cause};
 use super::names::*;
 use super::queue::{Losses, QueueProcessor};
 use super::CallMeasure;
@@ -48,8 +50,14 @@ pub fn tracer_provider(
     resource: &Resource,
     losses: Arc<Losses>,
 ) -> Result<SdkTracerProvider, TelemetryError> {
+    let client = Blocking::new(config.timeout).map_err(|message| TelemetryError::Build {
+        signal: "span",
+        message,
+    })?;
+    let cause = client.cause();
     let mut exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
+        .with_http_client(client)
         .with_protocol(Protocol::HttpBinary)
         .with_endpoint(&config.traces_endpoint)
         .with_timeout(config.timeout)
@@ -62,7 +70,7 @@ pub fn tracer_provider(
     exporter.set_resource(resource);
     Ok(SdkTracerProvider::builder()
         .with_resource(resource.clone())
-        .with_span_processor(QueueProcessor::start(exporter, losses))
+        .with_span_processor(QueueProcessor::start(exporter, losses, cause))
         .build())
 }
 
@@ -71,14 +79,17 @@ pub fn tracer_provider(
 struct Counted<E> {
     inner: E,
     losses: Arc<Losses>,
+    cause: Cause,
 }
 
 impl<E: PushMetricExporter> PushMetricExporter for Counted<E> {
     async fn export(&self, metrics: &ResourceMetrics) -> OTelSdkResult {
         let done = self.inner.export(metrics).await;
         if let Err(e) = &done {
-            self.losses
-                .metrics_lost(&format!("an export of the metrics failed ({e})"));
+            self.losses.metrics_lost(&format!(
+                "an export of the metrics failed ({e}{})",
+                self.cause.take()
+            ));
         }
         done
     }
@@ -100,8 +111,14 @@ pub fn meter_provider(
     resource: &Resource,
     losses: Arc<Losses>,
 ) -> Result<SdkMeterProvider, TelemetryError> {
+    let client = Blocking::new(config.timeout).map_err(|message| TelemetryError::Build {
+        signal: "metric",
+        message,
+    })?;
+    let cause = client.cause();
     let exporter = opentelemetry_otlp::MetricExporter::builder()
         .with_http()
+        .with_http_client(client)
         .with_protocol(Protocol::HttpBinary)
         .with_endpoint(&config.metrics_endpoint)
         .with_timeout(config.timeout)
@@ -115,6 +132,7 @@ pub fn meter_provider(
     let reader = PeriodicReader::builder(Counted {
         inner: exporter,
         losses,
+        cause,
     })
     .with_interval(METRICS_EVERY)
     .build();

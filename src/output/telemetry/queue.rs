@@ -13,6 +13,8 @@ use opentelemetry::Context;
 use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
 use opentelemetry_sdk::trace::{Span, SpanData, SpanExporter, SpanProcessor};
 
+use super::http::Cause;
+
 /// How many ended spans wait at most; past it a span is dropped (and counted).
 pub const QUEUE_SPANS: usize = 2048;
 /// Spans sent in one export at most.
@@ -105,12 +107,16 @@ pub struct QueueProcessor {
 
 impl QueueProcessor {
     /// Start the export thread with `exporter` (its resource already set).
-    pub fn start<E: SpanExporter + 'static>(exporter: E, losses: Arc<Losses>) -> QueueProcessor {
+    pub fn start<E: SpanExporter + 'static>(
+        exporter: E,
+        losses: Arc<Losses>,
+        cause: Cause,
+    ) -> QueueProcessor {
         let (tx, rx) = std::sync::mpsc::sync_channel(QUEUE_SPANS);
         let lost = losses.clone();
         let worker = std::thread::Builder::new()
             .name("mcp-budget-otlp-spans".into())
-            .spawn(move || export_loop(rx, exporter, &lost))
+            .spawn(move || export_loop(rx, exporter, &lost, &cause))
             .expect("a thread can be started");
         QueueProcessor {
             tx,
@@ -185,7 +191,7 @@ impl SpanProcessor for QueueProcessor {
 
 /// The export thread: batches of up to [`BATCH_SPANS`], sent when full, after [`BATCH_DELAY`],
 /// on a flush and at the end.
-fn export_loop<E: SpanExporter>(rx: Receiver<Msg>, exporter: E, losses: &Losses) {
+fn export_loop<E: SpanExporter>(rx: Receiver<Msg>, exporter: E, losses: &Losses, cause: &Cause) {
     let mut batch: Vec<SpanData> = Vec::new();
     let mut due = Instant::now() + BATCH_DELAY;
     loop {
@@ -194,39 +200,45 @@ fn export_loop<E: SpanExporter>(rx: Receiver<Msg>, exporter: E, losses: &Losses)
             Ok(Msg::Span(s)) => {
                 batch.push(*s);
                 if batch.len() >= BATCH_SPANS {
-                    export(&exporter, &mut batch, losses);
+                    export(&exporter, &mut batch, losses, cause);
                     due = Instant::now() + BATCH_DELAY;
                 }
             }
             Ok(Msg::Flush(done)) => {
-                export(&exporter, &mut batch, losses);
+                export(&exporter, &mut batch, losses, cause);
                 let _ = done.send(());
             }
             Ok(Msg::Shutdown(done)) => {
-                export(&exporter, &mut batch, losses);
+                export(&exporter, &mut batch, losses, cause);
                 let _ = exporter.shutdown();
                 let _ = done.send(());
                 return;
             }
             Err(RecvTimeoutError::Timeout) => {
-                export(&exporter, &mut batch, losses);
+                export(&exporter, &mut batch, losses, cause);
                 due = Instant::now() + BATCH_DELAY;
             }
             Err(RecvTimeoutError::Disconnected) => {
-                export(&exporter, &mut batch, losses);
+                export(&exporter, &mut batch, losses, cause);
                 return;
             }
         }
     }
 }
 
-fn export<E: SpanExporter>(exporter: &E, batch: &mut Vec<SpanData>, losses: &Losses) {
+fn export<E: SpanExporter>(
+    exporter: &E,
+    batch: &mut Vec<SpanData>,
+    losses: &Losses,
+    cause: &Cause,
+) {
     if batch.is_empty() {
         return;
     }
     let spans = std::mem::take(batch);
     let n = spans.len() as u64;
     if let Err(e) = futures::executor::block_on(exporter.export(spans)) {
-        losses.spans_lost(n, &format!("an export of {n} spans failed ({e})"));
+        let why = cause.take();
+        losses.spans_lost(n, &format!("an export of {n} spans failed ({e}{why})"));
     }
 }

@@ -83,7 +83,7 @@ pub fn start(
     }
     // credentials go to the configured origin only: a redirect elsewhere is refused
     let credentials = !headers.is_empty() || !url.username().is_empty();
-    let mut builder = reqwest::Client::builder()
+    let mut builder = crate::wire::tls::client()
         .default_headers(map)
         .redirect(redirects(&url, credentials));
     for root in &opts.extra_roots {

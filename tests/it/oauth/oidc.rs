@@ -43,11 +43,11 @@ fn chromium() -> Option<PathBuf> {
 
 /// The provider and its two resource servers (`east`, `west`), tokens good for `ttl` s.
 fn oidc(ttl: u64) -> Option<Oidc> {
-    oidc_with(ttl, |_| {})
+    oidc_with(ttl, |_, _| {})
 }
 
-/// [`oidc`], its command given more flags and variables by `more`.
-fn oidc_with(ttl: u64, more: impl FnOnce(&mut Command)) -> Option<Oidc> {
+/// [`oidc`], its command given more flags and variables by `more` (which is told `east`'s port).
+fn oidc_with(ttl: u64, more: impl FnOnce(&mut Command, u16)) -> Option<Oidc> {
     if !require("oidc-provider", modules().join("oidc-provider").exists()) {
         return None;
     }
@@ -57,7 +57,7 @@ fn oidc_with(ttl: u64, more: impl FnOnce(&mut Command)) -> Option<Oidc> {
         .arg(modules())
         .args([issuer_port, east, west].map(|p| p.to_string()))
         .args(["--ttl", &ttl.to_string()]);
-    more(&mut cmd);
+    more(&mut cmd, east);
     let served = serve_on(cmd, issuer_port);
     for port in [east, west] {
         let started = std::time::Instant::now();
@@ -245,6 +245,68 @@ fn a_machine_signs_in_with_client_credentials_from_ci_or_a_kept_login() {
     assert_eq!(grants(&o)["client_credentials"], 3);
 }
 
+/// A server on https, its CA trusted through `SSL_CERT_FILE`: the sign-in finds its authorization
+/// server over TLS (rmcp's own requests, which had no TLS before 2026-12-05) and the audit calls
+/// it with the token.
+#[test]
+fn a_server_on_https_signs_in_with_its_discovery_over_tls() {
+    let mut front = None;
+    let Some(o) = oidc_with(3600, |cmd, east| {
+        let (port, ca) = crate::transports::tls_front(east);
+        cmd.args(["--front", &port.to_string()]);
+        front = Some((port, ca));
+    }) else {
+        return;
+    };
+    let (port, ca) = front.expect("the front started");
+    let home = tempfile::tempdir().unwrap();
+    let ca_file = home.path().join("ca.pem");
+    std::fs::write(&ca_file, ca).unwrap();
+    let probes = home.path().join("probes.toml");
+    std::fs::write(
+        &probes,
+        format!("[servers.east]\nurl = \"https://127.0.0.1:{port}/mcp\"\n\n[[servers.east.probes]]\ntool = \"whoami\"\n"),
+    )
+    .unwrap();
+    let login = mcp(home.path())
+        .args([
+            "login",
+            "east",
+            "--client-credentials",
+            "--client-id",
+            "ci-bot",
+        ])
+        .args(["--client-secret-env", "BOT_SECRET", "--config"])
+        .arg(&probes)
+        .env("BOT_SECRET", "ci-bot-secret")
+        .env("SSL_CERT_FILE", &ca_file)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&login.stderr);
+    assert_eq!(login.status.code(), Some(0), "{said}");
+    assert!(said.contains("signed in as client ci-bot"), "{said}");
+    assert_eq!(grants(&o)["client_credentials"], 1);
+    let mut cmd = mcp(home.path());
+    cmd.env("SSL_CERT_FILE", &ca_file);
+    let out = home.path().join("out");
+    let audited = audit_as(cmd, &probes, &out);
+    let said = String::from_utf8_lossy(&audited.stderr);
+    assert!(audited.status.success(), "{said}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("audit.json")).unwrap()).unwrap();
+    let east = &report["servers"][0];
+    assert_eq!(east["status"], "ok", "{east}");
+    assert_eq!(east["probes"][0]["status"], "ok", "{east}");
+    assert!(
+        east["probes"][0]["raw"]["model_tokens"].as_u64().unwrap() > 0,
+        "{east}"
+    );
+    // without the CA, one line that names the server and the way out
+    let untrusted = audit_as(mcp(home.path()), &probes, &home.path().join("untrusted"));
+    let said = String::from_utf8_lossy(&untrusted.stderr);
+    assert!(said.contains("UnknownIssuer"), "{said}");
+}
+
 /// A CA and a certificate for 127.0.0.1 it issued, as PEM files in `dir`: (ca, cert, key).
 fn certificates(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
@@ -279,7 +341,7 @@ fn a_client_metadata_document_is_the_clients_id_where_the_server_takes_one() {
     let home = tempfile::tempdir().unwrap();
     let (ca, cert, key) = certificates(home.path());
     let doc_port = free_port();
-    let Some(o) = oidc_with(3600, |cmd| {
+    let Some(o) = oidc_with(3600, |cmd, _| {
         cmd.env("NODE_EXTRA_CA_CERTS", &ca)
             .arg("--cimd")
             .args([&cert, &key])

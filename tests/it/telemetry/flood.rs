@@ -32,7 +32,7 @@ struct Session {
 impl Session {
     /// `initialize` as client `name`, then `notifications/initialized`.
     async fn open(port: u16, name: &str) -> Session {
-        let http = reqwest::Client::builder()
+        let http = mcp_budget::wire::tls::client()
             .timeout(Duration::from_secs(30))
             .build()
             .unwrap();
@@ -103,7 +103,9 @@ async fn post(
 /// `/metrics` with the token: the body and how long it took.
 async fn scrape(port: u16) -> (String, Duration) {
     let started = Instant::now();
-    let body = reqwest::Client::new()
+    let body = mcp_budget::wire::tls::client()
+        .build()
+        .unwrap()
         .get(format!("http://127.0.0.1:{port}/metrics"))
         .bearer_auth(TOKEN)
         .timeout(Duration::from_secs(120))
