@@ -9,6 +9,7 @@ mod lists;
 mod observer;
 mod server;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -110,21 +111,56 @@ async fn audit_servers(
 ) -> Vec<ServerReport> {
     let permits = Arc::new(Semaphore::new(opts.concurrency.max(1)));
     let mut set = JoinSet::new();
+    let mut tasks = HashMap::new();
     for (index, spec) in specs.into_iter().enumerate() {
         let (permits, opts, observer) = (permits.clone(), opts.clone(), observer.clone());
-        set.spawn(async move {
+        let kept = spec.clone();
+        let task = set.spawn(async move {
             let _permit = permits.acquire_owned().await;
             (index, audit_server(&spec, &opts, observer.as_ref()).await)
         });
+        tasks.insert(task.id(), (index, kept));
     }
-    let mut rows = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        if let Ok(row) = joined {
-            rows.push(row);
-        }
-    }
+    let mut rows = rows_of(set, tasks, observer.as_ref()).await;
     rows.sort_by_key(|(i, _)| *i);
     rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Every task's row; a task that panicked (a bug of ours) is its server's error row, which
+/// names it, not a row gone missing.
+async fn rows_of(
+    mut set: JoinSet<(usize, ServerReport)>,
+    mut tasks: HashMap<tokio::task::Id, (usize, ServerSpec)>,
+    observer: &dyn AuditObserver,
+) -> Vec<(usize, ServerReport)> {
+    let mut rows = Vec::new();
+    while let Some(joined) = set.join_next_with_id().await {
+        match joined {
+            Ok((_, row)) => rows.push(row),
+            Err(e) => {
+                let Some((index, spec)) = tasks.remove(&e.id()) else {
+                    continue;
+                };
+                let row = server::crashed(&spec, &panic_text(e));
+                observer.finished(&row);
+                rows.push((index, row));
+            }
+        }
+    }
+    rows
+}
+
+/// What a failed task said: its panic's message.
+fn panic_text(e: tokio::task::JoinError) -> String {
+    if !e.is_panic() {
+        return "its task was cancelled".into();
+    }
+    let payload = e.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
 }
 
 /// Wrap an audit run into a report.
@@ -149,3 +185,6 @@ pub fn build_report(
         ..Report::new(tokenizers.names(), run.servers)
     }
 }
+
+#[cfg(test)]
+mod tests;

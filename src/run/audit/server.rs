@@ -50,6 +50,18 @@ pub async fn audit_server(
     report
 }
 
+/// The row of a server whose audit panicked: an error that names the bug, secrets redacted.
+pub(super) fn crashed(spec: &ServerSpec, why: &str) -> ServerReport {
+    let mut report = empty_report(spec);
+    report.status = Status::Error;
+    report.error = Some(format!(
+        "mcp-budget failed while auditing it (a bug in mcp-budget; please report it): {}",
+        crate::ground::text::one_line(why)
+    ));
+    redact(&mut report, spec);
+    report
+}
+
 fn empty_report(spec: &ServerSpec) -> ServerReport {
     ServerReport::new(
         &spec.name,
