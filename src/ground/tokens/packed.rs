@@ -34,6 +34,11 @@ pub fn unpack(packed: &[u8]) -> Result<(Vec<u8>, Vec<u32>), Broken> {
     };
     let (size, count) = (word(0)? as usize, word(4)? as usize);
     let mismatch = Broken("the header's sizes do not match the records");
+    // a record is at least 2 bytes and gives at most 256 (two tokens of 128): a header that
+    // says more is broken, and nothing is allocated for it
+    if count > packed.len() / 2 || size > count.saturating_mul(256) {
+        return Err(mismatch);
+    }
     let mut bytes = vec![0u8; size + SHORT];
     let mut ends: Vec<u32> = Vec::with_capacity(count);
     let (mut at, mut out) = (8, 0);
@@ -52,6 +57,8 @@ pub fn unpack(packed: &[u8]) -> Result<(Vec<u8>, Vec<u32>), Broken> {
             }
             out += len;
             at += 1 + len;
+        } else if h >= 0x90 {
+            return Err(Broken("a record's first byte is none the layout has"));
         } else {
             let w = packed
                 .get(at + 1..at + 5)
@@ -158,6 +165,19 @@ mod tests {
         assert_eq!(
             unpack(&table(1, 2, &ok)),
             Err(Broken("the header's sizes do not match the records"))
+        );
+        // sizes no records could give are refused before anything is allocated
+        for (size, count) in [(u32::MAX, 1), (2, u32::MAX)] {
+            assert_eq!(
+                unpack(&table(size, count, &ok)),
+                Err(Broken("the header's sizes do not match the records"))
+            );
+        }
+        let mut bad = ok.to_vec();
+        bad.extend([0x90, 0, 0, 0, 0]);
+        assert_eq!(
+            unpack(&table(2, 2, &bad)),
+            Err(Broken("a record's first byte is none the layout has"))
         );
     }
 }
