@@ -2,10 +2,21 @@
 //! with ring as the process's crypto provider, and the system's trust store (reqwest's
 //! rustls-platform-verifier) with `--ca-cert`'s roots added where a command takes them.
 
-/// A reqwest client builder with the provider in place.
+/// A reqwest client builder with the provider in place. On a machine whose store holds no
+/// certificate (a slim container), the platform verifier would fail the client's build, plain
+/// http included: there the client trusts only the roots a command adds (`--ca-cert`).
 pub fn client() -> reqwest::ClientBuilder {
     ready();
-    reqwest::Client::builder()
+    match store_is_empty() {
+        true => reqwest::Client::builder().tls_certs_only(Vec::new()),
+        false => reqwest::Client::builder(),
+    }
+}
+
+/// Whether the system's certificate store is empty (read once a process).
+pub fn store_is_empty() -> bool {
+    static EMPTY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *EMPTY.get_or_init(|| rustls_native_certs::load_native_certs().certs.is_empty())
 }
 
 /// Make ring the process's rustls provider (once; a provider already in place is kept). Every

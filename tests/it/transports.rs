@@ -235,6 +235,30 @@ fn plain_json_replies_are_captured_byte_for_byte() {
     assert_eq!(s["probes"][0]["status"], "ok");
 }
 
+/// A machine whose certificate store is empty (a slim container; here an empty `SSL_CERT_DIR`):
+/// the platform verifier would fail every client's build, plain http included ("builder error"
+/// until 2026-12-05); an http server is audited as anywhere else.
+#[test]
+fn an_empty_certificate_store_does_not_stop_plain_http() {
+    let port = json_reply_server();
+    let home = tempfile::tempdir().unwrap();
+    let empty = home.path().join("no-certs");
+    std::fs::create_dir(&empty).unwrap();
+    let toml = format!("[servers.j]\nurl = \"http://127.0.0.1:{port}/mcp\"\n[[servers.j.probes]]\ntool = \"echo\"\n");
+    let dir = empty.to_str().unwrap();
+    let (report, _) = crate::support::audit_probe(
+        home.path(),
+        &toml,
+        &["--timeout", "20"],
+        &[("SSL_CERT_DIR", dir)],
+        0,
+    );
+    assert_eq!(
+        report["servers"][0]["probes"][0]["status"], "ok",
+        "{report}"
+    );
+}
+
 /// A TLS front on a loopback port for the plain-HTTP server on `target`, with a certificate for
 /// 127.0.0.1 and localhost issued by a fresh CA. Returns the port and the CA's PEM.
 pub(crate) fn tls_front(target: u16) -> (u16, String) {

@@ -40,11 +40,15 @@ impl Blocking {
             .name("otlp-client".into())
             .spawn(move || {
                 crate::wire::tls::ready();
-                reqwest::blocking::Client::builder()
-                    .timeout(timeout)
-                    .build()
-                    .map(|c| Blocking(c, Cause::default()))
-                    .map_err(|e| format!("the HTTP client: {e}"))
+                let builder = reqwest::blocking::Client::builder();
+                match crate::wire::tls::store_is_empty() {
+                    true => builder.tls_certs_only(Vec::new()),
+                    false => builder,
+                }
+                .timeout(timeout)
+                .build()
+                .map(|c| Blocking(c, Cause::default()))
+                .map_err(|e| format!("the HTTP client: {e}"))
             })
             .map_err(|e| format!("a thread for the HTTP client: {e}"))?
             .join()
