@@ -13,8 +13,18 @@ pub fn client() -> reqwest::ClientBuilder {
     }
 }
 
+/// [`client`]'s blocking twin (the OTLP exporters'), with the same roots.
+#[cfg(feature = "telemetry")]
+pub fn blocking_client() -> reqwest::blocking::ClientBuilder {
+    ready();
+    match store_is_empty() {
+        true => reqwest::blocking::Client::builder().tls_certs_only(Vec::new()),
+        false => reqwest::blocking::Client::builder(),
+    }
+}
+
 /// Whether the system's certificate store is empty (read once a process).
-pub fn store_is_empty() -> bool {
+fn store_is_empty() -> bool {
     static EMPTY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *EMPTY.get_or_init(|| rustls_native_certs::load_native_certs().certs.is_empty())
 }

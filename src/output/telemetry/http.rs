@@ -39,16 +39,11 @@ impl Blocking {
         std::thread::Builder::new()
             .name("otlp-client".into())
             .spawn(move || {
-                crate::wire::tls::ready();
-                let builder = reqwest::blocking::Client::builder();
-                match crate::wire::tls::store_is_empty() {
-                    true => builder.tls_certs_only(Vec::new()),
-                    false => builder,
-                }
-                .timeout(timeout)
-                .build()
-                .map(|c| Blocking(c, Cause::default()))
-                .map_err(|e| format!("the HTTP client: {e}"))
+                crate::wire::tls::blocking_client()
+                    .timeout(timeout)
+                    .build()
+                    .map(|c| Blocking(c, Cause::default()))
+                    .map_err(|e| format!("the HTTP client: {e}"))
             })
             .map_err(|e| format!("a thread for the HTTP client: {e}"))?
             .join()

@@ -33,7 +33,7 @@ async fn a_panicking_audit_is_an_error_row_not_a_missing_one() {
     let mut set = JoinSet::new();
     let mut tasks = HashMap::new();
     let (good, bad) = (spec("good"), spec("bad"));
-    let row = server::crashed(&good, "unused");
+    let row = ServerReport::new("good", "stdio", "srv", "p.toml");
     let t = set.spawn(async move { (0, row) });
     tasks.insert(t.id(), (0, good));
     let t = set.spawn(async move {
@@ -46,7 +46,10 @@ async fn a_panicking_audit_is_an_error_row_not_a_missing_one() {
     let mut rows = rows_of(set, tasks, &NoProgress).await;
     rows.sort_by_key(|(i, _)| *i);
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[0].1.name, "good");
+    assert_eq!(
+        rows[0].1,
+        ServerReport::new("good", "stdio", "srv", "p.toml")
+    );
     let (index, bad) = &rows[1];
     assert_eq!((*index, bad.name.as_str()), (1, "bad"));
     assert_eq!(bad.status, Status::Error);

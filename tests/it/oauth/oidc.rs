@@ -214,19 +214,7 @@ fn a_machine_signs_in_with_client_credentials_from_ci_or_a_kept_login() {
     assert!(!said.contains("not-the-secret"));
     // kept: login --client-credentials, then a new token when the last is due (3 s)
     let (code, said) = {
-        let out = mcp(home.path())
-            .args([
-                "login",
-                "east",
-                "--client-credentials",
-                "--client-id",
-                "ci-bot",
-            ])
-            .args(["--client-secret-env", "BOT_SECRET", "--config"])
-            .arg(&probes)
-            .env("BOT_SECRET", "ci-bot-secret")
-            .output()
-            .unwrap();
+        let out = login_as_bot(mcp(home.path()), &probes);
         (
             out.status.code().unwrap(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -268,20 +256,9 @@ fn a_server_on_https_signs_in_with_its_discovery_over_tls() {
         format!("[servers.east]\nurl = \"https://127.0.0.1:{port}/mcp\"\n\n[[servers.east.probes]]\ntool = \"whoami\"\n"),
     )
     .unwrap();
-    let login = mcp(home.path())
-        .args([
-            "login",
-            "east",
-            "--client-credentials",
-            "--client-id",
-            "ci-bot",
-        ])
-        .args(["--client-secret-env", "BOT_SECRET", "--config"])
-        .arg(&probes)
-        .env("BOT_SECRET", "ci-bot-secret")
-        .env("SSL_CERT_FILE", &ca_file)
-        .output()
-        .unwrap();
+    let mut cmd = mcp(home.path());
+    cmd.env("SSL_CERT_FILE", &ca_file);
+    let login = login_as_bot(cmd, &probes);
     let said = String::from_utf8_lossy(&login.stderr);
     assert_eq!(login.status.code(), Some(0), "{said}");
     assert!(said.contains("signed in as client ci-bot"), "{said}");
@@ -305,6 +282,22 @@ fn a_server_on_https_signs_in_with_its_discovery_over_tls() {
     let untrusted = audit_as(mcp(home.path()), &probes, &home.path().join("untrusted"));
     let said = String::from_utf8_lossy(&untrusted.stderr);
     assert!(said.contains("UnknownIssuer"), "{said}");
+}
+
+/// `login east --client-credentials` as the provider's `ci-bot` client, its secret from a variable.
+fn login_as_bot(mut cmd: Command, probes: &Path) -> std::process::Output {
+    cmd.args([
+        "login",
+        "east",
+        "--client-credentials",
+        "--client-id",
+        "ci-bot",
+    ])
+    .args(["--client-secret-env", "BOT_SECRET", "--config"])
+    .arg(probes)
+    .env("BOT_SECRET", "ci-bot-secret")
+    .output()
+    .unwrap()
 }
 
 /// A CA and a certificate for 127.0.0.1 it issued, as PEM files in `dir`: (ca, cert, key).
